@@ -1,0 +1,329 @@
+// The one in-memory timeline model every reader produces and the analyzer
+// consumes.
+//
+// feedprof reads its own traces, PyTorch profiler (Kineto) JSON and Nsight
+// Systems SQLite exports. The analyzer must never know which one it got, so
+// each reader maps its format onto this model, and says through
+// `Availability` what its format could not tell (Kineto has no host CPU
+// samples, say) so the report can print "not available" instead of zero.
+//
+// Layout: flat vectors of small POD records, strings interned into one
+// StringTable, so a trace of hundreds of millions of events costs a few tens
+// of bytes per event and no per-event heap allocation. All times are
+// nanoseconds on one clock per process (readers convert µs to ns).
+#ifndef FEEDPROF_TIMELINE_H_
+#define FEEDPROF_TIMELINE_H_
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace feedprof {
+
+using TimeNs = int64_t;
+using StringId = uint32_t;  // index into StringTable; 0 is the empty string
+
+// Interns strings: one copy of each distinct text, ids are dense.
+// Not thread-safe: a reader fills it from one thread.
+class StringTable {
+ public:
+  StringTable() { Intern(""); }
+  StringId Intern(std::string_view s) {
+    auto it = index_.find(s);
+    if (it != index_.end()) return it->second;
+    storage_.emplace_back(s);
+    const auto id = static_cast<StringId>(storage_.size() - 1);
+    index_.emplace(storage_.back(), id);
+    return id;
+  }
+  std::string_view Get(StringId id) const {
+    return id < storage_.size() ? std::string_view(storage_[id])
+                                : std::string_view();
+  }
+  size_t size() const { return storage_.size(); }
+
+ private:
+  std::deque<std::string> storage_;  // deque: stable addresses for the keys
+  std::unordered_map<std::string_view, StringId> index_;
+};
+
+enum class GpuOpKind : uint8_t { kKernel, kMemcpy, kMemset };
+
+// Numbering follows the trace format's CopyKind.
+enum class CopyKind : uint8_t {
+  kUnknown = 0,
+  kHtoD = 1,
+  kDtoH = 2,
+  kHtoA = 3,
+  kAtoH = 4,
+  kAtoA = 5,
+  kAtoD = 6,
+  kDtoA = 7,
+  kDtoD = 8,
+  kHtoH = 9,
+  kPtoP = 10,
+};
+
+// Numbering follows CUPTI's CUpti_ActivityMemoryKind (nsys is one lower).
+enum class MemoryKind : uint8_t {
+  kUnknown = 0,
+  kPageable = 1,
+  kPinned = 2,
+  kDevice = 3,
+  kArray = 4,
+  kManaged = 5,
+  kDeviceStatic = 6,
+  kManagedStatic = 7,
+};
+
+// A kernel, copy or memset as it ran on a device.
+struct GpuOp {
+  TimeNs start = 0;
+  TimeNs end = 0;
+  uint64_t correlation = 0;  // 0: none
+  uint64_t bytes = 0;        // copies and memsets
+  int64_t stream = -1;
+  int32_t pid = 0;
+  int32_t device = 0;
+  StringId name = 0;
+  GpuOpKind kind = GpuOpKind::kKernel;
+  CopyKind copy_kind = CopyKind::kUnknown;
+  MemoryKind src_kind = MemoryKind::kUnknown;
+  MemoryKind dst_kind = MemoryKind::kUnknown;
+  bool async = false;
+  uint32_t grid[3] = {0, 0, 0};
+  uint32_t block[3] = {0, 0, 0};
+  uint32_t graph_id = 0;
+};
+
+enum class ApiDomain : uint8_t { kUnknown, kRuntime, kDriver };
+
+// A CUDA runtime or driver API call on a host thread.
+struct ApiCall {
+  TimeNs start = 0;
+  TimeNs end = 0;
+  uint64_t correlation = 0;
+  uint64_t bytes = 0;  // copy/memset/malloc size when known
+  int32_t pid = 0;
+  int32_t tid = 0;
+  StringId name = 0;       // e.g. "cudaLaunchKernel" (version suffix removed)
+  uint32_t call_site = 0;  // index into Timeline::call_sites; 0: unknown
+  ApiDomain domain = ApiDomain::kUnknown;
+};
+
+enum class SyncType : uint8_t {
+  kUnknown,
+  kEventSynchronize,
+  kStreamWaitEvent,
+  kStreamSynchronize,
+  kContextSynchronize,
+};
+
+// A synchronization record from the GPU side (CUPTI / cuda_sync / nsys).
+struct SyncRecord {
+  TimeNs start = 0;
+  TimeNs end = 0;
+  uint64_t correlation = 0;
+  int64_t stream = -1;
+  int32_t pid = 0;
+  int32_t tid = 0;
+  int32_t device = 0;
+  SyncType type = SyncType::kUnknown;
+};
+
+enum class RangeSource : uint8_t {
+  kNvtx,            // NVTX push/pop or start/end
+  kProfilerStep,    // Kineto "ProfilerStep#N"
+  kUserAnnotation,  // Kineto user_annotation / record_function
+  kCpuOp,           // Kineto cpu_op / Operator
+  kPythonFunction,  // Kineto python_function
+  kDataLoader,      // DataLoader ops ("enumerate(DataLoader)#...")
+};
+
+// A named host-side interval (NVTX range, profiler step, framework op).
+struct Range {
+  TimeNs start = 0;
+  TimeNs end = 0;
+  int32_t pid = 0;
+  int32_t tid = 0;
+  StringId name = 0;
+  StringId domain = 0;
+  uint32_t depth = 0;
+  RangeSource source = RangeSource::kNvtx;
+};
+
+// An instant marker (NVTX mark, Kineto instant event).
+struct Mark {
+  TimeNs ts = 0;
+  int32_t pid = 0;
+  int32_t tid = 0;
+  StringId name = 0;
+  StringId domain = 0;
+};
+
+enum class ThreadState : uint8_t {
+  kUnknown,
+  kRunning,
+  kSleeping,
+  kDiskWait,
+  kStopped,
+  kZombie,
+  kIdle,
+};
+
+// Cumulative CPU time of one thread at one instant (host sampler).
+struct ThreadSample {
+  TimeNs ts = 0;
+  int64_t user_ns = 0;
+  int64_t system_ns = 0;
+  int32_t pid = 0;
+  int32_t tid = 0;
+  ThreadState state = ThreadState::kUnknown;
+};
+
+// Cumulative process counters at one instant.
+struct ProcessSample {
+  TimeNs ts = 0;
+  int32_t pid = 0;
+  uint64_t read_bytes = 0;
+  uint64_t rchar = 0;
+  uint64_t major_faults = 0;
+  uint64_t minor_faults = 0;
+  int64_t user_ns = 0;
+  int64_t system_ns = 0;
+};
+
+// Whole-machine counters at one instant (cumulative CPU times in ns).
+struct SystemSample {
+  TimeNs ts = 0;
+  int32_t pid = 0;  // the process whose sampler took it
+  int64_t cpu_user_ns = 0;
+  int64_t cpu_system_ns = 0;
+  int64_t cpu_idle_ns = 0;
+  int64_t cpu_iowait_ns = 0;
+  int64_t cpu_other_ns = 0;  // nice, irq, softirq, steal
+  uint32_t procs_running = 0;
+  uint32_t procs_blocked = 0;
+  uint64_t mem_available_bytes = 0;
+};
+
+// A GPU (or other) counter sample, e.g. NVML SM utilization.
+struct CounterSample {
+  TimeNs ts = 0;
+  int32_t pid = 0;
+  int32_t device = 0;
+  StringId name = 0;
+  double value = 0;
+};
+
+struct Frame {
+  StringId file = 0;
+  StringId function = 0;
+  uint32_t line = 0;
+};
+
+// Where a blocking call was issued from, innermost frame first.
+struct CallSite {
+  std::vector<Frame> frames;
+  bool python = false;
+};
+
+struct Thread {
+  int32_t pid = 0;
+  int32_t tid = 0;
+  std::string name;
+  bool is_main = false;
+};
+
+struct Process {
+  int32_t pid = 0;
+  int32_t ppid = 0;
+  int32_t rank = -1;  // -1: not a ranked run
+  int32_t local_rank = -1;
+  std::string hostname;
+  std::string command;  // argv joined, or the process name
+  std::string origin;   // "start", "fork", "exec"; empty when unknown
+  TimeNs start = 0;
+  TimeNs end = 0;
+  std::string trace_path;  // file it came from
+};
+
+struct Device {
+  int32_t id = 0;
+  int32_t pid = 0;  // the process that reported it (-1: machine-wide)
+  std::string name;
+  uint32_t sm_count = 0;
+  std::string pci_bus_id;
+  uint64_t memory_bytes = 0;
+  // PCIe link, when the trace knows it; 0 when unknown.
+  double pcie_current_gts = 0;
+  double pcie_max_gts = 0;
+  uint32_t pcie_current_width = 0;
+  uint32_t pcie_max_width = 0;
+};
+
+struct Platform {
+  std::string cpu_model;
+  uint32_t logical_cpus = 0;
+  std::string frequency_governor;
+  double cgroup_cpu_limit = 0;
+  uint64_t memory_total_bytes = 0;
+  uint32_t numa_nodes = 0;
+};
+
+struct DropCounts {
+  uint64_t events_dropped = 0;
+  uint64_t cupti_records_dropped = 0;
+  uint64_t zero_timestamp_records = 0;
+  uint64_t samples_dropped = 0;
+};
+
+// What the source format could and could not tell.
+struct Availability {
+  bool api_calls = false;
+  bool correlation = false;
+  bool sync_records = false;
+  bool host_samples = false;  // per-thread CPU time and state
+  bool system_samples = false;
+  bool call_sites = false;
+  bool gpu_counters = false;
+  bool ranges = false;
+};
+
+enum class SourceFormat : uint8_t { kUnknown, kFeedprof, kKineto, kNsight };
+
+struct Timeline {
+  SourceFormat format = SourceFormat::kUnknown;
+  std::string source_path;
+
+  StringTable strings;
+  std::vector<Process> processes;
+  std::vector<Thread> threads;
+  std::vector<Device> devices;
+  std::vector<GpuOp> gpu_ops;
+  std::vector<ApiCall> api_calls;
+  std::vector<SyncRecord> syncs;
+  std::vector<Range> ranges;
+  std::vector<Mark> marks;
+  std::vector<ThreadSample> thread_samples;
+  std::vector<ProcessSample> process_samples;
+  std::vector<SystemSample> system_samples;
+  std::vector<CounterSample> counters;
+  std::vector<CallSite> call_sites;  // index 0 is the empty call site
+  Platform platform;
+  DropCounts drops;
+  Availability available;
+
+  // Things the reader noticed and salvaged around ("file truncated after
+  // packet 1234; analysed what was read"). Shown in every report.
+  std::vector<std::string> warnings;
+
+  Timeline() { call_sites.emplace_back(); }
+};
+
+}  // namespace feedprof
+
+#endif  // FEEDPROF_TIMELINE_H_

@@ -1,0 +1,2 @@
+// Placeholder until the entry points land.
+#include "preload/recorder.h"

@@ -1,0 +1,2 @@
+// Placeholder until the recorder lands.
+#include "preload/recorder.h"
