@@ -1,2 +1,24 @@
-// Placeholder until the entry points land.
+// The exported entry points of libfeedprof.so (see exports.map). Everything
+// else in the library is hidden.
+#include "preload/lifecycle.h"
 #include "preload/recorder.h"
+
+#define FEEDPROF_EXPORT extern "C" __attribute__((visibility("default")))
+
+// Runs when the library is loaded: by LD_PRELOAD before main, or by the
+// CUDA driver's dlopen when only CUDA_INJECTION64_PATH names it.
+__attribute__((constructor)) static void FeedprofOnLoad() {
+  feedprof::preload::OnLibraryLoad();
+}
+
+// CUDA injection entry point: the driver calls it at cuInit when
+// CUDA_INJECTION64_PATH names this library.
+FEEDPROF_EXPORT int InitializeInjection(void) {
+  return feedprof::preload::OnCudaInjection();
+}
+
+// Lets a program write what was recorded so far (e.g. before a long
+// checkpoint), waiting up to `timeout_ms`.
+FEEDPROF_EXPORT void feedprof_flush(int timeout_ms) {
+  feedprof::preload::FlushNow(timeout_ms);
+}

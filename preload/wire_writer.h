@@ -70,7 +70,7 @@ class WireWriter {
     size_t reserved = 0;
   };
 
-  WireWriter(uint8_t* buffer, size_t capacity)
+  constexpr WireWriter(uint8_t* buffer, size_t capacity)
       : begin_(buffer), pos_(buffer), end_(buffer + capacity) {}
 
   size_t size() const { return static_cast<size_t>(pos_ - begin_); }

@@ -182,6 +182,9 @@ struct ThreadSample {
   int32_t pid = 0;
   int32_t tid = 0;
   ThreadState state = ThreadState::kUnknown;
+  int64_t io_wait_ns = 0;  // cumulative block-I/O delay; 0 when unknown
+  uint64_t voluntary_switches = 0;
+  uint64_t involuntary_switches = 0;
 };
 
 // Cumulative process counters at one instant.
@@ -194,6 +197,9 @@ struct ProcessSample {
   uint64_t minor_faults = 0;
   int64_t user_ns = 0;
   int64_t system_ns = 0;
+  uint64_t write_bytes = 0;
+  uint64_t rss_bytes = 0;
+  uint32_t num_threads = 0;
 };
 
 // Whole-machine counters at one instant (cumulative CPU times in ns).
@@ -208,6 +214,8 @@ struct SystemSample {
   uint32_t procs_running = 0;
   uint32_t procs_blocked = 0;
   uint64_t mem_available_bytes = 0;
+  uint64_t mem_dirty_bytes = 0;
+  uint64_t mem_writeback_bytes = 0;
 };
 
 // A GPU (or other) counter sample, e.g. NVML SM utilization.
@@ -223,6 +231,7 @@ struct Frame {
   StringId file = 0;
   StringId function = 0;
   uint32_t line = 0;
+  uint64_t pc = 0;  // native frames; 0 when unknown
 };
 
 // Where a blocking call was issued from, innermost frame first.
@@ -242,6 +251,7 @@ struct Process {
   int32_t pid = 0;
   int32_t ppid = 0;
   int32_t rank = -1;  // -1: not a ranked run
+  int32_t world_size = 0;  // ranks in the run; 0 when unknown
   int32_t local_rank = -1;
   std::string hostname;
   std::string command;  // argv joined, or the process name
@@ -279,6 +289,10 @@ struct DropCounts {
   uint64_t cupti_records_dropped = 0;
   uint64_t zero_timestamp_records = 0;
   uint64_t samples_dropped = 0;
+  uint64_t cupti_buffers_dropped = 0;
+  uint64_t strings_dropped = 0;
+  uint64_t events_recorded = 0;
+  uint64_t packets_dropped = 0;  // whole packets the writer had no room for
 };
 
 // What the source format could and could not tell.

@@ -1,0 +1,207 @@
+// Speed of the analyzer (README, "Speed").
+//
+// BM_AnalyzeSynthetic: Analyze() over a synthetic single-process timeline
+// shaped like a training loop (launch calls, kernels on four streams,
+// copies, syncs, steps, thread samples); reports events/s and the bytes per
+// event of the timeline plus the process's peak RSS per event.
+// BM_ResNetLoadAnalyzeVsGunzip: LoadTrace + Analyze of the ResNet Kineto
+// trace against zlib decompression of the same file, in one run; the
+// `ratio` counter is the target (≤ 3).
+#include <benchmark/benchmark.h>
+#include <sys/resource.h>
+#include <zlib.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+
+#include "feedprof/analysis.h"
+#include "feedprof/timeline.h"
+
+#if __has_include("feedprof/trace_loader.h") && \
+                  !defined(FEEDPROF_BENCH_NO_LOADER)
+#include "feedprof/trace_loader.h"
+#define FEEDPROF_BENCH_HAVE_LOADER 1
+#endif
+
+namespace feedprof {
+namespace {
+
+// Two events (call + op) per launch, a sync and a step range every 1000
+// launches, a thread sample every 10 ms.
+Timeline SyntheticTimeline(int64_t launches) {
+  Timeline tl;
+  tl.format = SourceFormat::kFeedprof;
+  tl.available.api_calls = tl.available.correlation = true;
+  tl.available.host_samples = tl.available.ranges = true;
+  tl.processes.push_back(Process{});
+  tl.processes.back().pid = 1;
+  tl.devices.push_back(Device{});
+  tl.devices.back().sm_count = 108;
+  const StringId launch = tl.strings.Intern("cudaLaunchKernel");
+  const StringId sync = tl.strings.Intern("cudaStreamSynchronize");
+  const StringId copy = tl.strings.Intern("cudaMemcpyAsync");
+  const StringId kernel = tl.strings.Intern("void gemm_kernel<float>(...)");
+  const StringId step = tl.strings.Intern("ProfilerStep#");
+  tl.gpu_ops.reserve(static_cast<size_t>(launches));
+  tl.api_calls.reserve(static_cast<size_t>(launches + launches / 1000 + 1));
+  TimeNs host = 0, gpu = 5'000, step_start = 0, next_sample = 0;
+  uint64_t corr = 1;
+  int64_t user = 0;
+  for (int64_t i = 0; i < launches; ++i) {
+    ApiCall c;
+    c.start = host;
+    c.end = host + 4'000;
+    c.correlation = corr;
+    c.pid = 1;
+    c.tid = 1;
+    c.name = (i % 50 == 0) ? copy : launch;
+    tl.api_calls.push_back(c);
+    GpuOp op;
+    op.start = std::max(gpu, c.start + 6'000);
+    op.end = op.start + 3'000 + (i % 7) * 1'000;
+    op.correlation = corr++;
+    op.pid = 1;
+    op.stream = 7 + (i % 4);
+    op.name = kernel;
+    op.grid[0] = 256;
+    op.grid[1] = op.grid[2] = 1;
+    if (i % 50 == 0) {
+      op.kind = GpuOpKind::kMemcpy;
+      op.copy_kind = CopyKind::kHtoD;
+      op.src_kind = MemoryKind::kPinned;
+      op.bytes = 1 << 20;
+    }
+    tl.gpu_ops.push_back(op);
+    gpu = op.end + 500 + (i % 13) * 300;
+    host = c.end + 1'000;
+    if (i % 1000 == 999) {
+      ApiCall s;
+      s.start = host;
+      s.end = std::max(host, gpu) + 2'000;
+      s.pid = 1;
+      s.tid = 1;
+      s.name = sync;
+      tl.api_calls.push_back(s);
+      host = s.end + 20'000;
+      Range r;
+      r.start = step_start;
+      r.end = host;
+      r.pid = 1;
+      r.tid = 1;
+      r.name = step;
+      r.source = RangeSource::kProfilerStep;
+      tl.ranges.push_back(r);
+      step_start = host;
+    }
+    while (next_sample <= host) {
+      ThreadSample ts;
+      ts.ts = next_sample;
+      user += 8'000'000;
+      ts.user_ns = user;
+      ts.pid = 1;
+      ts.tid = 1;
+      ts.state = ThreadState::kRunning;
+      tl.thread_samples.push_back(ts);
+      next_sample += 10'000'000;
+    }
+  }
+  return tl;
+}
+
+size_t TimelineBytes(const Timeline& tl) {
+  return tl.gpu_ops.capacity() * sizeof(GpuOp) +
+         tl.api_calls.capacity() * sizeof(ApiCall) +
+         tl.ranges.capacity() * sizeof(Range) +
+         tl.thread_samples.capacity() * sizeof(ThreadSample);
+}
+
+size_t EventCount(const Timeline& tl) {
+  return tl.gpu_ops.size() + tl.api_calls.size() + tl.ranges.size() +
+         tl.thread_samples.size();
+}
+
+double PeakRssBytes() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) * 1024.0;
+}
+
+void BM_AnalyzeSynthetic(benchmark::State& state) {
+  const Timeline tl = SyntheticTimeline(state.range(0));
+  const auto events = static_cast<double>(EventCount(tl));
+  const double rss_before = PeakRssBytes();
+  for (auto _ : state) {
+    absl::StatusOr<Report> r = Analyze(tl, {});
+    if (!r.ok()) state.SkipWithError(std::string(r.status().message()).c_str());
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["events"] = events;
+  state.counters["events_per_s"] =
+      benchmark::Counter(events * static_cast<double>(state.iterations()),
+                         benchmark::Counter::kIsRate);
+  state.counters["timeline_bytes_per_event"] =
+      static_cast<double>(TimelineBytes(tl)) / events;
+  // Growth of the peak RSS while analysing: the analyzer's own memory.
+  state.counters["analysis_peak_bytes_per_event"] =
+      (PeakRssBytes() - rss_before) / events;
+  state.counters["process_peak_bytes_per_event"] = PeakRssBytes() / events;
+}
+BENCHMARK(BM_AnalyzeSynthetic)
+    ->Arg(500'000)
+    ->Arg(5'000'000)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+#if defined(FEEDPROF_BENCH_HAVE_LOADER)
+double GunzipSeconds(const std::string& path) {
+  const auto t0 = std::chrono::steady_clock::now();
+  gzFile f = gzopen(path.c_str(), "rb");
+  if (f == nullptr) return -1;
+  static char buf[1 << 16];
+  size_t total = 0;
+  int n;
+  while ((n = gzread(f, buf, sizeof buf)) > 0) total += static_cast<size_t>(n);
+  gzclose(f);
+  benchmark::DoNotOptimize(total);
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+      .count();
+}
+
+void BM_ResNetLoadAnalyzeVsGunzip(benchmark::State& state) {
+  const std::string path = std::string(FEEDPROF_SHARED_TRACES_DIR) +
+                           "/hta_ns_resolution_trace/"
+                           "rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz";
+  if (!std::filesystem::exists(path)) {
+    state.SkipWithError("shared ResNet trace absent");
+    return;
+  }
+  double gunzip = 0, analyze = 0;
+  for (auto _ : state) {
+    gunzip += GunzipSeconds(path);
+    const auto t0 = std::chrono::steady_clock::now();
+    absl::StatusOr<Timeline> tl = LoadTrace(path);
+    if (!tl.ok()) {
+      state.SkipWithError(std::string(tl.status().message()).c_str());
+      return;
+    }
+    absl::StatusOr<Report> r = Analyze(*tl, {});
+    benchmark::DoNotOptimize(r);
+    analyze +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+            .count();
+  }
+  const auto n = static_cast<double>(state.iterations());
+  state.counters["gunzip_ms"] = 1e3 * gunzip / n;
+  state.counters["load_analyze_ms"] = 1e3 * analyze / n;
+  state.counters["ratio"] = analyze / gunzip;
+}
+BENCHMARK(BM_ResNetLoadAnalyzeVsGunzip)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+#endif
+
+}  // namespace
+}  // namespace feedprof
+
+BENCHMARK_MAIN();

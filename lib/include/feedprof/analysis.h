@@ -1,0 +1,301 @@
+// The analyzer: turns a Timeline into a report model that says which feeding
+// of the GPU limits a run, with the numbers behind it.
+//
+// Every number here is defined in DESIGN §5 and docs/metrics.md; the verdict
+// rules are in docs/verdict-rules.md. The analyzer never looks at which
+// format a timeline came from: what the source could not tell
+// (`Timeline::available`) is carried into the report as "not available"
+// flags so writers print that instead of zero. The report model is plain
+// data so the text and JSON writers (feedprof/report.h), the HTML report and
+// `feedprof diff` can all render or compare it.
+#ifndef FEEDPROF_ANALYSIS_H_
+#define FEEDPROF_ANALYSIS_H_
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "feedprof/timeline.h"
+
+namespace feedprof {
+
+// What to analyse. Times in `from`/`to` are relative to the trace start
+// (the earliest GPU op, API call or host range of the selected processes).
+struct AnalysisOptions {
+  std::optional<TimeNs> from;   // inclusive; unset: trace start
+  std::optional<TimeNs> to;     // exclusive; unset: trace end
+  std::optional<int32_t> rank;  // restrict to the processes of one rank
+  std::string step_range_name;  // user-named step range (exact or prefix)
+  // Keep GPU work whose correlation id matches no API call (launched before
+  // recording began). Excluded by default, as TraceLens does.
+  bool include_pre_window = false;
+};
+
+// Gap histogram buckets: ≤10 µs, ≤100 µs, ≤1 ms, ≤10 ms, >10 ms.
+inline constexpr int kGapBuckets = 5;
+inline constexpr std::array<TimeNs, kGapBuckets - 1> kGapBucketUpperNs = {
+    10'000, 100'000, 1'000'000, 10'000'000};
+const char* GapBucketLabel(int bucket);  // "le_10us", ..., "gt_10ms"
+int GapBucketOf(TimeNs gap_ns);
+
+// Causes of device idle time (DESIGN §5). The first six split "host wait" by
+// what the launching thread did before issuing the work that ended the gap.
+enum class IdleCause : uint8_t {
+  kHostWaitSync,        // blocked in a synchronizing CUDA call
+  kHostWaitCudaApi,     // inside other CUDA API calls
+  kHostWaitOnCpu,       // running user/framework code
+  kHostWaitOffCpuIo,    // off-CPU in I/O (D-state)
+  kHostWaitOffCpuWait,  // off-CPU waiting on other threads/processes
+  kHostWaitUnknown,     // no host samples cover the interval
+  kLaunchOverhead,      // launch call in flight while the GPU waited
+  kQueueLatency,        // work was submitted before the GPU went idle
+  kUnattributed,        // the work that ended the gap has no API call
+};
+inline constexpr int kIdleCauses = 9;
+const char* IdleCauseName(IdleCause cause);  // "host_wait_sync", ...
+
+struct IdleByCause {
+  std::array<TimeNs, kIdleCauses> ns{};
+  TimeNs& operator[](IdleCause c) { return ns[static_cast<int>(c)]; }
+  TimeNs operator[](IdleCause c) const { return ns[static_cast<int>(c)]; }
+  TimeNs HostWait() const;
+  TimeNs Total() const;
+};
+
+struct GapStats {
+  uint64_t count = 0;
+  std::array<uint64_t, kGapBuckets> histogram{};
+  std::array<TimeNs, kGapBuckets> histogram_ns{};  // idle time per bucket
+  // Idle by cause per bucket; the verdict tells short launch gaps from long
+  // waits for data with it.
+  std::array<IdleByCause, kGapBuckets> by_bucket{};
+  // Idle of gaps in which the launching thread had been blocked in a sync
+  // call (the gap follows a queue drain).
+  IdleByCause after_sync{};
+};
+
+// HTA-compatible per-stream idle breakdown (HTA's "idle time" analysis).
+struct StreamIdle {
+  int64_t stream = -1;
+  TimeNs busy_ns = 0;  // sum of op durations on the stream
+  TimeNs host_wait_ns = 0;
+  TimeNs kernel_wait_ns = 0;
+  TimeNs other_ns = 0;
+};
+
+struct ExcludedOps {
+  uint64_t count = 0;
+  TimeNs busy_ns = 0;  // union length of the excluded ops alone
+};
+
+struct DeviceReport {
+  int32_t device = 0;
+  int32_t pid = 0;
+  std::string name;
+  TimeNs span_start = 0;  // absolute trace time
+  TimeNs span_end = 0;
+  TimeNs span_ns = 0;
+  TimeNs busy_ns = 0;
+  TimeNs idle_ns = 0;
+  double idle_share = 0;
+  TimeNs compute_ns = 0;            // union of kernels
+  TimeNs memcpy_ns = 0;             // union of copies
+  TimeNs memset_ns = 0;             // union of memsets
+  TimeNs exposed_memcpy_ns = 0;     // copy time not overlapped by kernels
+  TimeNs small_grid_kernel_ns = 0;  // kernels with fewer blocks than SMs
+  uint64_t kernel_count = 0;
+  uint64_t memcpy_count = 0;
+  uint64_t memset_count = 0;
+  GapStats gaps;
+  IdleByCause idle_by_cause;
+  double launch_overhead_share = 0;
+  ExcludedOps excluded_ops;
+  std::vector<StreamIdle> streams;
+};
+
+struct LaunchStats {
+  uint64_t count = 0;  // kernel launch calls (incl. graph launches)
+  uint64_t kernels = 0;
+  TimeNs median_api_ns = 0;
+  TimeNs median_kernel_ns = 0;
+  // Kernels shorter than their own launch call, over kernels with one.
+  double share_kernels_shorter_than_launch = 0;
+  // Launch delay: launch call start → kernel start (HTA "launch delay").
+  TimeNs median_launch_delay_ns = 0;
+  TimeNs p90_launch_delay_ns = 0;
+  TimeNs max_launch_delay_ns = 0;
+  std::string max_launch_delay_kernel;
+};
+
+enum class SyncKind : uint8_t { kExplicit, kHidden };
+const char* SyncKindName(SyncKind kind);  // "explicit" | "hidden"
+
+struct SyncPoint {
+  std::string api;
+  SyncKind kind = SyncKind::kExplicit;
+  std::string reason;
+  std::string call_site;  // innermost frame, "" when unknown
+  uint64_t count = 0;
+  TimeNs blocked_ns = 0;
+  double wall_share = 0;
+  TimeNs idle_after_ns = 0;
+};
+
+struct CopyDirectionStats {
+  std::string direction;  // "HtoD", "DtoH", "DtoD", "PtoP", "other"
+  uint64_t count = 0;
+  uint64_t bytes = 0;
+  TimeNs time_ns = 0;
+  double achieved_gbps = 0;   // bytes / time (10^9 bytes/s)
+  double pageable_share = 0;  // bytes from/to pageable host memory
+  double link_share = 0;      // achieved / link theoretical (0: unknown)
+};
+
+struct CopyReport {
+  uint64_t count = 0;
+  uint64_t bytes = 0;
+  TimeNs time_ns = 0;
+  double pageable_share = 0;
+  std::vector<CopyDirectionStats> directions;
+  bool link_known = false;
+  double link_gen = 0;  // PCIe generation
+  uint32_t link_width = 0;
+  double link_theoretical_gbps = 0;  // per direction
+};
+
+struct ThreadReport {
+  int32_t pid = 0;
+  int32_t tid = 0;
+  std::string name;
+  bool samples = false;  // false: CPU and state not available
+  TimeNs cpu_user_ns = 0;
+  TimeNs cpu_system_ns = 0;
+  double cpu_share = 0;  // (user + sys) / wall
+  double running_share = 0;
+  double sleeping_share = 0;
+  double disk_wait_share = 0;
+  TimeNs cuda_api_ns = 0;
+  TimeNs sync_blocked_ns = 0;
+  uint64_t api_calls = 0;
+};
+
+struct WorkerProcess {
+  int32_t pid = 0;
+  int32_t ppid = 0;
+  std::string command;
+  bool samples = false;
+  TimeNs cpu_user_ns = 0;
+  TimeNs cpu_system_ns = 0;
+};
+
+struct HostReport {
+  bool samples_available = false;
+  TimeNs cuda_api_ns = 0;
+  TimeNs sync_blocked_ns = 0;
+  double sync_blocked_share = 0;      // of wall
+  std::vector<ThreadReport> threads;  // by CUDA API time, then CPU
+  std::vector<WorkerProcess> workers;
+  TimeNs workers_cpu_ns = 0;
+};
+
+struct StepInfo {
+  TimeNs start = 0;
+  TimeNs end = 0;
+  TimeNs gpu_busy_ns = 0;
+  int32_t pid = 0;
+  std::string name;
+};
+
+struct StepReport {
+  bool available = false;
+  std::string source;  // "ProfilerStep", "nvtx:train_step", "user:NAME"
+  uint64_t count = 0;
+  TimeNs median_ns = 0;
+  TimeNs p90_ns = 0;
+  double median_gpu_busy_share = 0;
+  std::vector<StepInfo> steps;
+};
+
+struct RankReport {
+  int32_t rank = -1;
+  std::vector<int32_t> pids;
+  TimeNs span_ns = 0;
+  TimeNs busy_ns = 0;
+  double idle_share = 0;
+  TimeNs median_step_ns = 0;  // 0 when no steps
+  TimeNs sync_blocked_ns = 0;
+  bool slowest = false;
+};
+
+// One rule's outcome; all rules are kept so the report can show why the
+// runner-up lost.
+struct RuleScore {
+  std::string verdict;
+  double score = 0;  // share of the span this cause explains
+  double threshold = 0;
+  bool triggered = false;
+};
+
+struct Verdict {
+  std::string primary = "inconclusive";
+  std::string runner_up;                 // "" when none
+  double confidence = 0;                 // 0..1
+  std::string confidence_label = "low";  // low | medium | high
+  std::vector<std::string> evidence;
+  std::vector<std::string> next_steps;
+  std::vector<RuleScore> scores;
+};
+
+struct Window {
+  TimeNs trace_start = 0;  // absolute
+  TimeNs trace_end = 0;
+  TimeNs start = 0;  // absolute, after --from/--to
+  TimeNs end = 0;
+  bool restricted = false;
+};
+
+struct Report {
+  static constexpr const char* kSchema = "feedprof.analysis/1";
+  std::string source_format;  // feedprof | kineto | nsight | unknown
+  std::string source_path;
+  Window window;
+  std::optional<int32_t> rank_filter;
+  bool has_gpu_activity = false;
+  Verdict verdict;
+  std::vector<DeviceReport> devices;
+  LaunchStats launch;
+  std::vector<SyncPoint> sync_points;
+  uint64_t gpu_side_waits = 0;  // cudaStreamWaitEvent: not host blocks
+  CopyReport copies;
+  HostReport host;
+  StepReport steps;
+  std::vector<RankReport> ranks;
+  Availability available;
+  DropCounts drops;
+  std::vector<std::string> warnings;
+  uint64_t events = 0;  // events analysed
+};
+
+// Analyses `timeline`. Errors (an empty window, an unknown rank) name what is
+// wrong; a timeline without GPU activity is not an error: the report says so
+// and the verdict is inconclusive.
+absl::StatusOr<Report> Analyze(const Timeline& timeline,
+                               const AnalysisOptions& options);
+
+// Launch delay of one kernel: its launch call's start → the kernel's start
+// (HTA's "kernel launch delay"). For drill-down and comparison with HTA.
+struct KernelLaunchDelay {
+  uint32_t op = 0;  // index into Timeline::gpu_ops
+  TimeNs delay_ns = 0;
+};
+// Every kernel in the options' window and rank that has a launch call.
+absl::StatusOr<std::vector<KernelLaunchDelay>> ComputeLaunchDelays(
+    const Timeline& timeline, const AnalysisOptions& options);
+
+}  // namespace feedprof
+
+#endif  // FEEDPROF_ANALYSIS_H_

@@ -1,0 +1,34 @@
+// Writers for the analysis report: a one-screen text summary followed by
+// details, and versioned JSON ("feedprof.analysis/1", documented field by
+// field in docs/report-json.md).
+//
+// Both render the same report model (feedprof/analysis.h); neither computes
+// anything, so the two outputs always agree. Values a trace could not
+// provide are written as "not available" (text) or null (JSON), never as 0.
+#ifndef FEEDPROF_REPORT_H_
+#define FEEDPROF_REPORT_H_
+
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "feedprof/analysis.h"
+
+namespace feedprof {
+
+struct TextReportOptions {
+  bool details = true;  // false: the one-screen summary only
+  int max_rows = 8;     // rows per detail table
+};
+
+std::string WriteTextReport(const Report& report,
+                            const TextReportOptions& options = {});
+std::string WriteJsonReport(const Report& report);
+
+// Parses a time for --from/--to: a plain integer is nanoseconds; a number
+// with a unit suffix (ns, us, µs, ms, s) may be fractional ("12.5ms").
+absl::StatusOr<TimeNs> ParseTimeArg(std::string_view text);
+
+}  // namespace feedprof
+
+#endif  // FEEDPROF_REPORT_H_

@@ -1,0 +1,68 @@
+// The analyzer's passes, one per concept, each a linear sweep over the
+// prepared timeline. analyzer.cc runs them in order and assembles the report.
+#ifndef FEEDPROF_ANALYSIS_ANALYSIS_PASSES_H_
+#define FEEDPROF_ANALYSIS_ANALYSIS_PASSES_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "analysis/device_busy.h"
+#include "analysis/prepared_timeline.h"
+#include "feedprof/analysis.h"
+
+namespace feedprof::analysis {
+
+// The busy union of each (process, device), in PreparedTimeline::devices()
+// order.
+struct DeviceBusy {
+  int32_t pid = 0;
+  int32_t device = 0;
+  BusyIntervals busy;
+};
+// The device a process used most (largest busy), nullptr when none.
+const BusyIntervals* PrimaryBusyOf(const std::vector<DeviceBusy>& all,
+                                   int32_t pid);
+// GPU busy of a process within [t0, t1], summed over its devices.
+TimeNs ProcessBusyIn(const std::vector<DeviceBusy>& all, int32_t pid, TimeNs t0,
+                     TimeNs t1);
+
+// device_metrics.cc: span, busy, idle, kinds, gaps and idle causes.
+DeviceReport ComputeDeviceReport(const PreparedTimeline& prepared,
+                                 const DeviceView& device,
+                                 const BusyIntervals& busy);
+
+// hta_stream_breakdown.cc
+std::vector<StreamIdle> ComputeHtaStreamBreakdown(
+    const PreparedTimeline& prepared, const DeviceView& device);
+
+// launch_stats.cc
+LaunchStats ComputeLaunchStats(const PreparedTimeline& prepared);
+
+// sync_points.cc
+struct SyncPointResult {
+  std::vector<SyncPoint> points;  // by blocked time, descending
+  uint64_t gpu_side_waits = 0;
+};
+SyncPointResult ComputeSyncPoints(const PreparedTimeline& prepared,
+                                  const std::vector<DeviceBusy>& busy);
+
+// copy_stats.cc
+CopyReport ComputeCopyStats(const PreparedTimeline& prepared);
+
+// host_stats.cc
+HostReport ComputeHostStats(const PreparedTimeline& prepared);
+
+// step_stats.cc
+StepReport ComputeSteps(const PreparedTimeline& prepared,
+                        const AnalysisOptions& options,
+                        const std::vector<DeviceBusy>& busy);
+
+// verdict_rules.cc: the verdict from the finished metrics.
+Verdict ComputeVerdict(const Report& report);
+
+// next_steps.cc: advice fitted to the verdict.
+std::vector<std::string> NextStepsFor(const Report& report);
+
+}  // namespace feedprof::analysis
+
+#endif  // FEEDPROF_ANALYSIS_ANALYSIS_PASSES_H_

@@ -1,0 +1,153 @@
+// Analyze(): runs the passes over a prepared timeline and assembles the
+// report, then the per-rank summaries and the verdict.
+#include <algorithm>
+#include <map>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "analysis/analysis_passes.h"
+#include "analysis/prepared_timeline.h"
+#include "feedprof/analysis.h"
+
+namespace feedprof {
+namespace {
+
+const char* FormatName(SourceFormat f) {
+  switch (f) {
+    case SourceFormat::kFeedprof:
+      return "feedprof";
+    case SourceFormat::kKineto:
+      return "kineto";
+    case SourceFormat::kNsight:
+      return "nsight";
+    case SourceFormat::kUnknown:
+      break;
+  }
+  return "unknown";
+}
+
+TimeNs Median(std::vector<TimeNs> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[(v.size() - 1) / 2];
+}
+
+// One entry per rank (or per process when the run has no ranks) that ran
+// GPU work; empty when there is only one.
+std::vector<RankReport> ComputeRanks(const Timeline& tl, const Report& report) {
+  std::map<int32_t, int32_t> rank_of_pid;  // pid → rank key
+  for (const Process& p : tl.processes) rank_of_pid[p.pid] = p.rank;
+  std::map<std::pair<bool, int32_t>, RankReport> groups;
+  for (const DeviceReport& d : report.devices) {
+    if (d.span_ns <= 0) continue;
+    auto it = rank_of_pid.find(d.pid);
+    const int32_t rank = it != rank_of_pid.end() ? it->second : -1;
+    // Ranked processes group by rank; others stand alone by pid.
+    const auto key =
+        rank >= 0 ? std::make_pair(true, rank) : std::make_pair(false, d.pid);
+    RankReport& r = groups[key];
+    r.rank = rank;
+    if (std::find(r.pids.begin(), r.pids.end(), d.pid) == r.pids.end()) {
+      r.pids.push_back(d.pid);
+    }
+    r.span_ns += d.span_ns;
+    r.busy_ns += d.busy_ns;
+  }
+  if (groups.size() < 2) return {};
+  std::vector<RankReport> out;
+  bool all_steps = true;
+  for (auto& [key, r] : groups) {
+    r.idle_share = r.span_ns > 0 ? 1.0 - static_cast<double>(r.busy_ns) /
+                                             static_cast<double>(r.span_ns)
+                                 : 0.0;
+    std::vector<TimeNs> steps;
+    for (const StepInfo& s : report.steps.steps) {
+      if (std::find(r.pids.begin(), r.pids.end(), s.pid) != r.pids.end()) {
+        steps.push_back(s.end - s.start);
+      }
+    }
+    r.median_step_ns = Median(std::move(steps));
+    all_steps &= r.median_step_ns > 0;
+    for (const ThreadReport& t : report.host.threads) {
+      if (std::find(r.pids.begin(), r.pids.end(), t.pid) != r.pids.end()) {
+        r.sync_blocked_ns += t.sync_blocked_ns;
+      }
+    }
+    out.push_back(std::move(r));
+  }
+  // Slowest: longest median step when every rank has steps, else the one
+  // whose GPU was busy longest (the others wait for it at collectives).
+  size_t slowest = 0;
+  for (size_t i = 1; i < out.size(); ++i) {
+    const TimeNs a = all_steps ? out[i].median_step_ns : out[i].busy_ns;
+    const TimeNs b =
+        all_steps ? out[slowest].median_step_ns : out[slowest].busy_ns;
+    if (a > b) slowest = i;
+  }
+  out[slowest].slowest = true;
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<Report> Analyze(const Timeline& timeline,
+                               const AnalysisOptions& options) {
+  using namespace analysis;  // NOLINT(build/namespaces): internal passes
+  absl::StatusOr<PreparedTimeline> built =
+      PreparedTimeline::Build(timeline, options);
+  if (!built.ok()) return built.status();
+  const PreparedTimeline& prepared = *built;
+
+  Report report;
+  report.source_format = FormatName(timeline.format);
+  report.source_path = timeline.source_path;
+  report.window = prepared.window();
+  report.rank_filter = options.rank;
+  report.available = timeline.available;
+  report.drops = timeline.drops;
+  report.warnings = timeline.warnings;
+  report.events = prepared.event_count();
+
+  std::vector<DeviceBusy> busy;
+  busy.reserve(prepared.devices().size());
+  for (const DeviceView& d : prepared.devices()) {
+    busy.push_back(DeviceBusy{d.pid, d.device, BusyIntervals(d.ops)});
+  }
+  for (size_t i = 0; i < prepared.devices().size(); ++i) {
+    const DeviceView& d = prepared.devices()[i];
+    report.devices.push_back(ComputeDeviceReport(prepared, d, busy[i].busy));
+    report.has_gpu_activity |= !d.ops.empty();
+  }
+  report.launch = ComputeLaunchStats(prepared);
+  SyncPointResult syncs = ComputeSyncPoints(prepared, busy);
+  report.sync_points = std::move(syncs.points);
+  report.gpu_side_waits = syncs.gpu_side_waits;
+  report.copies = ComputeCopyStats(prepared);
+  report.host = ComputeHostStats(prepared);
+  report.steps = ComputeSteps(prepared, options, busy);
+  if (!options.rank.has_value()) report.ranks = ComputeRanks(timeline, report);
+
+  if (!report.has_gpu_activity) {
+    report.warnings.push_back(
+        "no GPU activity (kernels, copies, memsets) in the analysed window: "
+        "the verdict is inconclusive");
+  }
+  if (report.has_gpu_activity && !timeline.available.api_calls) {
+    report.warnings.push_back(
+        "the trace has no CUDA API calls: idle time cannot be attributed to "
+        "the host and shows as unattributed");
+  }
+  const uint64_t dropped =
+      timeline.drops.events_dropped + timeline.drops.cupti_records_dropped;
+  if (dropped > 0) {
+    report.warnings.push_back(
+        absl::StrCat(dropped,
+                     " events were dropped while recording; busy time may be "
+                     "under-counted"));
+  }
+  report.verdict = ComputeVerdict(report);
+  report.verdict.next_steps = NextStepsFor(report);
+  return report;
+}
+
+}  // namespace feedprof

@@ -1,0 +1,106 @@
+// Per-device span, busy, idle and their breakdowns (DESIGN §5).
+//
+// Busy is the union over all streams, TraceLens-compatible; compute, copy
+// and memset time are unions of their own kind; "exposed" copy time is copy
+// time no kernel overlaps (copy engines busy while SMs idle), the signal of
+// transfer-bound runs.
+#include <algorithm>
+
+#include "analysis/analysis_passes.h"
+#include "analysis/idle_gap_classifier.h"
+
+namespace feedprof::analysis {
+
+const BusyIntervals* PrimaryBusyOf(const std::vector<DeviceBusy>& all,
+                                   int32_t pid) {
+  const BusyIntervals* best = nullptr;
+  for (const DeviceBusy& d : all) {
+    if (d.pid == pid && (best == nullptr || d.busy.busy() > best->busy())) {
+      best = &d.busy;
+    }
+  }
+  return best;
+}
+
+TimeNs ProcessBusyIn(const std::vector<DeviceBusy>& all, int32_t pid, TimeNs t0,
+                     TimeNs t1) {
+  TimeNs sum = 0;
+  for (const DeviceBusy& d : all) {
+    if (d.pid == pid) sum += d.busy.BusyIn(t0, t1);
+  }
+  return sum;
+}
+
+DeviceReport ComputeDeviceReport(const PreparedTimeline& prepared,
+                                 const DeviceView& device,
+                                 const BusyIntervals& busy) {
+  const Timeline& tl = prepared.timeline();
+  DeviceReport r;
+  r.device = device.device;
+  r.pid = device.pid;
+  uint32_t sm_count = 0;
+  for (const Device& d : tl.devices) {
+    if (d.id != device.device) continue;
+    if (r.name.empty() || d.pid == device.pid) {
+      r.name = d.name;
+      sm_count = d.sm_count;
+    }
+  }
+
+  r.excluded_ops.count = device.excluded.size();
+  r.excluded_ops.busy_ns = BusyIntervals(device.excluded).busy();
+  if (device.ops.empty()) return r;
+
+  TimeNs last_end = device.ops.front().end;
+  for (const OpRef& op : device.ops) {
+    last_end = std::max(last_end, op.end);
+    const GpuOp& g = tl.gpu_ops[op.op];
+    switch (g.kind) {
+      case GpuOpKind::kKernel: {
+        ++r.kernel_count;
+        const uint64_t blocks = uint64_t{g.grid[0]} * g.grid[1] * g.grid[2];
+        if (sm_count > 0 && blocks > 0 && blocks < sm_count) {
+          r.small_grid_kernel_ns += op.end - op.start;
+        }
+        break;
+      }
+      case GpuOpKind::kMemcpy:
+        ++r.memcpy_count;
+        break;
+      case GpuOpKind::kMemset:
+        ++r.memset_count;
+        break;
+    }
+  }
+  r.span_start = device.ops.front().start;
+  r.span_end = last_end;
+  r.span_ns = r.span_end - r.span_start;
+  r.busy_ns = busy.busy();
+  r.idle_ns = r.span_ns - r.busy_ns;
+  r.idle_share = r.span_ns > 0 ? static_cast<double>(r.idle_ns) /
+                                     static_cast<double>(r.span_ns)
+                               : 0.0;
+
+  auto of_kind = [&tl, &device](GpuOpKind kind) {
+    return BusyIntervals::Of(device.ops, [&tl, kind](const OpRef& op) {
+      return tl.gpu_ops[op.op].kind == kind;
+    });
+  };
+  const BusyIntervals kernels = of_kind(GpuOpKind::kKernel);
+  const BusyIntervals copies = of_kind(GpuOpKind::kMemcpy);
+  r.compute_ns = kernels.busy();
+  r.memcpy_ns = copies.busy();
+  r.memset_ns = of_kind(GpuOpKind::kMemset).busy();
+  r.exposed_memcpy_ns = r.memcpy_ns - copies.Overlap(kernels);
+
+  r.idle_by_cause = ClassifyIdleGaps(prepared, device, busy, &r.gaps);
+  r.launch_overhead_share =
+      r.span_ns > 0
+          ? static_cast<double>(r.idle_by_cause[IdleCause::kLaunchOverhead]) /
+                static_cast<double>(r.span_ns)
+          : 0.0;
+  r.streams = ComputeHtaStreamBreakdown(prepared, device);
+  return r;
+}
+
+}  // namespace feedprof::analysis

@@ -1,0 +1,131 @@
+// Host statistics: per thread, CPU time and state from the sampler, time
+// inside CUDA calls and blocked in syncs; the worker processes a run forked
+// (DataLoader workers) and their CPU time.
+//
+// CPU time is the difference of cumulative counters between the first and
+// last sample (inside --from/--to when given; the sampler also covers time
+// before the first CUDA call, which belongs to the run); states are the share
+// of samples in each state. Where the trace has no samples the thread is marked
+// so and the writers print "not available".
+#include <algorithm>
+#include <unordered_map>
+
+#include "analysis/analysis_passes.h"
+
+namespace feedprof::analysis {
+
+HostReport ComputeHostStats(const PreparedTimeline& prepared) {
+  const Timeline& tl = prepared.timeline();
+  const Window& w = prepared.window();
+  const TimeNs wall = std::max<TimeNs>(1, w.end - w.start);
+  HostReport r;
+  r.samples_available = tl.available.host_samples;
+
+  std::unordered_map<uint64_t, const Thread*> names;
+  for (const Thread& t : tl.threads) names[ThreadKey(t.pid, t.tid)] = &t;
+
+  const auto& index = prepared.samples();
+  const auto& samples = tl.thread_samples;
+  double max_blocked_share = 0;
+  for (const ThreadView& tv : prepared.threads()) {
+    ThreadReport t;
+    t.pid = tv.pid;
+    t.tid = tv.tid;
+    if (auto it = names.find(ThreadKey(tv.pid, tv.tid)); it != names.end()) {
+      t.name = it->second->name;
+    }
+    t.api_calls = tv.api_count;
+    for (const ThreadCall& c : tv.calls) {
+      const TimeNs d = std::min(c.end, w.end) - std::max(c.start, w.start);
+      if (d <= 0) continue;
+      t.cuda_api_ns += d;
+      if (c.sync != SyncReason::kNone) t.sync_blocked_ns += d;
+    }
+    const ThreadSample* first = nullptr;
+    const ThreadSample* last = nullptr;
+    uint64_t n = 0, running = 0, sleeping = 0, disk = 0;
+    for (uint32_t k = tv.sample_begin; k < tv.sample_end; ++k) {
+      const ThreadSample& s = samples[index[k]];
+      if (w.restricted && (s.ts < w.start || s.ts > w.end)) continue;
+      if (first == nullptr) first = &s;
+      last = &s;
+      ++n;
+      running += s.state == ThreadState::kRunning;
+      sleeping +=
+          s.state == ThreadState::kSleeping || s.state == ThreadState::kIdle;
+      disk += s.state == ThreadState::kDiskWait;
+    }
+    if (n > 0) {
+      t.samples = true;
+      t.cpu_user_ns = last->user_ns - first->user_ns;
+      t.cpu_system_ns = last->system_ns - first->system_ns;
+      const TimeNs dt = last->ts - first->ts;
+      if (dt > 0) {
+        t.cpu_share = static_cast<double>(t.cpu_user_ns + t.cpu_system_ns) /
+                      static_cast<double>(dt);
+      }
+      const auto total = static_cast<double>(n);
+      t.running_share = static_cast<double>(running) / total;
+      t.sleeping_share = static_cast<double>(sleeping) / total;
+      t.disk_wait_share = static_cast<double>(disk) / total;
+    }
+    r.cuda_api_ns += t.cuda_api_ns;
+    r.sync_blocked_ns += t.sync_blocked_ns;
+    max_blocked_share =
+        std::max(max_blocked_share, static_cast<double>(t.sync_blocked_ns) /
+                                        static_cast<double>(wall));
+    r.threads.push_back(std::move(t));
+  }
+  r.sync_blocked_share = max_blocked_share;
+  std::sort(r.threads.begin(), r.threads.end(),
+            [](const ThreadReport& a, const ThreadReport& b) {
+              if (a.cuda_api_ns != b.cuda_api_ns) {
+                return a.cuda_api_ns > b.cuda_api_ns;
+              }
+              return a.cpu_user_ns + a.cpu_system_ns >
+                     b.cpu_user_ns + b.cpu_system_ns;
+            });
+
+  // Worker processes: forked children of an analysed process.
+  for (const Process& p : tl.processes) {
+    if (!prepared.Selected(p.pid)) continue;
+    bool child = p.origin == "fork";
+    for (const Process& parent : tl.processes) {
+      if (parent.pid == p.ppid && parent.pid != p.pid &&
+          prepared.Selected(parent.pid)) {
+        child = true;
+      }
+    }
+    if (!child) continue;
+    WorkerProcess worker;
+    worker.pid = p.pid;
+    worker.ppid = p.ppid;
+    worker.command = p.command;
+    const ProcessSample* first = nullptr;
+    const ProcessSample* last = nullptr;
+    for (const ProcessSample& s : tl.process_samples) {
+      if (s.pid != p.pid) continue;
+      if (w.restricted && (s.ts < w.start || s.ts > w.end)) continue;
+      if (first == nullptr || s.ts < first->ts) first = &s;
+      if (last == nullptr || s.ts > last->ts) last = &s;
+    }
+    if (first != nullptr) {
+      worker.samples = true;
+      worker.cpu_user_ns = last->user_ns - first->user_ns;
+      worker.cpu_system_ns = last->system_ns - first->system_ns;
+    } else {
+      // No process counters: add up the worker's thread samples.
+      for (const ThreadReport& t : r.threads) {
+        if (t.pid != p.pid || !t.samples) continue;
+        worker.samples = true;
+        worker.cpu_user_ns += t.cpu_user_ns;
+        worker.cpu_system_ns += t.cpu_system_ns;
+      }
+    }
+    r.workers_cpu_ns += worker.cpu_user_ns + worker.cpu_system_ns;
+    r.workers.push_back(std::move(worker));
+  }
+  return r;
+}
+
+}  // namespace feedprof::analysis

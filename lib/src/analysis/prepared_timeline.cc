@@ -1,0 +1,411 @@
+// Builds the analyzer's view of a timeline (see prepared_timeline.h).
+#include "analysis/prepared_timeline.h"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace feedprof::analysis {
+namespace {
+
+constexpr TimeNs kNoTime = std::numeric_limits<TimeNs>::max();
+
+// Correlation ids of one process → API call index. Ids are usually dense
+// and increasing, so a direct-address table is the common case; sparse ids
+// fall back to a sorted array.
+struct CorrelationTable {
+  int32_t pid = 0;
+  uint64_t min = std::numeric_limits<uint64_t>::max();
+  uint64_t max = 0;
+  uint64_t count = 0;
+  std::vector<int32_t> dense;
+  std::vector<std::pair<uint64_t, int32_t>> sparse;
+  bool use_dense = true;
+
+  int32_t Find(uint64_t corr) const {
+    if (corr < min || corr > max) return -1;
+    if (use_dense) return dense[corr - min];
+    auto it = std::lower_bound(sparse.begin(), sparse.end(),
+                               std::make_pair(corr, int32_t{-1}));
+    return (it != sparse.end() && it->first == corr) ? it->second : -1;
+  }
+};
+
+}  // namespace
+
+absl::StatusOr<PreparedTimeline> PreparedTimeline::Build(
+    const Timeline& timeline, const AnalysisOptions& options,
+    const std::vector<int32_t>& pids) {
+  PreparedTimeline p;
+  p.timeline_ = &timeline;
+  p.pids_ = pids;
+  if (p.pids_.empty() && options.rank.has_value()) {
+    std::vector<int32_t> ranks;
+    for (const Process& proc : timeline.processes) {
+      if (proc.rank == *options.rank) p.pids_.push_back(proc.pid);
+      if (proc.rank >= 0) ranks.push_back(proc.rank);
+    }
+    // Forked children (DataLoader workers) belong to their rank.
+    for (size_t added = 1; added > 0 && !p.pids_.empty();) {
+      added = 0;
+      for (const Process& proc : timeline.processes) {
+        const bool parent_in = std::find(p.pids_.begin(), p.pids_.end(),
+                                         proc.ppid) != p.pids_.end();
+        const bool in = std::find(p.pids_.begin(), p.pids_.end(), proc.pid) !=
+                        p.pids_.end();
+        if (parent_in && !in && proc.rank < 0) {
+          p.pids_.push_back(proc.pid);
+          ++added;
+        }
+      }
+    }
+    if (p.pids_.empty()) {
+      std::sort(ranks.begin(), ranks.end());
+      ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+      return absl::NotFoundError(absl::StrCat(
+          "no process with rank ", *options.rank, " in the trace; ",
+          ranks.empty()
+              ? std::string("the trace has no rank information")
+              : absl::StrCat("ranks present: ", absl::StrJoin(ranks, ", ")),
+          ". Run without --rank or pick one of those."));
+    }
+  }
+  std::sort(p.pids_.begin(), p.pids_.end());
+
+  // Trace extent: earliest GPU op, API call or range of the selected
+  // processes (host samples may start long before, at process start).
+  TimeNs first = kNoTime, last = std::numeric_limits<TimeNs>::min();
+  for (const GpuOp& op : timeline.gpu_ops) {
+    if (!p.Selected(op.pid)) continue;
+    first = std::min(first, op.start);
+    last = std::max(last, op.end);
+  }
+  for (const ApiCall& call : timeline.api_calls) {
+    if (!p.Selected(call.pid)) continue;
+    first = std::min(first, call.start);
+    last = std::max(last, call.end);
+  }
+  // Host ranges (steps, annotations) belong to the trace too.
+  for (const Range& r : timeline.ranges) {
+    if (!p.Selected(r.pid)) continue;
+    first = std::min(first, r.start);
+    last = std::max(last, r.end);
+  }
+  if (first == kNoTime) first = last = 0;
+  p.window_.trace_start = first;
+  p.window_.trace_end = last;
+  p.window_.start = options.from ? first + *options.from : first;
+  p.window_.end = options.to ? first + *options.to : last;
+  p.window_.restricted = options.from.has_value() || options.to.has_value();
+  if (p.window_.restricted && p.window_.end <= p.window_.start) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the window [", p.window_.start - first, " ns, ", p.window_.end - first,
+        " ns] relative to the trace start is empty; "
+        "the trace lasts ",
+        last - first, " ns. Pass --from below --to."));
+  }
+
+  p.events_ = timeline.gpu_ops.size() + timeline.api_calls.size() +
+              timeline.syncs.size() + timeline.ranges.size() +
+              timeline.marks.size() + timeline.thread_samples.size() +
+              timeline.process_samples.size() + timeline.system_samples.size() +
+              timeline.counters.size();
+  p.ClassifyNames();
+  const bool exclude = !options.include_pre_window &&
+                       timeline.available.correlation &&
+                       !timeline.api_calls.empty();
+  p.JoinCorrelations(exclude);
+  p.BuildDevices(exclude);
+  p.BuildThreads();
+  return p;
+}
+
+bool PreparedTimeline::Selected(int32_t pid) const {
+  return pids_.empty() || std::binary_search(pids_.begin(), pids_.end(), pid);
+}
+
+void PreparedTimeline::ClassifyNames() {
+  const StringTable& strings = timeline_->strings;
+  api_class_.assign(strings.size(), ApiClass::kOther);
+  for (StringId id = 0; id < strings.size(); ++id) {
+    api_class_[id] = ClassifyApiName(strings.Get(id));
+  }
+}
+
+void PreparedTimeline::JoinCorrelations(bool /*exclude_unmatched*/) {
+  const auto& calls = timeline_->api_calls;
+  const auto& ops = timeline_->gpu_ops;
+  op_api_.assign(ops.size(), -1);
+  api_op_.assign(calls.size(), -1);
+
+  std::vector<CorrelationTable> tables;
+  auto table_of = [&tables](int32_t pid) -> CorrelationTable* {
+    for (CorrelationTable& t : tables) {
+      if (t.pid == pid) return &t;
+    }
+    return nullptr;
+  };
+  CorrelationTable* cached = nullptr;
+  for (const ApiCall& call : calls) {
+    if (call.correlation == 0) continue;
+    if (cached == nullptr || cached->pid != call.pid) {
+      cached = table_of(call.pid);
+      if (cached == nullptr) {
+        tables.emplace_back();
+        tables.back().pid = call.pid;
+        cached = &tables.back();
+      }
+    }
+    cached->min = std::min(cached->min, call.correlation);
+    cached->max = std::max(cached->max, call.correlation);
+    ++cached->count;
+  }
+  for (CorrelationTable& t : tables) {
+    const uint64_t range = t.max - t.min + 1;
+    t.use_dense = range <= 4 * t.count + 4096;
+    if (t.use_dense) {
+      t.dense.assign(range, -1);
+    } else {
+      t.sparse.reserve(t.count);
+    }
+  }
+  cached = nullptr;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const ApiCall& call = calls[i];
+    if (call.correlation == 0) continue;
+    if (cached == nullptr || cached->pid != call.pid) {
+      cached = table_of(call.pid);
+      if (cached == nullptr) continue;  // unreachable: tables cover all pids
+    }
+    if (cached->use_dense) {
+      int32_t& slot = cached->dense[call.correlation - cached->min];
+      // Duplicates (a runtime call and the driver call it made): keep the
+      // outer one, which starts first.
+      if (slot < 0 || call.start < calls[static_cast<size_t>(slot)].start) {
+        slot = static_cast<int32_t>(i);
+      }
+    } else {
+      cached->sparse.emplace_back(call.correlation, static_cast<int32_t>(i));
+    }
+  }
+  for (CorrelationTable& t : tables) {
+    if (t.use_dense) continue;
+    std::sort(t.sparse.begin(), t.sparse.end(),
+              [&calls](const auto& a, const auto& b) {
+                if (a.first != b.first) return a.first < b.first;
+                return calls[static_cast<size_t>(a.second)].start <
+                       calls[static_cast<size_t>(b.second)].start;
+              });
+    // Keep the first (outermost) call of each id.
+    t.sparse.erase(std::unique(t.sparse.begin(), t.sparse.end(),
+                               [](const auto& a, const auto& b) {
+                                 return a.first == b.first;
+                               }),
+                   t.sparse.end());
+  }
+
+  const CorrelationTable* op_cached = nullptr;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const GpuOp& op = ops[i];
+    if (op.correlation == 0) continue;
+    if (op_cached == nullptr || op_cached->pid != op.pid) {
+      op_cached = table_of(op.pid);
+    }
+    int32_t api = -1;
+    if (op_cached != nullptr) {
+      api = op_cached->Find(op.correlation);
+    } else {
+      // The reader gave GPU ops a pid no API call has (a device pseudo
+      // process): match the id in any process.
+      for (const CorrelationTable& t : tables) {
+        api = t.Find(op.correlation);
+        if (api >= 0) break;
+      }
+    }
+    op_api_[i] = api;
+    if (api >= 0) {
+      int32_t& back = api_op_[static_cast<size_t>(api)];
+      if (back < 0 || op.start < ops[static_cast<size_t>(back)].start) {
+        back = static_cast<int32_t>(i);
+      }
+    }
+  }
+}
+
+void PreparedTimeline::BuildDevices(bool exclude_unmatched) {
+  const auto& ops = timeline_->gpu_ops;
+  DeviceView* cached = nullptr;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const GpuOp& op = ops[i];
+    if (!Selected(op.pid)) continue;
+    if (op.start > window_.end || op.end < window_.start) continue;
+    if (cached == nullptr || cached->pid != op.pid ||
+        cached->device != op.device) {
+      cached = nullptr;
+      for (DeviceView& d : devices_) {
+        if (d.pid == op.pid && d.device == op.device) cached = &d;
+      }
+      if (cached == nullptr) {
+        devices_.emplace_back();
+        devices_.back().pid = op.pid;
+        devices_.back().device = op.device;
+        cached = &devices_.back();
+      }
+    }
+    OpRef ref;
+    ref.start = std::max(op.start, window_.start);
+    ref.end = std::max(ref.start, std::min(op.end, window_.end));
+    ref.op = static_cast<uint32_t>(i);
+    ref.api = op_api_[i];
+    if (exclude_unmatched && ref.api < 0) {
+      cached->excluded.push_back(ref);
+      continue;
+    }
+    cached->ops.push_back(ref);
+    auto [it, inserted] = first_gpu_start_.try_emplace(op.pid, op.start);
+    if (!inserted) it->second = std::min(it->second, op.start);
+  }
+  auto by_start = [](const OpRef& a, const OpRef& b) {
+    return a.start != b.start ? a.start < b.start : a.end < b.end;
+  };
+  for (DeviceView& d : devices_) {
+    if (!std::is_sorted(d.ops.begin(), d.ops.end(), by_start)) {
+      std::sort(d.ops.begin(), d.ops.end(), by_start);
+    }
+    if (!std::is_sorted(d.excluded.begin(), d.excluded.end(), by_start)) {
+      std::sort(d.excluded.begin(), d.excluded.end(), by_start);
+    }
+  }
+  std::sort(devices_.begin(), devices_.end(),
+            [](const DeviceView& a, const DeviceView& b) {
+              return a.pid != b.pid ? a.pid < b.pid : a.device < b.device;
+            });
+}
+
+TimeNs PreparedTimeline::FirstGpuStart(int32_t pid) const {
+  auto it = first_gpu_start_.find(pid);
+  return it == first_gpu_start_.end() ? kNoTime : it->second;
+}
+
+SyncReason PreparedTimeline::SyncReasonOf(uint32_t api) const {
+  const ApiCall& call = timeline_->api_calls[api];
+  const int32_t op_index = api_op_[api];
+  const GpuOp* op = op_index >= 0
+                        ? &timeline_->gpu_ops[static_cast<size_t>(op_index)]
+                        : nullptr;
+  switch (ClassOf(call)) {
+    case ApiClass::kExplicitSync:
+      return SyncReason::kExplicit;
+    case ApiClass::kMemcpySync:
+      // A device-to-device cudaMemcpy returns before the copy ends.
+      if (op != nullptr && op->copy_kind == CopyKind::kDtoD) {
+        return SyncReason::kNone;
+      }
+      return SyncReason::kSynchronousCopy;
+    case ApiClass::kMemcpyAsync:
+      if (op != nullptr && ((op->copy_kind == CopyKind::kHtoD &&
+                             op->src_kind == MemoryKind::kPageable) ||
+                            (op->copy_kind == CopyKind::kDtoH &&
+                             op->dst_kind == MemoryKind::kPageable))) {
+        return SyncReason::kPageableAsyncCopy;
+      }
+      return SyncReason::kNone;
+    case ApiClass::kAlloc:
+      return call.start > FirstGpuStart(call.pid)
+                 ? SyncReason::kSteadyStateAlloc
+                 : SyncReason::kNone;
+    case ApiClass::kMemsetSync:
+      if (op != nullptr && (op->dst_kind == MemoryKind::kPinned ||
+                            op->dst_kind == MemoryKind::kManaged)) {
+        return SyncReason::kSynchronousMemset;
+      }
+      return SyncReason::kNone;
+    case ApiClass::kDeviceSetting:
+      return SyncReason::kDeviceSetting;
+    default:
+      return SyncReason::kNone;
+  }
+}
+
+void PreparedTimeline::BuildThreads() {
+  const auto& calls = timeline_->api_calls;
+  api_window_.reserve(calls.size());
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const ApiCall& c = calls[i];
+    if (!Selected(c.pid)) continue;
+    if (c.start > window_.end || c.end < window_.start) continue;
+    api_window_.push_back(static_cast<uint32_t>(i));
+  }
+  auto by_start = [&calls](uint32_t a, uint32_t b) {
+    return calls[a].start != calls[b].start ? calls[a].start < calls[b].start
+                                            : calls[a].end > calls[b].end;
+  };
+  if (!std::is_sorted(api_window_.begin(), api_window_.end(), by_start)) {
+    std::sort(api_window_.begin(), api_window_.end(), by_start);
+  }
+  auto thread_of = [this](int32_t pid, int32_t tid) -> ThreadView& {
+    auto [it, inserted] = thread_index_.try_emplace(
+        ThreadKey(pid, tid), static_cast<uint32_t>(threads_.size()));
+    if (inserted) {
+      threads_.emplace_back();
+      threads_.back().pid = pid;
+      threads_.back().tid = tid;
+    }
+    return threads_[it->second];
+  };
+  ThreadView* cached = nullptr;
+  for (uint32_t index : api_window_) {
+    const ApiCall& c = calls[index];
+    if (cached == nullptr || cached->pid != c.pid || cached->tid != c.tid) {
+      cached = &thread_of(c.pid, c.tid);
+    }
+    ++cached->api_count;
+    const SyncReason sync = SyncReasonOf(index);
+    if (!cached->calls.empty() && c.start < cached->calls.back().end) {
+      ThreadCall& outer = cached->calls.back();  // nested: fold in
+      outer.end = std::max(outer.end, c.end);
+      if (outer.sync == SyncReason::kNone) outer.sync = sync;
+      continue;
+    }
+    cached->calls.push_back(ThreadCall{c.start, c.end, index, sync});
+  }
+
+  const auto& samples = timeline_->thread_samples;
+  for (size_t i = 0; i < samples.size(); ++i) {
+    if (Selected(samples[i].pid)) samples_.push_back(static_cast<uint32_t>(i));
+  }
+  auto sample_less = [&samples](uint32_t a, uint32_t b) {
+    const ThreadSample& x = samples[a];
+    const ThreadSample& y = samples[b];
+    if (x.pid != y.pid) return x.pid < y.pid;
+    if (x.tid != y.tid) return x.tid < y.tid;
+    return x.ts < y.ts;
+  };
+  if (!std::is_sorted(samples_.begin(), samples_.end(), sample_less)) {
+    std::stable_sort(samples_.begin(), samples_.end(), sample_less);
+  }
+  for (size_t i = 0; i < samples_.size();) {
+    const ThreadSample& s = samples[samples_[i]];
+    size_t j = i;
+    while (j < samples_.size() && samples[samples_[j]].pid == s.pid &&
+           samples[samples_[j]].tid == s.tid) {
+      ++j;
+    }
+    ThreadView& t = thread_of(s.pid, s.tid);
+    t.sample_begin = static_cast<uint32_t>(i);
+    t.sample_end = static_cast<uint32_t>(j);
+    i = j;
+  }
+}
+
+const ThreadView* PreparedTimeline::FindThread(int32_t pid, int32_t tid) const {
+  auto it = thread_index_.find(ThreadKey(pid, tid));
+  return it == thread_index_.end() ? nullptr : &threads_[it->second];
+}
+
+}  // namespace feedprof::analysis

@@ -1,0 +1,120 @@
+// The analyzer's view of a Timeline: the selected processes and window, GPU
+// ops joined to their launching API calls, sorted once.
+//
+// Every metric needs the same groundwork: which ops fall in the window,
+// which call launched each op (correlation id within a process), which ops
+// were launched before recording began, the calls of each host thread in time
+// order and its CPU samples. Doing it once here keeps each metric a linear
+// sweep and keeps allocations per analysis, never per event: the arrays below
+// are sized once from the event counts.
+#ifndef FEEDPROF_ANALYSIS_PREPARED_TIMELINE_H_
+#define FEEDPROF_ANALYSIS_PREPARED_TIMELINE_H_
+
+#include <cstdint>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "analysis/api_classifier.h"
+#include "feedprof/analysis.h"
+#include "feedprof/timeline.h"
+
+namespace feedprof::analysis {
+
+// A GPU op as the analyzer sees it: clipped to the window, joined to its
+// launching call (index into Timeline::api_calls, -1 when none).
+struct OpRef {
+  TimeNs start = 0;
+  TimeNs end = 0;
+  uint32_t op = 0;
+  int32_t api = -1;
+};
+
+// The ops one process ran on one device, sorted by start.
+struct DeviceView {
+  int32_t pid = 0;
+  int32_t device = 0;
+  std::vector<OpRef> ops;
+  std::vector<OpRef> excluded;  // launched before recording began
+};
+
+// A top-level API call of a thread (nested calls folded into it).
+struct ThreadCall {
+  TimeNs start = 0;
+  TimeNs end = 0;
+  uint32_t api = 0;
+  SyncReason sync = SyncReason::kNone;
+};
+
+struct ThreadView {
+  int32_t pid = 0;
+  int32_t tid = 0;
+  std::vector<ThreadCall> calls;  // top-level, sorted, non-overlapping
+  uint64_t api_count = 0;         // all calls in the window, nested too
+  uint32_t sample_begin = 0;      // range in PreparedTimeline::samples
+  uint32_t sample_end = 0;
+};
+
+class PreparedTimeline {
+ public:
+  // `pids`: restrict to these processes (empty: all, or the options' rank).
+  static absl::StatusOr<PreparedTimeline> Build(
+      const Timeline& timeline, const AnalysisOptions& options,
+      const std::vector<int32_t>& pids = {});
+
+  const Timeline& timeline() const { return *timeline_; }
+  const Window& window() const { return window_; }
+  bool Selected(int32_t pid) const;
+  const std::vector<int32_t>& pids() const { return pids_; }
+
+  ApiClass ClassOf(const ApiCall& call) const {
+    return call.name < api_class_.size() ? api_class_[call.name]
+                                         : ApiClass::kOther;
+  }
+  // The op a call launched (first one by correlation), -1 when none.
+  int32_t OpOf(uint32_t api) const { return api_op_[api]; }
+  SyncReason SyncReasonOf(uint32_t api) const;
+
+  const std::vector<DeviceView>& devices() const { return devices_; }
+  const std::vector<ThreadView>& threads() const { return threads_; }
+  const ThreadView* FindThread(int32_t pid, int32_t tid) const;
+  // Indices into Timeline::thread_samples sorted by (pid, tid, ts).
+  const std::vector<uint32_t>& samples() const { return samples_; }
+  // API calls in the window of selected processes (indices), by start.
+  const std::vector<uint32_t>& api_in_window() const { return api_window_; }
+  // Start of the first GPU op of a process (steady-state boundary).
+  TimeNs FirstGpuStart(int32_t pid) const;
+
+  uint64_t event_count() const { return events_; }
+
+ private:
+  PreparedTimeline() = default;
+  void ClassifyNames();
+  void JoinCorrelations(bool exclude_unmatched);
+  void BuildDevices(bool exclude_unmatched);
+  void BuildThreads();
+
+  const Timeline* timeline_ = nullptr;
+  Window window_;
+  std::vector<int32_t> pids_;  // sorted; empty: all processes
+  std::vector<ApiClass> api_class_;
+  std::vector<int32_t> op_api_;
+  std::vector<int32_t> api_op_;
+  std::vector<DeviceView> devices_;
+  std::vector<ThreadView> threads_;
+  std::unordered_map<uint64_t, uint32_t> thread_index_;
+  std::vector<uint32_t> samples_;
+  std::vector<uint32_t> api_window_;
+  std::unordered_map<int32_t, TimeNs> first_gpu_start_;
+  uint64_t events_ = 0;
+};
+
+inline uint64_t ThreadKey(int32_t pid, int32_t tid) {
+  return (static_cast<uint64_t>(static_cast<uint32_t>(pid)) << 32) |
+         static_cast<uint32_t>(tid);
+}
+
+}  // namespace feedprof::analysis
+
+#endif  // FEEDPROF_ANALYSIS_PREPARED_TIMELINE_H_

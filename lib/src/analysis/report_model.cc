@@ -1,0 +1,61 @@
+// Names and small helpers of the report model (feedprof/analysis.h).
+#include "feedprof/analysis.h"
+
+namespace feedprof {
+
+const char* GapBucketLabel(int bucket) {
+  static constexpr const char* kLabels[kGapBuckets] = {
+      "le_10us", "le_100us", "le_1ms", "le_10ms", "gt_10ms"};
+  return bucket >= 0 && bucket < kGapBuckets ? kLabels[bucket] : "";
+}
+
+int GapBucketOf(TimeNs gap_ns) {
+  for (int i = 0; i < kGapBuckets - 1; ++i) {
+    if (gap_ns <= kGapBucketUpperNs[static_cast<size_t>(i)]) return i;
+  }
+  return kGapBuckets - 1;
+}
+
+const char* IdleCauseName(IdleCause cause) {
+  switch (cause) {
+    case IdleCause::kHostWaitSync:
+      return "host_wait_sync";
+    case IdleCause::kHostWaitCudaApi:
+      return "host_wait_cuda_api";
+    case IdleCause::kHostWaitOnCpu:
+      return "host_wait_on_cpu";
+    case IdleCause::kHostWaitOffCpuIo:
+      return "host_wait_off_cpu_io";
+    case IdleCause::kHostWaitOffCpuWait:
+      return "host_wait_off_cpu_wait";
+    case IdleCause::kHostWaitUnknown:
+      return "host_wait_unknown";
+    case IdleCause::kLaunchOverhead:
+      return "launch_overhead";
+    case IdleCause::kQueueLatency:
+      return "queue_latency";
+    case IdleCause::kUnattributed:
+      return "unattributed";
+  }
+  return "";
+}
+
+TimeNs IdleByCause::HostWait() const {
+  TimeNs sum = 0;
+  for (int c = 0; c <= static_cast<int>(IdleCause::kHostWaitUnknown); ++c) {
+    sum += ns[static_cast<size_t>(c)];
+  }
+  return sum;
+}
+
+TimeNs IdleByCause::Total() const {
+  TimeNs sum = 0;
+  for (TimeNs v : ns) sum += v;
+  return sum;
+}
+
+const char* SyncKindName(SyncKind kind) {
+  return kind == SyncKind::kExplicit ? "explicit" : "hidden";
+}
+
+}  // namespace feedprof

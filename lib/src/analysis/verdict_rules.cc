@@ -1,0 +1,221 @@
+// The verdict: which feeding of the GPU limits the run (DESIGN §1).
+//
+// Each rule turns the metrics into one score — the share of the device span
+// its cause explains (verdict_signals.h) — and triggers above a threshold.
+// The primary verdict is the triggered rule with the highest score; the
+// runner-up is the next-highest score. The rules, their formulas and their
+// thresholds are written down in docs/verdict-rules.md; change both
+// together.
+#include <algorithm>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "analysis/analysis_passes.h"
+#include "analysis/units.h"
+#include "analysis/verdict_signals.h"
+
+namespace feedprof::analysis {
+namespace {
+
+// Thresholds (docs/verdict-rules.md).
+constexpr double kLaunchThreshold = 0.15;
+constexpr double kPreprocessingThreshold = 0.15;
+constexpr double kIoThreshold = 0.10;
+constexpr double kSyncThreshold = 0.15;
+constexpr double kTransferThreshold = 0.20;
+constexpr double kLatencyThreshold = 0.15;
+constexpr double kGpuThreshold = 0.70;
+// launch_bound also needs short kernels: median kernel under this, or this
+// share of kernels shorter than their own launch call.
+constexpr TimeNs kShortKernelNs = 50'000;
+constexpr double kShorterThanLaunchShare = 0.25;
+constexpr double kRunnerUpMinimum = 0.05;
+
+std::string Pct(double v) { return FormatPercent(v); }
+
+void AddEvidence(const Report& report, const VerdictSignals& s,
+                 const std::string& verdict, std::vector<std::string>* out) {
+  const TimeNs span = s.span_ns;
+  auto share_of = [span](TimeNs v) {
+    return span > 0 ? static_cast<double>(v) / static_cast<double>(span) : 0.0;
+  };
+  const LaunchStats& l = report.launch;
+  if (verdict == "launch_bound") {
+    out->push_back(absl::StrCat(
+        "Launch overhead, CUDA API time and short host gaps explain ",
+        Pct(s.launch), " of the GPU span (launch overhead ",
+        FormatDuration(s.idle[IdleCause::kLaunchOverhead]),
+        ", other CUDA calls ",
+        FormatDuration(s.idle[IdleCause::kHostWaitCudaApi]), ")."));
+    out->push_back(
+        absl::StrCat(l.count, " kernel launches: median launch call ",
+                     FormatDuration(l.median_api_ns), ", median kernel ",
+                     FormatDuration(l.median_kernel_ns), "; ",
+                     Pct(l.share_kernels_shorter_than_launch),
+                     " of kernels are shorter than their own launch call."));
+    out->push_back(absl::StrCat(
+        "Gaps of 100 µs or less hold ", FormatDuration(s.short_gap_idle_ns),
+        " of idle (", Pct(share_of(s.short_gap_idle_ns)), " of the span)."));
+  } else if (verdict == "preprocessing_bound") {
+    out->push_back(absl::StrCat(
+        "The GPU waited for the host in gaps over 100 µs for ",
+        Pct(s.preprocessing), " of the span (launching thread on-CPU ",
+        FormatDuration(s.idle[IdleCause::kHostWaitOnCpu]),
+        ", off-CPU waiting on other threads ",
+        FormatDuration(s.idle[IdleCause::kHostWaitOffCpuWait]), ", unknown ",
+        FormatDuration(s.idle[IdleCause::kHostWaitUnknown]), ")."));
+    if (!report.host.workers.empty()) {
+      out->push_back(absl::StrCat(
+          report.host.workers.size(), " worker processes used ",
+          FormatDuration(report.host.workers_cpu_ns), " of CPU time."));
+    }
+  } else if (verdict == "io_bound") {
+    out->push_back(
+        absl::StrCat("The launching thread was off-CPU in I/O (D-state) for ",
+                     FormatDuration(s.idle[IdleCause::kHostWaitOffCpuIo]),
+                     " while the GPU was idle: ", Pct(s.io), " of the span."));
+  } else if (verdict == "sync_bound") {
+    out->push_back(
+        absl::StrCat(Pct(s.sync),
+                     " of the GPU span is idle time in gaps that followed a "
+                     "host synchronization (",
+                     FormatDuration(s.after_sync.Total()), ")."));
+    if (!report.sync_points.empty()) {
+      const SyncPoint& p = report.sync_points.front();
+      out->push_back(absl::StrCat(
+          "Top sync point: ", p.api, " (", p.reason, ") ", p.count,
+          " calls blocked the host ", FormatDuration(p.blocked_ns), " (",
+          Pct(p.wall_share), " of wall time), GPU idle after: ",
+          FormatDuration(p.idle_after_ns), "."));
+    }
+    out->push_back(absl::StrCat("The most-blocked thread spent ",
+                                Pct(report.host.sync_blocked_share),
+                                " of wall time in sync calls."));
+  } else if (verdict == "transfer_bound") {
+    out->push_back(absl::StrCat("Copies not overlapped by any kernel take ",
+                                FormatDuration(s.exposed_memcpy_ns), " (",
+                                Pct(s.transfer), " of the span)."));
+    for (const CopyDirectionStats& d : report.copies.directions) {
+      std::string line = absl::StrCat(
+          d.direction, ": ", FormatBytes(d.bytes), " in ", d.count,
+          " copies at ", absl::StrFormat("%.2f", d.achieved_gbps), " GB/s");
+      if (report.copies.link_known && d.link_share > 0) {
+        absl::StrAppend(&line, " (", Pct(d.link_share), " of the PCIe link)");
+      }
+      absl::StrAppend(&line, ", pageable ", Pct(d.pageable_share), ".");
+      out->push_back(line);
+    }
+  } else if (verdict == "gpu_bound") {
+    out->push_back(absl::StrCat(
+        "The GPU is busy ", Pct(s.busy_share),
+        " of its span; kernels and copies, not the host, set the pace."));
+  } else if (verdict == "latency_bound") {
+    out->push_back(
+        absl::StrCat("Queue latency (work already submitted, GPU waiting) is ",
+                     FormatDuration(s.idle[IdleCause::kQueueLatency]),
+                     " and kernels with fewer blocks than SMs run ",
+                     FormatDuration(s.small_grid_ns), ": ", Pct(s.latency),
+                     " of the span."));
+    out->push_back(absl::StrCat("Median kernel ",
+                                FormatDuration(l.median_kernel_ns),
+                                "; the host was not the limit."));
+  }
+}
+
+}  // namespace
+
+Verdict ComputeVerdict(const Report& report) {
+  Verdict v;
+  if (!report.has_gpu_activity) {
+    v.primary = "inconclusive";
+    v.confidence = 0;
+    v.confidence_label = "low";
+    v.evidence.push_back(
+        "The trace has no GPU activity (no kernels, copies or memsets) in the "
+        "analysed window: there is nothing to attribute GPU idle time to.");
+    return v;
+  }
+  const VerdictSignals s = ComputeVerdictSignals(report);
+  const LaunchStats& l = report.launch;
+  const bool short_kernels =
+      (l.kernels > 0 && l.median_kernel_ns < kShortKernelNs) ||
+      l.share_kernels_shorter_than_launch >= kShorterThanLaunchShare;
+  v.scores = {
+      {"launch_bound", s.launch, kLaunchThreshold,
+       s.launch >= kLaunchThreshold && short_kernels},
+      {"preprocessing_bound", s.preprocessing, kPreprocessingThreshold,
+       s.preprocessing >= kPreprocessingThreshold},
+      {"io_bound", s.io, kIoThreshold, s.io >= kIoThreshold},
+      {"sync_bound", s.sync, kSyncThreshold, s.sync >= kSyncThreshold},
+      {"transfer_bound", s.transfer, kTransferThreshold,
+       s.transfer >= kTransferThreshold},
+      {"latency_bound", s.latency, kLatencyThreshold,
+       s.latency >= kLatencyThreshold},
+      {"gpu_bound", s.gpu, kGpuThreshold, s.gpu >= kGpuThreshold},
+  };
+
+  const RuleScore* primary = nullptr;
+  for (const RuleScore& r : v.scores) {
+    if (r.triggered && (primary == nullptr || r.score > primary->score)) {
+      primary = &r;
+    }
+  }
+  const RuleScore* runner = nullptr;
+  for (const RuleScore& r : v.scores) {
+    if (&r == primary || r.score < kRunnerUpMinimum) continue;
+    if (runner == nullptr || r.score > runner->score) runner = &r;
+  }
+  if (runner != nullptr) v.runner_up = runner->verdict;
+
+  v.evidence.push_back(absl::StrCat(
+      "GPU busy ", Pct(s.busy_share), " of a ", FormatDuration(s.span_ns),
+      " span (idle ", Pct(s.idle_share), ") over ", report.devices.size(),
+      report.devices.size() == 1 ? " device." : " devices."));
+  if (primary == nullptr) {
+    v.primary = "inconclusive";
+    const RuleScore* best = nullptr;
+    for (const RuleScore& r : v.scores) {
+      if (best == nullptr ||
+          r.score / r.threshold > best->score / best->threshold) {
+        best = &r;
+      }
+    }
+    v.evidence.push_back(
+        absl::StrCat("No rule reached its threshold; the closest is ",
+                     best->verdict, " explaining ", Pct(best->score),
+                     " of the span (threshold ", Pct(best->threshold), ")."));
+    if (s.idle[IdleCause::kUnattributed] > 0) {
+      v.evidence.push_back(absl::StrCat(
+          FormatDuration(s.idle[IdleCause::kUnattributed]),
+          " of idle ends in work with no launching call in the trace."));
+    }
+    v.confidence = 0.2;
+    v.confidence_label = "low";
+    return v;
+  }
+  v.primary = primary->verdict;
+  const double p = primary->score;
+  const double r = runner != nullptr ? runner->score : 0.0;
+  double confidence =
+      0.6 * std::clamp((p - r) / p, 0.0, 1.0) + 0.4 * std::min(1.0, p / 0.6);
+  AddEvidence(report, s, v.primary, &v.evidence);
+  if ((v.primary == "preprocessing_bound" || v.primary == "io_bound") &&
+      !report.available.host_samples) {
+    confidence = std::min(confidence, 0.5);
+    v.evidence.push_back(
+        "Host CPU samples are not available in this trace: time outside CUDA "
+        "calls cannot be split into on-CPU work, I/O and waiting.");
+  }
+  if (runner != nullptr) {
+    v.evidence.push_back(absl::StrCat("Runner-up: ", runner->verdict,
+                                      " explains ", Pct(runner->score),
+                                      " of the span."));
+  }
+  v.confidence = confidence;
+  v.confidence_label =
+      confidence >= 0.7 ? "high" : (confidence >= 0.4 ? "medium" : "low");
+  return v;
+}
+
+}  // namespace feedprof::analysis

@@ -1,0 +1,39 @@
+// The numbers the verdict rules look at, aggregated over all devices of the
+// analysed processes, each as a share of the summed device span.
+//
+// Kept apart from the rules so tests and docs/verdict-rules.md can name each
+// signal, and so next_steps.cc can read the same figures.
+#ifndef FEEDPROF_ANALYSIS_VERDICT_SIGNALS_H_
+#define FEEDPROF_ANALYSIS_VERDICT_SIGNALS_H_
+
+#include "feedprof/analysis.h"
+
+namespace feedprof::analysis {
+
+struct VerdictSignals {
+  TimeNs span_ns = 0;
+  TimeNs busy_ns = 0;
+  double busy_share = 0;
+  double idle_share = 0;
+  IdleByCause idle;        // summed over devices
+  IdleByCause after_sync;  // idle of gaps that followed a sync
+  // Shares of the span explained by each candidate cause (see
+  // docs/verdict-rules.md for the formulas).
+  double launch = 0;
+  double preprocessing = 0;
+  double io = 0;
+  double sync = 0;
+  double transfer = 0;
+  double latency = 0;
+  double gpu = 0;
+  TimeNs exposed_memcpy_ns = 0;
+  TimeNs small_grid_ns = 0;
+  TimeNs short_gap_idle_ns = 0;  // idle in gaps ≤ 100 µs
+  TimeNs long_gap_idle_ns = 0;
+};
+
+VerdictSignals ComputeVerdictSignals(const Report& report);
+
+}  // namespace feedprof::analysis
+
+#endif  // FEEDPROF_ANALYSIS_VERDICT_SIGNALS_H_

@@ -1,0 +1,159 @@
+#include "kineto/gzip_input.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace feedprof::kineto {
+namespace {
+
+constexpr size_t kInputChunk = 256 * 1024;
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<GzipFileInput>> GzipFileInput::Open(
+    const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    return absl::NotFoundError(
+        absl::StrCat(path, ": cannot open: ", std::strerror(err),
+                     "; check the path and that the file is readable"));
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": is a directory, not a Kineto trace file"));
+  }
+  auto input = std::unique_ptr<GzipFileInput>(
+      new GzipFileInput(fd, static_cast<uint64_t>(st.st_size)));
+  // Sniff the gzip magic from the first bytes; they stay in the input
+  // buffer, so a plain file is served from the same buffer.
+  while (input->in_end_ < 2 && input->FillInput()) {
+  }
+  if (input->end_ == End::kReadError) {
+    return absl::DataLossError(
+        absl::StrCat(path, ": cannot read: ", input->detail_));
+  }
+  input->gzip_ =
+      input->in_end_ >= 2 && input->in_[0] == 0x1f && input->in_[1] == 0x8b;
+  return input;
+}
+
+GzipFileInput::GzipFileInput(int fd, uint64_t file_size)
+    : fd_(fd), file_size_(file_size), in_(kInputChunk) {}
+
+GzipFileInput::~GzipFileInput() {
+  if (inflate_ready_) inflateEnd(&zs_);
+  ::close(fd_);
+}
+
+bool GzipFileInput::FillInput() {
+  if (file_eof_) return false;
+  if (in_begin_ == in_end_) {
+    in_begin_ = in_end_ = 0;
+  } else if (in_end_ == in_.size()) {
+    std::memmove(in_.data(), in_.data() + in_begin_, in_end_ - in_begin_);
+    in_end_ -= in_begin_;
+    in_begin_ = 0;
+  }
+  for (;;) {
+    const ssize_t n = ::read(fd_, in_.data() + in_end_, in_.size() - in_end_);
+    if (n > 0) {
+      in_end_ += static_cast<size_t>(n);
+      file_bytes_read_.fetch_add(static_cast<uint64_t>(n),
+                                 std::memory_order_relaxed);
+      return true;
+    }
+    if (n == 0) {
+      file_eof_ = true;
+      return false;
+    }
+    if (errno == EINTR) continue;
+    detail_ = std::strerror(errno);
+    end_ = End::kReadError;
+    file_eof_ = true;
+    return false;
+  }
+}
+
+size_t GzipFileInput::Read(char* out, size_t capacity) {
+  if (end_ != End::kNotYet || capacity == 0) return 0;
+  return gzip_ ? ReadGzip(out, capacity) : ReadPlain(out, capacity);
+}
+
+size_t GzipFileInput::ReadPlain(char* out, size_t capacity) {
+  if (in_begin_ == in_end_ && !FillInput()) {
+    if (end_ == End::kNotYet) end_ = End::kClean;
+    return 0;
+  }
+  const size_t n = std::min(capacity, in_end_ - in_begin_);
+  std::memcpy(out, in_.data() + in_begin_, n);
+  in_begin_ += n;
+  return n;
+}
+
+size_t GzipFileInput::ReadGzip(char* out, size_t capacity) {
+  if (!inflate_ready_) {
+    // 15 + 16: gzip wrapper only, full window.
+    if (inflateInit2(&zs_, 15 + 16) != Z_OK) {
+      end_ = End::kCorrupt;
+      detail_ = "zlib could not be initialised";
+      return 0;
+    }
+    inflate_ready_ = true;
+  }
+  size_t produced = 0;
+  while (produced < capacity) {
+    if (in_begin_ == in_end_ && !FillInput()) {
+      if (end_ == End::kNotYet) {
+        end_ = member_done_ ? End::kClean : End::kTruncated;
+        if (end_ == End::kTruncated) {
+          detail_ = absl::StrCat("the gzip stream ends early at byte ",
+                                 file_bytes_read(), " of the file");
+        }
+      }
+      break;
+    }
+    if (member_done_) {
+      // Another gzip member follows, or trailing padding (zeros written
+      // by some tools): only a new gzip magic continues the stream.
+      if (in_end_ - in_begin_ < 2 && FillInput()) continue;
+      if (in_end_ - in_begin_ < 2 || in_[in_begin_] != 0x1f ||
+          in_[in_begin_ + 1] != 0x8b) {
+        end_ = End::kClean;
+        break;
+      }
+      inflateReset(&zs_);
+      member_done_ = false;
+    }
+    zs_.next_in = in_.data() + in_begin_;
+    zs_.avail_in = static_cast<uInt>(in_end_ - in_begin_);
+    zs_.next_out = reinterpret_cast<Bytef*>(out + produced);
+    zs_.avail_out = static_cast<uInt>(capacity - produced);
+    const int rc = inflate(&zs_, Z_NO_FLUSH);
+    in_begin_ = in_end_ - zs_.avail_in;
+    produced = capacity - zs_.avail_out;
+    if (rc == Z_STREAM_END) {
+      member_done_ = true;
+      continue;
+    }
+    if (rc == Z_OK || rc == Z_BUF_ERROR) continue;
+    end_ = End::kCorrupt;
+    detail_ = absl::StrCat("the gzip data is corrupt near byte ",
+                           file_bytes_read() - (in_end_ - in_begin_),
+                           " of the file (",
+                           zs_.msg != nullptr ? zs_.msg : "zlib error", ")");
+    break;
+  }
+  return produced;
+}
+
+}  // namespace feedprof::kineto

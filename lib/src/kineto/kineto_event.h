@@ -1,0 +1,72 @@
+// One Kineto trace event, materialized from the JSON stream.
+//
+// Why a flat struct: the reader sees keys in whatever order the exporter
+// wrote them ("ph" first in complete events, "name" first in metadata
+// events), so it collects the fields it understands into this struct and maps
+// the event once the object has closed. The struct is reused for every event:
+// its strings keep their capacity, so reading an event allocates nothing once
+// the longest names have been seen. Unknown keys and args are skipped.
+#ifndef FEEDPROF_LIB_SRC_KINETO_KINETO_EVENT_H_
+#define FEEDPROF_LIB_SRC_KINETO_KINETO_EVENT_H_
+
+#include <cstdint>
+#include <string>
+
+#include "kineto/json_tokenizer.h"
+
+namespace feedprof::kineto {
+
+// An integer-or-string JSON field (Kineto writes pid/tid either way).
+struct IdField {
+  bool present = false;
+  bool is_string = false;
+  int64_t number = 0;
+  std::string text;
+  void Reset() {
+    present = false;
+    is_string = false;
+    number = 0;
+    text.clear();
+  }
+};
+
+struct OptionalInt {
+  bool present = false;
+  int64_t value = 0;
+};
+
+struct KinetoEvent {
+  char ph = 0;  // "X", "i", "M", "s", "f", ... (first character)
+  std::string cat;
+  std::string name;
+  IdField pid;
+  IdField tid;
+  bool has_ts = false;
+  int64_t ts_ns = 0;
+  bool has_dur = false;
+  int64_t dur_ns = 0;
+
+  // args
+  OptionalInt correlation;
+  OptionalInt external_id;
+  OptionalInt device;
+  OptionalInt stream;
+  OptionalInt bytes;
+  OptionalInt wait_on_stream;
+  OptionalInt rank;  // metadata args (rare)
+  uint32_t grid[3] = {0, 0, 0};
+  uint32_t block[3] = {0, 0, 0};
+  std::string sync_kind;   // args "cuda_sync_kind"
+  std::string arg_name;    // args "name" (process_name / thread_name)
+  std::string arg_labels;  // args "labels" (process_labels)
+
+  void Reset();
+};
+
+// Reads the rest of an event object whose '{' the tokenizer just returned,
+// up to and including its '}'. False on a JSON error (see the tokenizer).
+bool ReadKinetoEvent(JsonTokenizer& tokens, KinetoEvent* event);
+
+}  // namespace feedprof::kineto
+
+#endif  // FEEDPROF_LIB_SRC_KINETO_KINETO_EVENT_H_

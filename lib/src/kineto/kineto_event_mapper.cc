@@ -1,0 +1,503 @@
+#include "kineto/kineto_event_mapper.h"
+
+#include <algorithm>
+#include <set>
+#include <string_view>
+
+#include "kineto/kineto_time.h"
+
+namespace feedprof::kineto {
+namespace {
+
+enum class Category : uint8_t {
+  kKernel,
+  kMemcpy,
+  kMemset,
+  kRuntime,
+  kDriver,
+  kSync,
+  kCpuOp,
+  kUserAnnotation,
+  kGpuUserAnnotation,
+  kPythonFunction,
+  kProfilerSpan,  // Kineto's own "Trace" span
+  kOther,
+};
+
+Category Classify(std::string_view cat) {
+  if (cat == "kernel" || cat == "Kernel") return Category::kKernel;
+  if (cat == "cuda_runtime" || cat == "Runtime") return Category::kRuntime;
+  if (cat == "cpu_op" || cat == "Operator") return Category::kCpuOp;
+  if (cat == "gpu_memcpy" || cat == "Memcpy") return Category::kMemcpy;
+  if (cat == "gpu_memset" || cat == "Memset") return Category::kMemset;
+  if (cat == "cuda_driver") return Category::kDriver;
+  if (cat == "cuda_sync") return Category::kSync;
+  if (cat == "python_function") return Category::kPythonFunction;
+  if (cat == "user_annotation") return Category::kUserAnnotation;
+  if (cat == "gpu_user_annotation") return Category::kGpuUserAnnotation;
+  if (cat == "Trace") return Category::kProfilerSpan;
+  return Category::kOther;
+}
+
+// "Memcpy HtoD (Pageable -> Device)" -> kHtoD.
+CopyKind ParseCopyKind(std::string_view name) {
+  struct Entry {
+    std::string_view text;
+    CopyKind kind;
+  };
+  static constexpr Entry kKinds[] = {
+      {"HtoD", CopyKind::kHtoD}, {"DtoH", CopyKind::kDtoH},
+      {"DtoD", CopyKind::kDtoD}, {"HtoH", CopyKind::kHtoH},
+      {"PtoP", CopyKind::kPtoP}, {"HtoA", CopyKind::kHtoA},
+      {"AtoH", CopyKind::kAtoH}, {"AtoA", CopyKind::kAtoA},
+      {"AtoD", CopyKind::kAtoD}, {"DtoA", CopyKind::kDtoA},
+  };
+  for (const Entry& e : kKinds) {
+    if (name.find(e.text) != std::string_view::npos) return e.kind;
+  }
+  return CopyKind::kUnknown;
+}
+
+MemoryKind ParseMemoryKind(std::string_view text) {
+  // Trim spaces.
+  while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+  while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
+  if (text == "Pageable") return MemoryKind::kPageable;
+  if (text == "Pinned") return MemoryKind::kPinned;
+  if (text == "Device") return MemoryKind::kDevice;
+  if (text == "Array") return MemoryKind::kArray;
+  if (text == "Managed") return MemoryKind::kManaged;
+  if (text == "Device Static") return MemoryKind::kDeviceStatic;
+  if (text == "Managed Static") return MemoryKind::kManagedStatic;
+  return MemoryKind::kUnknown;
+}
+
+// The "(A -> B)" or "(B)" part of a memcpy/memset name.
+void ParseMemoryKinds(std::string_view name, MemoryKind* src, MemoryKind* dst) {
+  const size_t open = name.rfind('(');
+  const size_t close = name.rfind(')');
+  if (open == std::string_view::npos || close == std::string_view::npos ||
+      close < open) {
+    return;
+  }
+  const std::string_view inside = name.substr(open + 1, close - open - 1);
+  const size_t arrow = inside.find("->");
+  if (arrow == std::string_view::npos) {
+    *dst = ParseMemoryKind(inside);
+    return;
+  }
+  *src = ParseMemoryKind(inside.substr(0, arrow));
+  *dst = ParseMemoryKind(inside.substr(arrow + 2));
+}
+
+// "cudaLaunchKernel_v7000" -> "cudaLaunchKernel".
+std::string_view StripVersionSuffix(std::string_view name) {
+  size_t i = name.size();
+  while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9') --i;
+  if (i < name.size() && i >= 2 && name[i - 1] == 'v' && name[i - 2] == '_') {
+    return name.substr(0, i - 2);
+  }
+  return name;
+}
+
+SyncType ParseSyncType(std::string_view kind) {
+  if (kind == "Stream Sync") return SyncType::kStreamSynchronize;
+  if (kind == "Event Sync") return SyncType::kEventSynchronize;
+  if (kind == "Context Sync") return SyncType::kContextSynchronize;
+  if (kind == "Stream Wait Event") return SyncType::kStreamWaitEvent;
+  return SyncType::kUnknown;
+}
+
+bool IsProfilerStep(std::string_view name) {
+  return name.substr(0, 13) == "ProfilerStep#";
+}
+
+bool IsDataLoader(std::string_view name) {
+  return name.substr(0, 21) == "enumerate(DataLoader)" ||
+         name.find("DataLoader") != std::string_view::npos;
+}
+
+int32_t ClampToInt32(int64_t v) {
+  if (v > INT32_MAX) return INT32_MAX;
+  if (v < INT32_MIN) return INT32_MIN;
+  return static_cast<int32_t>(v);
+}
+
+}  // namespace
+
+int32_t KinetoEventMapper::HostId(const IdField& id) {
+  if (!id.present) return 0;
+  if (!id.is_string) return ClampToInt32(id.number);
+  auto it = string_ids_.find(id.text);
+  if (it != string_ids_.end()) return it->second;
+  const auto synthetic = -static_cast<int32_t>(string_ids_.size()) - 1;
+  string_ids_.emplace(id.text, synthetic);
+  return synthetic;
+}
+
+void KinetoEventMapper::Add(const KinetoEvent& e) {
+  ++counts_.events;
+  if (e.ph == 'M') {
+    AddMetadata(e);
+    return;
+  }
+  if (e.ph == 'i' || e.ph == 'I') {
+    if (!e.has_ts || e.name == "[memory]") {
+      ++counts_.other;
+      return;
+    }
+    Mark mark;
+    mark.ts = e.ts_ns;
+    mark.pid = HostId(e.pid);
+    mark.tid = HostId(e.tid);
+    mark.name = timeline_->strings.Intern(e.name);
+    mark.domain = timeline_->strings.Intern(e.cat);
+    timeline_->marks.push_back(mark);
+    ++counts_.marks;
+    return;
+  }
+  if (e.ph != 'X') {
+    ++counts_.other;  // flow arrows (ac2g, fwdbwd), counters, ...
+    return;
+  }
+  if (!e.has_ts) {
+    ++counts_.without_timestamp;
+    return;
+  }
+  switch (Classify(e.cat)) {
+    case Category::kKernel:
+      AddGpuOp(e, GpuOpKind::kKernel);
+      return;
+    case Category::kMemcpy:
+      AddGpuOp(e, GpuOpKind::kMemcpy);
+      return;
+    case Category::kMemset:
+      AddGpuOp(e, GpuOpKind::kMemset);
+      return;
+    case Category::kRuntime:
+      AddApiCall(e, ApiDomain::kRuntime);
+      return;
+    case Category::kDriver:
+      AddApiCall(e, ApiDomain::kDriver);
+      return;
+    case Category::kSync:
+      AddSync(e);
+      return;
+    case Category::kCpuOp:
+      AddRange(e, RangeSource::kCpuOp);
+      return;
+    case Category::kUserAnnotation:
+      AddRange(e, RangeSource::kUserAnnotation);
+      return;
+    case Category::kPythonFunction:
+      AddRange(e, RangeSource::kPythonFunction);
+      return;
+    case Category::kGpuUserAnnotation:
+      ++counts_.gpu_annotations_dropped;
+      return;
+    case Category::kProfilerSpan: {
+      const TimeNs end = e.ts_ns + std::max<int64_t>(e.dur_ns, 0);
+      window_start_ = has_window_ ? std::min(window_start_, e.ts_ns) : e.ts_ns;
+      window_end_ = has_window_ ? std::max(window_end_, end) : end;
+      has_window_ = true;
+      ++counts_.other;
+      return;
+    }
+    case Category::kOther:
+      ++counts_.other;
+      return;
+  }
+}
+
+void KinetoEventMapper::AddGpuOp(const KinetoEvent& e, GpuOpKind kind) {
+  GpuOp op;
+  op.start = e.ts_ns;
+  op.end = e.ts_ns + std::max<int64_t>(e.dur_ns, 0);
+  op.kind = kind;
+  op.name = timeline_->strings.Intern(e.name);
+  if (e.correlation.present) {
+    op.correlation = static_cast<uint64_t>(e.correlation.value);
+  } else if (e.external_id.present) {
+    op.correlation = static_cast<uint64_t>(e.external_id.value);
+  }
+  if (e.bytes.present && e.bytes.value > 0) {
+    op.bytes = static_cast<uint64_t>(e.bytes.value);
+  }
+  if (e.device.present) {
+    op.device = ClampToInt32(e.device.value);
+  } else if (e.pid.present && !e.pid.is_string) {
+    op.device = ClampToInt32(e.pid.number);
+  }
+  int64_t stream = -1;
+  if (e.stream.present) {
+    stream = e.stream.value;
+  } else if (e.tid.present) {
+    if (!e.tid.is_string) {
+      stream = e.tid.number;
+    } else if (!FirstIntegerIn(e.tid.text, &stream)) {
+      stream = -1;
+    }
+  }
+  op.stream = stream;
+  switch (kind) {
+    case GpuOpKind::kKernel:
+      std::copy(std::begin(e.grid), std::end(e.grid), std::begin(op.grid));
+      std::copy(std::begin(e.block), std::end(e.block), std::begin(op.block));
+      ++counts_.kernels;
+      break;
+    case GpuOpKind::kMemcpy:
+      op.copy_kind = ParseCopyKind(e.name);
+      ParseMemoryKinds(e.name, &op.src_kind, &op.dst_kind);
+      ++counts_.memcpys;
+      break;
+    case GpuOpKind::kMemset:
+      ParseMemoryKinds(e.name, &op.src_kind, &op.dst_kind);
+      ++counts_.memsets;
+      break;
+  }
+  timeline_->gpu_ops.push_back(op);
+}
+
+void KinetoEventMapper::AddApiCall(const KinetoEvent& e, ApiDomain domain) {
+  ApiCall call;
+  call.start = e.ts_ns;
+  call.end = e.ts_ns + std::max<int64_t>(e.dur_ns, 0);
+  if (e.correlation.present) {
+    call.correlation = static_cast<uint64_t>(e.correlation.value);
+  } else if (e.external_id.present) {
+    call.correlation = static_cast<uint64_t>(e.external_id.value);
+  }
+  call.pid = HostId(e.pid);
+  call.tid = HostId(e.tid);
+  call.name = timeline_->strings.Intern(StripVersionSuffix(e.name));
+  call.domain = domain;
+  timeline_->api_calls.push_back(call);
+  ++counts_.api_calls;
+}
+
+void KinetoEventMapper::AddSync(const KinetoEvent& e) {
+  SyncRecord sync;
+  sync.start = e.ts_ns;
+  sync.end = e.ts_ns + std::max<int64_t>(e.dur_ns, 0);
+  if (e.correlation.present) {
+    sync.correlation = static_cast<uint64_t>(e.correlation.value);
+  }
+  sync.type =
+      ParseSyncType(e.sync_kind.empty() ? std::string_view(e.name)
+                                        : std::string_view(e.sync_kind));
+  if (sync.type == SyncType::kUnknown) sync.type = ParseSyncType(e.name);
+  if (e.stream.present) {
+    sync.stream = e.stream.value;
+  } else if (e.tid.present && !e.tid.is_string) {
+    sync.stream = e.tid.number;
+  }
+  if (e.device.present) {
+    sync.device = ClampToInt32(e.device.value);
+  } else if (e.pid.present && !e.pid.is_string) {
+    sync.device = ClampToInt32(e.pid.number);
+  }
+  timeline_->syncs.push_back(sync);
+  ++counts_.syncs;
+}
+
+void KinetoEventMapper::AddRange(const KinetoEvent& e, RangeSource source) {
+  if (source != RangeSource::kPythonFunction) {
+    if (IsProfilerStep(e.name)) {
+      source = RangeSource::kProfilerStep;
+    } else if (IsDataLoader(e.name)) {
+      source = RangeSource::kDataLoader;
+    }
+  }
+  Range range;
+  range.start = e.ts_ns;
+  range.end = e.ts_ns + std::max<int64_t>(e.dur_ns, 0);
+  range.pid = HostId(e.pid);
+  range.tid = HostId(e.tid);
+  range.name = timeline_->strings.Intern(e.name);
+  range.domain = timeline_->strings.Intern(e.cat);
+  range.source = source;
+  timeline_->ranges.push_back(range);
+  ++counts_.ranges;
+}
+
+void KinetoEventMapper::AddMetadata(const KinetoEvent& e) {
+  const int32_t pid = HostId(e.pid);
+  if (e.name == "process_name") {
+    process_names_[pid] = e.arg_name;
+  } else if (e.name == "process_labels") {
+    process_labels_[pid] = e.arg_labels;
+  } else if (e.name == "thread_name") {
+    thread_names_[{pid, HostId(e.tid)}] = e.arg_name;
+  }
+}
+
+void KinetoEventMapper::BuildProcessesAndThreads(int32_t main_pid) {
+  auto is_gpu_pid = [&](int32_t pid) {
+    auto it = process_labels_.find(pid);
+    return it != process_labels_.end() && it->second.rfind("GPU", 0) == 0;
+  };
+  struct Extent {
+    TimeNs start = INT64_MAX;
+    TimeNs end = INT64_MIN;
+  };
+  std::map<int32_t, Extent> host_pids;
+  std::set<std::pair<int32_t, int32_t>> host_threads;
+  auto note = [&](int32_t pid, int32_t tid, TimeNs start, TimeNs end) {
+    if (pid < 0 || is_gpu_pid(pid)) return;
+    Extent& x = host_pids[pid];
+    x.start = std::min(x.start, start);
+    x.end = std::max(x.end, end);
+    host_threads.emplace(pid, tid);
+  };
+  for (const ApiCall& c : timeline_->api_calls) {
+    note(c.pid, c.tid, c.start, c.end);
+  }
+  for (const Range& r : timeline_->ranges) note(r.pid, r.tid, r.start, r.end);
+  for (const auto& [pid, labels] : process_labels_) {
+    if (pid >= 0 && labels == "CPU") host_pids.try_emplace(pid);
+  }
+  if (host_pids.empty() && !timeline_->gpu_ops.empty()) {
+    host_pids.try_emplace(main_pid);
+  }
+  for (const auto& [pid, extent] : host_pids) {
+    Process p;
+    p.pid = pid;
+    p.rank = rank_;
+    p.world_size = world_size_;
+    auto name = process_names_.find(pid);
+    if (name != process_names_.end()) p.command = name->second;
+    p.trace_path = timeline_->source_path;
+    if (has_window_) {
+      p.start = window_start_;
+      p.end = window_end_;
+    } else if (extent.start <= extent.end) {
+      p.start = extent.start;
+      p.end = extent.end;
+    }
+    timeline_->processes.push_back(std::move(p));
+  }
+  for (const auto& [key, name] : thread_names_) {
+    if (host_pids.count(key.first) != 0) host_threads.insert(key);
+  }
+  for (const auto& [pid, tid] : host_threads) {
+    if (host_pids.count(pid) == 0) continue;
+    Thread t;
+    t.pid = pid;
+    t.tid = tid;
+    t.is_main = pid == tid;
+    auto name = thread_names_.find({pid, tid});
+    if (name != thread_names_.end()) t.name = name->second;
+    timeline_->threads.push_back(std::move(t));
+  }
+}
+
+void KinetoEventMapper::Finish() {
+  Timeline& t = *timeline_;
+  // The process that issued the CUDA calls; GPU work without a matching call
+  // is attributed to it.
+  std::map<int32_t, uint64_t> calls_per_pid;
+  for (const ApiCall& c : t.api_calls) ++calls_per_pid[c.pid];
+  int32_t main_pid = 0;
+  uint64_t best = 0;
+  for (const auto& [pid, n] : calls_per_pid) {
+    // Synthetic ids (string pids) only when nothing else issued calls.
+    if (n > best || (pid >= 0 && main_pid < 0 && n == best)) {
+      best = n;
+      main_pid = pid;
+    }
+  }
+  if (best == 0) {
+    for (const auto& [pid, labels] : process_labels_) {
+      if (labels == "CPU") {
+        main_pid = pid;
+        break;
+      }
+    }
+  }
+
+  std::unordered_map<uint64_t, uint32_t> call_by_correlation;
+  call_by_correlation.reserve(t.api_calls.size());
+  for (uint32_t i = 0; i < t.api_calls.size(); ++i) {
+    if (t.api_calls[i].correlation != 0) {
+      call_by_correlation.emplace(t.api_calls[i].correlation, i);
+    }
+  }
+  bool any_matched = false;
+  for (GpuOp& op : t.gpu_ops) {
+    auto it = op.correlation == 0 ? call_by_correlation.end()
+                                  : call_by_correlation.find(op.correlation);
+    if (it != call_by_correlation.end()) {
+      op.pid = t.api_calls[it->second].pid;
+      any_matched = true;
+    } else {
+      op.pid = main_pid;
+    }
+  }
+  for (SyncRecord& s : t.syncs) {
+    auto it = s.correlation == 0 ? call_by_correlation.end()
+                                 : call_by_correlation.find(s.correlation);
+    if (it != call_by_correlation.end()) {
+      s.pid = t.api_calls[it->second].pid;
+      s.tid = t.api_calls[it->second].tid;
+    } else {
+      s.pid = main_pid;
+    }
+  }
+
+  std::set<int32_t> device_ids;
+  for (const KinetoDeviceProperties& d : devices_) {
+    if (!device_ids.insert(d.id).second) continue;
+    Device device;
+    device.id = d.id;
+    device.pid = main_pid;
+    device.name = d.name;
+    device.sm_count = d.sm_count;
+    device.memory_bytes = d.memory_bytes;
+    t.devices.push_back(std::move(device));
+  }
+  for (const GpuOp& op : t.gpu_ops) {
+    if (device_ids.insert(op.device).second) {
+      Device device;
+      device.id = op.device;
+      device.pid = main_pid;
+      t.devices.push_back(std::move(device));
+    }
+  }
+  std::sort(t.devices.begin(), t.devices.end(),
+            [](const Device& a, const Device& b) { return a.id < b.id; });
+
+  BuildProcessesAndThreads(main_pid);
+
+  auto by_start = [](const auto& a, const auto& b) {
+    return a.start != b.start ? a.start < b.start : a.end > b.end;
+  };
+  std::stable_sort(t.gpu_ops.begin(), t.gpu_ops.end(), by_start);
+  std::stable_sort(t.api_calls.begin(), t.api_calls.end(), by_start);
+  std::stable_sort(t.syncs.begin(), t.syncs.end(), by_start);
+  std::stable_sort(t.ranges.begin(), t.ranges.end(), by_start);
+  std::stable_sort(t.marks.begin(), t.marks.end(),
+                   [](const Mark& a, const Mark& b) { return a.ts < b.ts; });
+
+  // Nesting depth per thread: ranges are sorted by start, enclosing first.
+  std::unordered_map<uint64_t, std::vector<TimeNs>> open_ends;
+  for (Range& r : t.ranges) {
+    const uint64_t key =
+        (static_cast<uint64_t>(static_cast<uint32_t>(r.pid)) << 32) |
+        static_cast<uint32_t>(r.tid);
+    std::vector<TimeNs>& stack = open_ends[key];
+    while (!stack.empty() && stack.back() <= r.start) stack.pop_back();
+    r.depth = static_cast<uint32_t>(stack.size());
+    stack.push_back(r.end);
+  }
+
+  t.available.api_calls = !t.api_calls.empty();
+  t.available.correlation = any_matched;
+  t.available.sync_records = counts_.syncs > 0;
+  t.available.ranges = !t.ranges.empty();
+  t.available.host_samples = false;
+  t.available.system_samples = false;
+  t.available.call_sites = false;
+  t.available.gpu_counters = false;
+}
+
+}  // namespace feedprof::kineto

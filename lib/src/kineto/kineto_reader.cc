@@ -1,0 +1,305 @@
+// ReadKinetoTrace: walks the top level of a Kineto trace document and feeds
+// each event to the mapper, turning tokenizer and gzip failures into the
+// errors and salvage warnings users see.
+#include "feedprof/kineto_reader.h"
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "kineto/gzip_input.h"
+#include "kineto/json_tokenizer.h"
+#include "kineto/kineto_event.h"
+#include "kineto/kineto_event_mapper.h"
+#include "kineto/kineto_time.h"
+#include "kineto/prefetching_byte_source.h"
+#include "common/read_progress.h"
+
+namespace feedprof {
+namespace {
+
+using kineto::JsonToken;
+using kineto::JsonTokenizer;
+
+// Files smaller than this are read on the calling thread: starting a
+// thread costs more than it saves.
+constexpr uint64_t kPrefetchThresholdBytes = 512 * 1024;
+
+// Reads one scalar integer value (a container is skipped). False on error.
+bool ReadIntValue(JsonTokenizer& tokens, bool* present, int64_t* value) {
+  const JsonToken t = tokens.Next();
+  if (t == JsonToken::kObjectBegin || t == JsonToken::kArrayBegin) {
+    return tokens.SkipRestOfContainer();
+  }
+  if (t == JsonToken::kNumber) {
+    *present = kineto::ParseInteger(tokens.text(), value);
+  }
+  return t != JsonToken::kError;
+}
+
+// "deviceProperties": [{"id": 0, "name": "...", "numSms": 108,
+// "totalGlobalMem": 42297524224, ...}, ...]
+bool ReadDeviceProperties(JsonTokenizer& tokens,
+                          kineto::KinetoEventMapper& mapper) {
+  JsonToken t = tokens.Next();
+  if (t == JsonToken::kObjectBegin) return tokens.SkipRestOfContainer();
+  if (t != JsonToken::kArrayBegin) return t != JsonToken::kError;
+  for (;;) {
+    t = tokens.Next();
+    if (t == JsonToken::kArrayEnd) return true;
+    if (t == JsonToken::kError) return false;
+    if (t == JsonToken::kArrayBegin) {
+      if (!tokens.SkipRestOfContainer()) return false;
+      continue;
+    }
+    if (t != JsonToken::kObjectBegin) continue;
+    kineto::KinetoDeviceProperties device;
+    for (;;) {
+      t = tokens.Next();
+      if (t == JsonToken::kObjectEnd) break;
+      if (t != JsonToken::kKey) return false;
+      const std::string_view key = tokens.text();
+      bool present = false;
+      int64_t v = 0;
+      if (key == "id") {
+        if (!ReadIntValue(tokens, &present, &v)) return false;
+        if (present) device.id = static_cast<int32_t>(v);
+      } else if (key == "numSms") {
+        if (!ReadIntValue(tokens, &present, &v)) return false;
+        if (present && v > 0) device.sm_count = static_cast<uint32_t>(v);
+      } else if (key == "totalGlobalMem") {
+        if (!ReadIntValue(tokens, &present, &v)) return false;
+        if (present && v > 0) device.memory_bytes = static_cast<uint64_t>(v);
+      } else if (key == "name") {
+        t = tokens.Next();
+        if (t == JsonToken::kString) {
+          device.name.assign(tokens.text());
+        } else if (t == JsonToken::kObjectBegin ||
+                   t == JsonToken::kArrayBegin) {
+          if (!tokens.SkipRestOfContainer()) return false;
+        } else if (t == JsonToken::kError) {
+          return false;
+        }
+      } else if (!tokens.SkipValue()) {
+        return false;
+      }
+    }
+    mapper.AddDevice(std::move(device));
+  }
+}
+
+// "distributedInfo": {"backend": "nccl", "rank": 0, "world_size": 16, ...}
+bool ReadDistributedInfo(JsonTokenizer& tokens,
+                         kineto::KinetoEventMapper& mapper) {
+  JsonToken t = tokens.Next();
+  if (t == JsonToken::kArrayBegin) return tokens.SkipRestOfContainer();
+  if (t != JsonToken::kObjectBegin) return t != JsonToken::kError;
+  bool has_rank = false;
+  bool has_world = false;
+  int64_t rank = -1;
+  int64_t world = 0;
+  for (;;) {
+    t = tokens.Next();
+    if (t == JsonToken::kObjectEnd) break;
+    if (t != JsonToken::kKey) return false;
+    const std::string_view key = tokens.text();
+    if (key == "rank") {
+      if (!ReadIntValue(tokens, &has_rank, &rank)) return false;
+    } else if (key == "world_size") {
+      if (!ReadIntValue(tokens, &has_world, &world)) return false;
+    } else if (!tokens.SkipValue()) {
+      return false;
+    }
+  }
+  mapper.SetDistributed(has_rank ? static_cast<int32_t>(rank) : -1,
+                        has_world ? static_cast<int32_t>(world) : 0);
+  return true;
+}
+
+struct DocumentResult {
+  bool saw_trace_events = false;
+  bool trace_events_is_array = true;
+};
+
+// Walks the document; returns false when the tokenizer failed (the caller
+// decides between error and salvage).
+bool ReadDocument(JsonTokenizer& tokens, kineto::KinetoEventMapper& mapper,
+                  common::ReadProgress& progress,
+                  const kineto::GzipFileInput& file, DocumentResult* result,
+                  bool* top_level_not_object) {
+  JsonToken t = tokens.Next();
+  if (t == JsonToken::kError) return false;
+  if (t != JsonToken::kObjectBegin) {
+    *top_level_not_object = true;
+    return true;
+  }
+  kineto::KinetoEvent event;
+  for (;;) {
+    t = tokens.Next();
+    if (t == JsonToken::kObjectEnd) break;
+    if (t != JsonToken::kKey) return false;
+    const std::string_view key = tokens.text();
+    if (key == "traceEvents") {
+      result->saw_trace_events = true;
+      t = tokens.Next();
+      if (t == JsonToken::kError) return false;
+      if (t != JsonToken::kArrayBegin) {
+        result->trace_events_is_array = false;
+        if ((t == JsonToken::kObjectBegin) && !tokens.SkipRestOfContainer()) {
+          return false;
+        }
+        continue;
+      }
+      for (;;) {
+        t = tokens.Next();
+        if (t == JsonToken::kArrayEnd) break;
+        if (t == JsonToken::kError) return false;
+        if (t == JsonToken::kArrayBegin) {
+          if (!tokens.SkipRestOfContainer()) return false;
+          continue;
+        }
+        if (t != JsonToken::kObjectBegin) continue;
+        if (!kineto::ReadKinetoEvent(tokens, &event)) return false;
+        mapper.Add(event);
+        progress.Update(file.file_bytes_read());
+      }
+    } else if (key == "deviceProperties") {
+      if (!ReadDeviceProperties(tokens, mapper)) return false;
+    } else if (key == "distributedInfo") {
+      if (!ReadDistributedInfo(tokens, mapper)) return false;
+    } else if (!tokens.SkipValue()) {
+      return false;
+    }
+  }
+  t = tokens.Next();
+  return t == JsonToken::kEnd;
+}
+
+}  // namespace
+
+absl::StatusOr<Timeline> ReadKinetoTrace(const std::string& path) {
+  auto opened = kineto::GzipFileInput::Open(path);
+  if (!opened.ok()) return opened.status();
+  std::unique_ptr<kineto::GzipFileInput> file = std::move(*opened);
+
+  Timeline timeline;
+  timeline.format = SourceFormat::kKineto;
+  timeline.source_path = path;
+  kineto::KinetoEventMapper mapper(&timeline);
+
+  DocumentResult result;
+  bool top_level_not_object = false;
+  bool document_ok = false;
+  std::string tokenizer_error;
+  bool truncated = false;
+  uint64_t truncated_at = 0;
+  {
+    std::unique_ptr<kineto::PrefetchingByteSource> prefetch;
+    kineto::ByteSource* source = file.get();
+    if (file->file_size() >= kPrefetchThresholdBytes) {
+      prefetch = std::make_unique<kineto::PrefetchingByteSource>(file.get());
+      source = prefetch.get();
+    }
+    JsonTokenizer tokens(source);
+    common::ReadProgress progress(path, file->file_size());
+    document_ok = ReadDocument(tokens, mapper, progress, *file, &result,
+                               &top_level_not_object);
+    if (!document_ok) {
+      tokenizer_error = tokens.error();
+      truncated = tokens.truncated();
+      truncated_at = tokens.error_offset();
+    }
+    // `prefetch` stops its thread here, before `file` is inspected.
+  }
+
+  using Gz = kineto::GzipFileInput;
+  if (!document_ok && !truncated && file->is_gzip() &&
+      file->end() == Gz::End::kNotYet) {
+    // A JSON error inside a gzip file may come from corrupt deflate data
+    // that inflated to garbage; only the checksum at the end of the member
+    // tells. Read on to it so the message names the real damage.
+    std::vector<char> sink(1 << 16);
+    while (file->Read(sink.data(), sink.size()) > 0) {
+    }
+  }
+  if (file->end() == Gz::End::kReadError) {
+    return absl::DataLossError(
+        absl::StrCat(path, ": cannot read the file: ", file->detail()));
+  }
+  const bool gzip_damaged =
+      file->end() == Gz::End::kTruncated || file->end() == Gz::End::kCorrupt;
+
+  // Corrupt deflate data can inflate to a few garbage bytes before zlib
+  // notices; whatever JSON error follows is the damage, not the format.
+  if (!document_ok && gzip_damaged) truncated = true;
+
+  if (top_level_not_object) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path,
+        ": not a Kineto trace: the top-level JSON value is not an object; "
+        "expected {\"traceEvents\": [...]} as written by the PyTorch "
+        "profiler (export_chrome_trace / tensorboard_trace_handler)"));
+  }
+  if (!document_ok && !truncated) {
+    if (tokenizer_error.empty()) {
+      tokenizer_error = "unexpected token in the document structure";
+    }
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": malformed JSON ", tokenizer_error,
+                     "; the file is damaged or is not a JSON trace"));
+  }
+  const uint64_t events = mapper.counts().events;
+  if (truncated) {
+    if (events == 0) {
+      return absl::DataLossError(absl::StrCat(
+          path, ": JSON ends early at byte ", truncated_at,
+          " (truncated?) before any trace event",
+          gzip_damaged ? absl::StrCat("; ", file->detail()) : "",
+          "; nothing could be salvaged. Re-export or copy the trace again"));
+    }
+    if (file->end() == Gz::End::kCorrupt) {
+      timeline.warnings.push_back(
+          absl::StrCat(path, ": JSON breaks off at byte ", truncated_at,
+                       " (corrupt gzip data); analysed the ", events,
+                       " events read before it"));
+    } else {
+      timeline.warnings.push_back(absl::StrCat(
+          path, ": JSON ends early at byte ", truncated_at,
+          " (truncated?); analysed the ", events, " events read before it"));
+    }
+  }
+  if (gzip_damaged) {
+    timeline.warnings.push_back(absl::StrCat(path, ": ", file->detail()));
+  }
+  if (!result.saw_trace_events) {
+    if (truncated) {
+      return absl::DataLossError(
+          absl::StrCat(path, ": JSON ends early at byte ", truncated_at,
+                       " (truncated?) before the traceEvents array"));
+    }
+    return absl::InvalidArgumentError(absl::StrCat(
+        path,
+        ": not a Kineto trace: valid JSON, but it has no \"traceEvents\" "
+        "array; expected a PyTorch profiler trace (export_chrome_trace / "
+        "tensorboard_trace_handler output)"));
+  }
+  if (!result.trace_events_is_array) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": not a Kineto trace: \"traceEvents\" is not an array"));
+  }
+  mapper.Finish();
+  if (events == 0) {
+    timeline.warnings.push_back(
+        absl::StrCat(path, ": the trace has no events (empty traceEvents)"));
+  } else if (timeline.gpu_ops.empty()) {
+    timeline.warnings.push_back(absl::StrCat(
+        path,
+        ": the trace has no GPU activity (no kernel, memcpy or memset "
+        "events); was the profiler run with ProfilerActivity.CUDA?"));
+  }
+  return timeline;
+}
+
+}  // namespace feedprof

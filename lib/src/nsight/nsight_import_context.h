@@ -1,0 +1,67 @@
+// State shared by the steps of one Nsight Systems import.
+//
+// The import runs as a sequence of table readers (devices and threads, API
+// calls, GPU activity, NVTX) that fill one Timeline. Later steps need what
+// earlier ones found: GPU activity is joined to its API call by (process,
+// correlation id) to classify syncs and to mark async copies. This context
+// carries the database, the timeline being built, the StringIds lookup and
+// that join index, so each step is a free function of one context.
+#ifndef FEEDPROF_LIB_SRC_NSIGHT_NSIGHT_IMPORT_CONTEXT_H_
+#define FEEDPROF_LIB_SRC_NSIGHT_NSIGHT_IMPORT_CONTEXT_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "absl/status/status.h"
+#include "feedprof/timeline.h"
+#include "nsight/nsight_string_ids.h"
+#include "nsight/sqlite_database.h"
+
+namespace feedprof::nsight {
+
+// Table names of the export schema.
+inline constexpr std::string_view kKernelTable = "CUPTI_ACTIVITY_KIND_KERNEL";
+inline constexpr std::string_view kMemcpyTable = "CUPTI_ACTIVITY_KIND_MEMCPY";
+inline constexpr std::string_view kMemsetTable = "CUPTI_ACTIVITY_KIND_MEMSET";
+inline constexpr std::string_view kRuntimeTable = "CUPTI_ACTIVITY_KIND_RUNTIME";
+inline constexpr std::string_view kDriverTable = "CUPTI_ACTIVITY_KIND_DRIVER";
+inline constexpr std::string_view kSyncTable =
+    "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
+inline constexpr std::string_view kNvtxTable = "NVTX_EVENTS";
+inline constexpr std::string_view kStringIdsTable = "StringIds";
+
+// Key of the (process, correlation id) join between API calls and GPU work.
+inline uint64_t CorrelationKey(int32_t pid, uint64_t correlation) {
+  return (static_cast<uint64_t>(static_cast<uint32_t>(pid)) << 40) ^
+         correlation;
+}
+
+struct ImportContext {
+  ImportContext(SqliteDatabase& database, Timeline& out)
+      : db(database), timeline(out), strings(database, out.strings) {}
+
+  // Records that `table` could not be read to the end, keeping what was read.
+  void NoteTruncatedTable(std::string_view table, size_t rows_read,
+                          const absl::Status& why);
+
+  SqliteDatabase& db;
+  Timeline& timeline;
+  NsightStringIds strings;
+  // (pid, correlation) -> index into timeline.api_calls, after de-dup.
+  std::unordered_map<uint64_t, uint32_t> api_by_correlation;
+};
+
+// The steps, in the order ReadNsightTrace runs them.
+void ReadDevices(ImportContext& ctx);
+void ReadApiCalls(ImportContext& ctx);
+void ReadGpuActivity(ImportContext& ctx);
+void ReadSyncRecords(ImportContext& ctx);
+void ReadNvtx(ImportContext& ctx);
+void ReadProcessesAndThreads(ImportContext& ctx);
+void ReadThreadScheduling(ImportContext& ctx);  // after processes
+
+}  // namespace feedprof::nsight
+
+#endif  // FEEDPROF_LIB_SRC_NSIGHT_NSIGHT_IMPORT_CONTEXT_H_

@@ -1,0 +1,120 @@
+// Entry point of the Nsight Systems SQLite importer: opens the export,
+// checks that it is one, runs the table readers in dependency order and says
+// what the format could and could not tell.
+#include "feedprof/nsight_reader.h"
+
+#include <array>
+#include <string>
+#include <string_view>
+
+#include "absl/strings/str_cat.h"
+#include "nsight/nsight_import_context.h"
+#include "nsight/sqlite_database.h"
+
+namespace feedprof {
+namespace nsight {
+
+void ImportContext::NoteTruncatedTable(std::string_view table, size_t rows_read,
+                                       const absl::Status& why) {
+  timeline.warnings.push_back(absl::StrCat(
+      db.path(), ": table ", std::string(table),
+      " could not be read completely (", why.message(), "); ", rows_read,
+      " rows were salvaged and analysed. The file may be truncated or "
+      "corrupt: export the report again with `nsys export --type sqlite`"));
+}
+
+}  // namespace nsight
+
+namespace {
+
+template <typename Tables>
+std::string TableList(const Tables& tables) {
+  std::string out;
+  for (std::string_view t : tables) {
+    if (!out.empty()) out += ", ";
+    out += t;
+  }
+  return out;
+}
+
+}  // namespace
+
+bool LooksLikeSqliteFile(const std::string& path) {
+  return nsight::HasSqliteHeader(path);
+}
+
+absl::StatusOr<Timeline> ReadNsightTrace(const std::string& path) {
+  auto opened = nsight::SqliteDatabase::Open(path);
+  if (!opened.ok()) return opened.status();
+  nsight::SqliteDatabase& db = **opened;
+
+  constexpr std::array<std::string_view, 7> kEventTables = {
+      nsight::kKernelTable,  nsight::kMemcpyTable, nsight::kMemsetTable,
+      nsight::kRuntimeTable, nsight::kDriverTable, nsight::kSyncTable,
+      nsight::kNvtxTable};
+  bool any_event_table = false;
+  for (std::string_view table : kEventTables) {
+    any_event_table = any_event_table || db.HasTable(table);
+  }
+  if (!any_event_table) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path,
+        " is a SQLite database but not an Nsight Systems export with CUDA "
+        "or NVTX data: it has none of the tables ",
+        TableList(kEventTables),
+        ". Export the report with `nsys export --type sqlite REPORT.nsys-rep`"
+        " from a capture made with `nsys profile --trace=cuda,nvtx`"));
+  }
+
+  Timeline timeline;
+  timeline.format = SourceFormat::kNsight;
+  timeline.source_path = path;
+  if (db.salvaged()) {
+    timeline.warnings.push_back(absl::StrCat(
+        path,
+        " is truncated or corrupt (SQLite reports a malformed database "
+        "image); what could be read is analysed and counts may be "
+        "incomplete. Export the report again with `nsys export --type "
+        "sqlite`"));
+  }
+  nsight::ImportContext ctx(db, timeline);
+  if (!ctx.strings.available()) {
+    timeline.warnings.push_back(
+        absl::StrCat(path, " has no ", std::string(nsight::kStringIdsTable),
+                     " table: kernel, API and NVTX names are not available"));
+  }
+  const bool has_cuda =
+      db.HasTable(nsight::kKernelTable) || db.HasTable(nsight::kMemcpyTable) ||
+      db.HasTable(nsight::kMemsetTable) || db.HasTable(nsight::kRuntimeTable) ||
+      db.HasTable(nsight::kDriverTable);
+
+  nsight::ReadDevices(ctx);
+  nsight::ReadApiCalls(ctx);
+  nsight::ReadGpuActivity(ctx);
+  nsight::ReadSyncRecords(ctx);
+  nsight::ReadNvtx(ctx);
+  nsight::ReadProcessesAndThreads(ctx);
+  nsight::ReadThreadScheduling(ctx);
+
+  Availability& available = timeline.available;
+  available.api_calls =
+      db.HasTable(nsight::kRuntimeTable) || db.HasTable(nsight::kDriverTable);
+  available.correlation =
+      available.api_calls &&
+      (db.HasColumn(nsight::kKernelTable, "correlationId") ||
+       db.HasColumn(nsight::kMemcpyTable, "correlationId") ||
+       db.HasColumn(nsight::kMemsetTable, "correlationId"));
+  available.sync_records = db.HasTable(nsight::kSyncTable);
+  available.ranges = db.HasTable(nsight::kNvtxTable);
+
+  if (timeline.gpu_ops.empty()) {
+    timeline.warnings.push_back(absl::StrCat(
+        path, " has no GPU activity (no kernel, memcpy or memset records)",
+        has_cuda ? ""
+                 : "; it has no CUDA tables at all: record with "
+                   "`nsys profile --trace=cuda` to capture GPU work"));
+  }
+  return timeline;
+}
+
+}  // namespace feedprof

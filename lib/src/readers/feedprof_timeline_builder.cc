@@ -1,0 +1,714 @@
+#include "readers/feedprof_timeline_builder.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <limits>
+#include <string_view>
+
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+
+namespace feedprof::readers {
+namespace {
+
+constexpr StringId kUndefined = std::numeric_limits<StringId>::max();
+// String ids below this live in a vector; a damaged huge id costs a map
+// entry, never a huge allocation.
+constexpr uint32_t kDenseStringIds = 1u << 22;
+// Streams that do not apply are written as this id.
+constexpr uint32_t kNoStream = 0xFFFFFFFFu;
+
+uint64_t ThreadKey(int32_t pid, int32_t tid) {
+  return (static_cast<uint64_t>(static_cast<uint32_t>(pid)) << 32) |
+         static_cast<uint32_t>(tid);
+}
+
+// Times are nanoseconds of CLOCK_MONOTONIC; they fit int64 comfortably.
+// Wrapping arithmetic keeps damaged deltas defined.
+TimeNs AddDelta(TimeNs previous, int64_t delta) {
+  return static_cast<TimeNs>(static_cast<uint64_t>(previous) +
+                             static_cast<uint64_t>(delta));
+}
+
+TimeNs AddDuration(TimeNs start, uint64_t duration) {
+  return static_cast<TimeNs>(static_cast<uint64_t>(start) + duration);
+}
+
+MemoryKind ToMemoryKind(int kind) {
+  return kind >= 0 && kind <= static_cast<int>(MemoryKind::kManagedStatic)
+             ? static_cast<MemoryKind>(kind)
+             : MemoryKind::kUnknown;
+}
+
+CopyKind ToCopyKind(int kind) {
+  return kind >= 0 && kind <= static_cast<int>(CopyKind::kPtoP)
+             ? static_cast<CopyKind>(kind)
+             : CopyKind::kUnknown;
+}
+
+ApiDomain ToApiDomain(trace::ApiDomain domain) {
+  switch (domain) {
+    case trace::API_DOMAIN_RUNTIME:
+      return ApiDomain::kRuntime;
+    case trace::API_DOMAIN_DRIVER:
+      return ApiDomain::kDriver;
+    default:
+      return ApiDomain::kUnknown;
+  }
+}
+
+SyncType ToSyncType(trace::SyncType type) {
+  switch (type) {
+    case trace::SYNC_TYPE_EVENT_SYNCHRONIZE:
+      return SyncType::kEventSynchronize;
+    case trace::SYNC_TYPE_STREAM_WAIT_EVENT:
+      return SyncType::kStreamWaitEvent;
+    case trace::SYNC_TYPE_STREAM_SYNCHRONIZE:
+      return SyncType::kStreamSynchronize;
+    case trace::SYNC_TYPE_CONTEXT_SYNCHRONIZE:
+      return SyncType::kContextSynchronize;
+    default:
+      return SyncType::kUnknown;
+  }
+}
+
+ThreadState ToThreadState(trace::ThreadState state) {
+  switch (state) {
+    case trace::THREAD_STATE_RUNNING:
+      return ThreadState::kRunning;
+    case trace::THREAD_STATE_SLEEPING:
+      return ThreadState::kSleeping;
+    case trace::THREAD_STATE_DISK_WAIT:
+      return ThreadState::kDiskWait;
+    case trace::THREAD_STATE_STOPPED:
+      return ThreadState::kStopped;
+    case trace::THREAD_STATE_ZOMBIE:
+      return ThreadState::kZombie;
+    case trace::THREAD_STATE_IDLE:
+      return ThreadState::kIdle;
+    default:
+      return ThreadState::kUnknown;
+  }
+}
+
+// PCI addresses come as "0000:3b:00.0" from sysfs and "00000000:3B:00.0"
+// from CUDA; compare them as (domain, bus, device, function) numbers.
+std::string NormalizePciBusId(std::string_view bus_id) {
+  unsigned domain = 0, bus = 0, device = 0, function = 0;
+  const std::string text(bus_id);
+  if (std::sscanf(text.c_str(), "%x:%x:%x.%x", &domain, &bus, &device,
+                  &function) == 4) {
+    return absl::StrFormat("%04x:%02x:%02x.%x", domain, bus, device, function);
+  }
+  if (std::sscanf(text.c_str(), "%x:%x.%x", &bus, &device, &function) == 3) {
+    return absl::StrFormat("0000:%02x:%02x.%x", bus, device, function);
+  }
+  std::string lower = text;
+  for (char& c : lower) c = static_cast<char>(std::tolower(c));
+  return lower;
+}
+
+template <typename T, typename Key>
+void SortBy(std::vector<T>& events, Key key) {
+  auto less = [&key](const T& a, const T& b) { return key(a) < key(b); };
+  if (!std::is_sorted(events.begin(), events.end(), less)) {
+    std::stable_sort(events.begin(), events.end(), less);
+  }
+}
+
+}  // namespace
+
+FeedprofTimelineBuilder::FeedprofTimelineBuilder(Timeline* timeline)
+    : timeline_(timeline) {}
+
+void FeedprofTimelineBuilder::BeginFile(const std::string& path) {
+  section_ = Section();
+  section_.path = path;
+  StartSection();
+}
+
+void FeedprofTimelineBuilder::EndFile() { EndSection(); }
+
+void FeedprofTimelineBuilder::StartSection() {
+  Timeline& t = *timeline_;
+  section_.api_calls_begin = t.api_calls.size();
+  section_.gpu_ops_begin = t.gpu_ops.size();
+  section_.ranges_begin = t.ranges.size();
+  section_.marks_begin = t.marks.size();
+  section_.counters_begin = t.counters.size();
+  section_.call_sites_begin = t.call_sites.size();
+}
+
+void FeedprofTimelineBuilder::AddPacket(const trace::Packet& packet) {
+  switch (packet.data_case()) {
+    case trace::Packet::kHeader:
+      if (section_.has_packets) {
+        // A concatenated file: the next process begins here.
+        EndSection();
+        const std::string path = section_.path;
+        section_ = Section();
+        section_.path = path;
+        StartSection();
+      }
+      AddHeader(packet.header());
+      break;
+    case trace::Packet::kStrings:
+      AddStrings(packet.strings());
+      break;
+    case trace::Packet::kEvents:
+      AddEvents(packet.events());
+      break;
+    case trace::Packet::kHostSamples:
+      AddHostSamples(packet.host_samples());
+      break;
+    case trace::Packet::kCounters:
+      AddCounters(packet.counters());
+      break;
+    case trace::Packet::kDrops:
+      AddDrops(packet.drops());
+      break;
+    case trace::Packet::kDevice:
+      AddDevice(packet.device());
+      break;
+    case trace::Packet::kThread:
+      AddThread(packet.thread());
+      break;
+    case trace::Packet::kFooter:
+      AddFooter(packet.footer());
+      break;
+    case trace::Packet::kCallSites:
+      AddCallSites(packet.call_sites());
+      break;
+    case trace::Packet::kClock:
+      // Clock pairs serve cross-host alignment, which needs no timeline
+      // field yet.
+      break;
+    default:
+      // NVTX category names have no place in the timeline model yet;
+      // packets from a newer writer are skipped.
+      break;
+  }
+  section_.has_packets = true;
+}
+
+void FeedprofTimelineBuilder::AddHeader(const trace::Header& header) {
+  Timeline& t = *timeline_;
+  any_header_ = true;
+  section_.has_header = true;
+  section_.pid = static_cast<int32_t>(header.pid());
+  section_.platform = header.platform();
+  if (header.format_version() > 1) {
+    t.warnings.push_back(absl::StrFormat(
+        "%s: written in trace format version %d, newer than this reader "
+        "(version 1); fields it does not know were skipped. Update feedprof "
+        "to read them",
+        section_.path, header.format_version()));
+  }
+
+  Process process;
+  process.pid = section_.pid;
+  process.ppid = static_cast<int32_t>(header.ppid());
+  process.rank = header.rank();
+  process.local_rank = header.local_rank();
+  process.world_size = header.world_size() > 0 ? header.world_size() : 0;
+  process.hostname = header.hostname();
+  process.command = header.argv_size() > 0 ? absl::StrJoin(header.argv(), " ")
+                                           : header.executable();
+  process.origin = header.origin();
+  process.start = static_cast<TimeNs>(header.clock().monotonic_ns());
+  process.trace_path = section_.path;
+  section_.process_index = t.processes.size();
+  t.processes.push_back(std::move(process));
+
+  const trace::Platform& platform = header.platform();
+  if (!platform_set_ &&
+      (!platform.cpu_model().empty() || platform.logical_cpus() > 0)) {
+    platform_set_ = true;
+    t.platform.cpu_model = platform.cpu_model();
+    t.platform.logical_cpus = platform.logical_cpus();
+    t.platform.frequency_governor = platform.frequency_governor();
+    t.platform.cgroup_cpu_limit = platform.cgroup_cpu_limit();
+    t.platform.memory_total_bytes = platform.memory_total_bytes();
+    t.platform.numa_nodes = static_cast<uint32_t>(platform.numa_nodes_size());
+  }
+}
+
+void FeedprofTimelineBuilder::AddStrings(
+    const trace::InternedStrings& strings) {
+  for (const trace::InternedString& s : strings.strings()) {
+    const StringId global = timeline_->strings.Intern(s.value());
+    const uint32_t id = s.id();
+    if (id < kDenseStringIds) {
+      if (id >= section_.dense_strings.size()) {
+        section_.dense_strings.resize(
+            std::max<size_t>(id + 1, section_.dense_strings.size() * 2),
+            kUndefined);
+      }
+      section_.dense_strings[id] = global;
+    } else {
+      section_.sparse_strings[id] = global;
+    }
+  }
+}
+
+void FeedprofTimelineBuilder::AddCallSites(const trace::CallSites& sites) {
+  any_call_sites_ = true;
+  for (const trace::CallSite& site : sites.call_sites()) {
+    CallSite mapped;
+    mapped.python = site.python();
+    mapped.frames.reserve(static_cast<size_t>(site.frames_size()));
+    for (const trace::Frame& frame : site.frames()) {
+      // File and function ids stay file-local until the section ends.
+      mapped.frames.push_back(Frame{frame.file_id(), frame.function_id(),
+                                    frame.line(), frame.pc()});
+    }
+    section_.call_sites[site.id()] =
+        static_cast<uint32_t>(timeline_->call_sites.size());
+    timeline_->call_sites.push_back(std::move(mapped));
+  }
+}
+
+void FeedprofTimelineBuilder::NoteTime(TimeNs start, TimeNs end) {
+  if (!section_.has_events) {
+    section_.has_events = true;
+    section_.first_ts = start;
+    section_.last_ts = end;
+    return;
+  }
+  section_.first_ts = std::min(section_.first_ts, start);
+  section_.last_ts = std::max(section_.last_ts, end);
+}
+
+void FeedprofTimelineBuilder::AddEvents(const trace::EventBatch& batch) {
+  Timeline& t = *timeline_;
+  const int32_t pid = section_.pid;
+  const auto tid = static_cast<int32_t>(batch.tid());
+  const auto base = static_cast<TimeNs>(batch.base_ts_ns());
+
+  // Each repeated field is its own delta chain starting at base_ts_ns.
+  TimeNs previous = base;
+  for (const trace::ApiCall& call : batch.api_calls()) {
+    previous = AddDelta(previous, call.start_delta());
+    ApiCall& out = t.api_calls.emplace_back();
+    out.start = previous;
+    out.end = AddDuration(previous, call.duration_ns());
+    out.correlation = call.correlation_id();
+    out.bytes = call.bytes();
+    out.pid = pid;
+    out.tid = tid;
+    out.name = call.name_id();
+    out.call_site = call.call_site_id();
+    out.domain = ToApiDomain(call.domain());
+    NoteTime(out.start, out.end);
+  }
+
+  previous = base;
+  for (const trace::NvtxRange& range : batch.ranges()) {
+    previous = AddDelta(previous, range.start_delta());
+    Range& out = t.ranges.emplace_back();
+    out.start = previous;
+    out.end = AddDuration(previous, range.duration_ns());
+    out.pid = pid;
+    out.tid = tid;
+    out.name = range.name_id();
+    out.domain = range.domain_id();
+    out.depth = range.depth();
+    out.source = RangeSource::kNvtx;
+    NoteTime(out.start, out.end);
+  }
+
+  previous = base;
+  for (const trace::NvtxMark& mark : batch.marks()) {
+    previous = AddDelta(previous, mark.ts_delta());
+    Mark& out = t.marks.emplace_back();
+    out.ts = previous;
+    out.pid = pid;
+    out.tid = tid;
+    out.name = mark.name_id();
+    out.domain = mark.domain_id();
+    NoteTime(out.ts, out.ts);
+  }
+
+  previous = base;
+  for (const trace::Kernel& kernel : batch.kernels()) {
+    previous = AddDelta(previous, kernel.start_delta());
+    GpuOp& out = t.gpu_ops.emplace_back();
+    out.start = previous;
+    out.end = AddDuration(previous, kernel.duration_ns());
+    out.correlation = kernel.correlation_id();
+    out.stream = kernel.stream_id();
+    out.pid = pid;
+    out.device = static_cast<int32_t>(kernel.device_id());
+    out.name = kernel.name_id();  // file-local until the section ends
+    out.kind = GpuOpKind::kKernel;
+    out.async = true;
+    out.grid[0] = kernel.grid_x();
+    out.grid[1] = kernel.grid_y();
+    out.grid[2] = kernel.grid_z();
+    out.block[0] = kernel.block_x();
+    out.block[1] = kernel.block_y();
+    out.block[2] = kernel.block_z();
+    out.graph_id = kernel.graph_id();
+    NoteTime(out.start, out.end);
+  }
+
+  previous = base;
+  for (const trace::Memcpy& copy : batch.memcpys()) {
+    previous = AddDelta(previous, copy.start_delta());
+    GpuOp& out = t.gpu_ops.emplace_back();
+    out.start = previous;
+    out.end = AddDuration(previous, copy.duration_ns());
+    out.correlation = copy.correlation_id();
+    out.bytes = copy.bytes();
+    out.stream = copy.stream_id();
+    out.pid = pid;
+    out.device = static_cast<int32_t>(copy.device_id());
+    out.name = CopyKindName(copy.copy_kind());
+    out.kind = GpuOpKind::kMemcpy;
+    out.copy_kind = ToCopyKind(copy.copy_kind());
+    out.src_kind = ToMemoryKind(copy.src_kind());
+    out.dst_kind = ToMemoryKind(copy.dst_kind());
+    out.async = copy.async();
+    out.graph_id = copy.graph_id();
+    NoteTime(out.start, out.end);
+  }
+
+  previous = base;
+  for (const trace::Memset& set : batch.memsets()) {
+    previous = AddDelta(previous, set.start_delta());
+    GpuOp& out = t.gpu_ops.emplace_back();
+    out.start = previous;
+    out.end = AddDuration(previous, set.duration_ns());
+    out.correlation = set.correlation_id();
+    out.bytes = set.bytes();
+    out.stream = set.stream_id();
+    out.pid = pid;
+    out.device = static_cast<int32_t>(set.device_id());
+    if (memset_name_ == 0) memset_name_ = t.strings.Intern("Memset");
+    out.name = memset_name_;
+    out.kind = GpuOpKind::kMemset;
+    out.dst_kind = ToMemoryKind(set.memory_kind());
+    out.async = set.async();
+    out.graph_id = set.graph_id();
+    NoteTime(out.start, out.end);
+  }
+
+  previous = base;
+  for (const trace::SyncRecord& sync : batch.syncs()) {
+    previous = AddDelta(previous, sync.start_delta());
+    SyncRecord& out = t.syncs.emplace_back();
+    out.start = previous;
+    out.end = AddDuration(previous, sync.duration_ns());
+    out.correlation = sync.correlation_id();
+    out.stream = sync.stream_id() == kNoStream
+                     ? int64_t{-1}
+                     : static_cast<int64_t>(sync.stream_id());
+    out.pid = pid;
+    out.tid = tid;
+    out.device = static_cast<int32_t>(sync.device_id());
+    out.type = ToSyncType(sync.type());
+    NoteTime(out.start, out.end);
+  }
+  // Overhead, memory and external-correlation records have no place in the
+  // timeline model yet; `feedprof dump` shows them.
+}
+
+void FeedprofTimelineBuilder::AddHostSamples(
+    const trace::HostSampleBatch& batch) {
+  Timeline& t = *timeline_;
+  const int32_t pid = section_.pid;
+  const auto base = static_cast<TimeNs>(batch.base_ts_ns());
+
+  TimeNs previous = base;
+  for (const trace::ThreadSample& sample : batch.threads()) {
+    previous = AddDelta(previous, sample.ts_delta());
+    ThreadSample& out = t.thread_samples.emplace_back();
+    out.ts = previous;
+    out.user_ns = static_cast<int64_t>(sample.user_ns());
+    out.system_ns = static_cast<int64_t>(sample.system_ns());
+    out.pid = pid;
+    out.tid = static_cast<int32_t>(sample.tid());
+    out.state = ToThreadState(sample.state());
+    out.io_wait_ns = static_cast<int64_t>(sample.io_wait_ns());
+    out.voluntary_switches = sample.voluntary_switches();
+    out.involuntary_switches = sample.involuntary_switches();
+    if (sample.name_id() != 0) {
+      section_.sampled_thread_names[ThreadKey(pid, out.tid)] = sample.name_id();
+    }
+    NoteTime(out.ts, out.ts);
+  }
+
+  previous = base;
+  for (const trace::ProcessSample& sample : batch.process()) {
+    previous = AddDelta(previous, sample.ts_delta());
+    ProcessSample& out = t.process_samples.emplace_back();
+    out.ts = previous;
+    out.pid = pid;
+    out.read_bytes = sample.read_bytes();
+    out.rchar = sample.rchar();
+    out.major_faults = sample.major_faults();
+    out.minor_faults = sample.minor_faults();
+    out.user_ns = static_cast<int64_t>(sample.user_ns());
+    out.system_ns = static_cast<int64_t>(sample.system_ns());
+    out.write_bytes = sample.write_bytes();
+    out.rss_bytes = sample.rss_bytes();
+    out.num_threads = sample.num_threads();
+    NoteTime(out.ts, out.ts);
+  }
+
+  previous = base;
+  for (const trace::SystemSample& sample : batch.system()) {
+    previous = AddDelta(previous, sample.ts_delta());
+    SystemSample& out = t.system_samples.emplace_back();
+    out.ts = previous;
+    out.pid = pid;
+    out.cpu_user_ns = static_cast<int64_t>(sample.cpu_user_ns());
+    out.cpu_system_ns = static_cast<int64_t>(sample.cpu_system_ns());
+    out.cpu_idle_ns = static_cast<int64_t>(sample.cpu_idle_ns());
+    out.cpu_iowait_ns = static_cast<int64_t>(sample.cpu_iowait_ns());
+    out.cpu_other_ns =
+        static_cast<int64_t>(sample.cpu_nice_ns() + sample.cpu_irq_ns() +
+                             sample.cpu_softirq_ns() + sample.cpu_steal_ns());
+    out.procs_running = sample.procs_running();
+    out.procs_blocked = sample.procs_blocked();
+    out.mem_available_bytes = sample.mem_available_bytes();
+    out.mem_dirty_bytes = sample.mem_dirty_bytes();
+    out.mem_writeback_bytes = sample.mem_writeback_bytes();
+    NoteTime(out.ts, out.ts);
+  }
+}
+
+void FeedprofTimelineBuilder::AddCounters(const trace::CounterBatch& batch) {
+  TimeNs previous = static_cast<TimeNs>(batch.base_ts_ns());
+  for (const trace::CounterSample& sample : batch.samples()) {
+    previous = AddDelta(previous, sample.ts_delta());
+    CounterSample& out = timeline_->counters.emplace_back();
+    out.ts = previous;
+    out.pid = section_.pid;
+    out.device = static_cast<int32_t>(sample.device_id());
+    out.name = sample.name_id();  // file-local until the section ends
+    out.value = sample.value();
+    NoteTime(out.ts, out.ts);
+  }
+}
+
+void FeedprofTimelineBuilder::AddDrops(const trace::DropCounts& drops) {
+  // Cumulative since the file began: the last one wins.
+  section_.has_drops = true;
+  section_.drops.events_recorded = drops.events_recorded();
+  section_.drops.events_dropped = drops.events_dropped();
+  section_.drops.cupti_records_dropped = drops.cupti_records_dropped();
+  section_.drops.zero_timestamp_records = drops.zero_timestamp_records();
+  section_.drops.cupti_buffers_dropped = drops.cupti_buffers_dropped();
+  section_.drops.strings_dropped = drops.strings_dropped();
+  section_.drops.samples_dropped = drops.samples_dropped();
+  section_.drops.packets_dropped = drops.packets_dropped();
+}
+
+void FeedprofTimelineBuilder::AddDevice(const trace::DeviceInfo& info) {
+  Timeline& t = *timeline_;
+  const uint64_t key =
+      ThreadKey(section_.pid, static_cast<int32_t>(info.device_id()));
+  auto [it, inserted] = device_index_.try_emplace(key, t.devices.size());
+  if (inserted) {
+    t.devices.emplace_back();
+    section_.devices.push_back(it->second);
+  }
+  Device& device = t.devices[it->second];
+  device.id = static_cast<int32_t>(info.device_id());
+  device.pid = section_.pid;
+  device.name = info.name();
+  device.sm_count = info.sm_count();
+  device.pci_bus_id = info.pci_bus_id();
+  device.memory_bytes = info.global_memory_bytes();
+}
+
+Thread& FeedprofTimelineBuilder::ThreadFor(int32_t pid, int32_t tid) {
+  Timeline& t = *timeline_;
+  auto [it, inserted] =
+      thread_index_.try_emplace(ThreadKey(pid, tid), t.threads.size());
+  if (inserted) {
+    Thread& thread = t.threads.emplace_back();
+    thread.pid = pid;
+    thread.tid = tid;
+  }
+  return t.threads[it->second];
+}
+
+void FeedprofTimelineBuilder::AddThread(const trace::ThreadInfo& info) {
+  Thread& thread = ThreadFor(section_.pid, static_cast<int32_t>(info.tid()));
+  if (!info.name().empty()) thread.name = info.name();
+  thread.is_main = thread.is_main || info.is_main();
+}
+
+void FeedprofTimelineBuilder::AddFooter(const trace::Footer& footer) {
+  if (!section_.has_header) return;
+  section_.has_footer = true;
+  timeline_->processes[section_.process_index].end =
+      static_cast<TimeNs>(footer.end_ns());
+}
+
+StringId FeedprofTimelineBuilder::CopyKindName(trace::CopyKind kind) {
+  static constexpr std::string_view kNames[] = {
+      "Memcpy",      "Memcpy HtoD", "Memcpy DtoH", "Memcpy HtoA",
+      "Memcpy AtoH", "Memcpy AtoA", "Memcpy AtoD", "Memcpy DtoA",
+      "Memcpy DtoD", "Memcpy HtoH", "Memcpy PtoP"};
+  constexpr size_t kCount = sizeof(kNames) / sizeof(kNames[0]);
+  if (copy_kind_names_.empty()) copy_kind_names_.assign(kCount, kUndefined);
+  size_t index = static_cast<size_t>(kind);
+  if (index >= kCount) index = 0;
+  if (copy_kind_names_[index] == kUndefined) {
+    copy_kind_names_[index] = timeline_->strings.Intern(kNames[index]);
+  }
+  return copy_kind_names_[index];
+}
+
+StringId FeedprofTimelineBuilder::ResolveString(uint32_t local_id) {
+  if (local_id == 0) return 0;
+  if (local_id < section_.dense_strings.size() &&
+      section_.dense_strings[local_id] != kUndefined) {
+    return section_.dense_strings[local_id];
+  }
+  if (auto it = section_.sparse_strings.find(local_id);
+      it != section_.sparse_strings.end()) {
+    return it->second;
+  }
+  // Never defined (its InternedStrings packet was lost or dropped): keep
+  // the events, named so the report shows the gap instead of hiding it.
+  ++section_.unknown_string_refs;
+  const StringId placeholder = timeline_->strings.Intern(
+      absl::StrFormat("<unknown string #%d>", local_id));
+  section_.sparse_strings.emplace(local_id, placeholder);
+  return placeholder;
+}
+
+void FeedprofTimelineBuilder::ResolveSectionIds() {
+  Timeline& t = *timeline_;
+  for (size_t i = section_.api_calls_begin; i < t.api_calls.size(); ++i) {
+    ApiCall& call = t.api_calls[i];
+    call.name = ResolveString(call.name);
+    if (call.call_site != 0) {
+      auto it = section_.call_sites.find(call.call_site);
+      call.call_site = it == section_.call_sites.end() ? 0 : it->second;
+    }
+  }
+  for (size_t i = section_.gpu_ops_begin; i < t.gpu_ops.size(); ++i) {
+    GpuOp& op = t.gpu_ops[i];
+    if (op.kind == GpuOpKind::kKernel) op.name = ResolveString(op.name);
+  }
+  for (size_t i = section_.ranges_begin; i < t.ranges.size(); ++i) {
+    t.ranges[i].name = ResolveString(t.ranges[i].name);
+    t.ranges[i].domain = ResolveString(t.ranges[i].domain);
+  }
+  for (size_t i = section_.marks_begin; i < t.marks.size(); ++i) {
+    t.marks[i].name = ResolveString(t.marks[i].name);
+    t.marks[i].domain = ResolveString(t.marks[i].domain);
+  }
+  for (size_t i = section_.counters_begin; i < t.counters.size(); ++i) {
+    t.counters[i].name = ResolveString(t.counters[i].name);
+  }
+  for (size_t i = section_.call_sites_begin; i < t.call_sites.size(); ++i) {
+    for (Frame& frame : t.call_sites[i].frames) {
+      frame.file = ResolveString(frame.file);
+      frame.function = ResolveString(frame.function);
+    }
+  }
+  for (const auto& [key, local_name] : section_.sampled_thread_names) {
+    Thread& thread = ThreadFor(static_cast<int32_t>(key >> 32),
+                               static_cast<int32_t>(key & 0xFFFFFFFFu));
+    if (thread.name.empty()) {
+      thread.name = std::string(t.strings.Get(ResolveString(local_name)));
+    }
+  }
+}
+
+void FeedprofTimelineBuilder::ApplyPcieLinks() {
+  Timeline& t = *timeline_;
+  for (size_t index : section_.devices) {
+    Device& device = t.devices[index];
+    if (device.pci_bus_id.empty()) continue;
+    const std::string bus_id = NormalizePciBusId(device.pci_bus_id);
+    for (const trace::PciDevice& pci : section_.platform.pci_devices()) {
+      if (NormalizePciBusId(pci.bus_id()) != bus_id) continue;
+      device.pcie_current_gts = pci.current_link_gts();
+      device.pcie_max_gts = pci.max_link_gts();
+      device.pcie_current_width = pci.current_link_width();
+      device.pcie_max_width = pci.max_link_width();
+      break;
+    }
+  }
+}
+
+void FeedprofTimelineBuilder::EndSection() {
+  Timeline& t = *timeline_;
+  if (!section_.has_packets) return;
+  ResolveSectionIds();
+  ApplyPcieLinks();
+
+  if (section_.has_header) {
+    Process& process = t.processes[section_.process_index];
+    if (process.start == 0 && section_.has_events) {
+      process.start = section_.first_ts;
+    }
+    // Without a footer (killed, still running) the last event ends it.
+    if (!section_.has_footer && section_.has_events) {
+      process.end = section_.last_ts;
+    }
+  } else if (section_.has_events) {
+    t.warnings.push_back(absl::StrFormat(
+        "%s: events without a Header packet before them; their process id "
+        "is unknown and shown as 0",
+        section_.path));
+  }
+  if (section_.has_drops) {
+    t.drops.events_recorded += section_.drops.events_recorded;
+    t.drops.events_dropped += section_.drops.events_dropped;
+    t.drops.cupti_records_dropped += section_.drops.cupti_records_dropped;
+    t.drops.zero_timestamp_records += section_.drops.zero_timestamp_records;
+    t.drops.cupti_buffers_dropped += section_.drops.cupti_buffers_dropped;
+    t.drops.strings_dropped += section_.drops.strings_dropped;
+    t.drops.samples_dropped += section_.drops.samples_dropped;
+    t.drops.packets_dropped += section_.drops.packets_dropped;
+  }
+  if (section_.unknown_string_refs > 0) {
+    t.warnings.push_back(absl::StrFormat(
+        "%s: %d names refer to string ids the file never defines (lost or "
+        "dropped strings); they are shown as \"<unknown string #N>\"",
+        section_.path, section_.unknown_string_refs));
+  }
+  section_.has_packets = false;
+}
+
+void FeedprofTimelineBuilder::Finish() {
+  Timeline& t = *timeline_;
+  SortBy(t.api_calls, [](const ApiCall& e) { return e.start; });
+  SortBy(t.gpu_ops, [](const GpuOp& e) { return e.start; });
+  SortBy(t.syncs, [](const SyncRecord& e) { return e.start; });
+  // Enclosing ranges first when two start together.
+  SortBy(t.ranges, [](const Range& e) { return std::pair(e.start, e.depth); });
+  SortBy(t.marks, [](const Mark& e) { return e.ts; });
+  SortBy(t.thread_samples, [](const ThreadSample& e) { return e.ts; });
+  SortBy(t.process_samples, [](const ProcessSample& e) { return e.ts; });
+  SortBy(t.system_samples, [](const SystemSample& e) { return e.ts; });
+  SortBy(t.counters, [](const CounterSample& e) { return e.ts; });
+
+  Availability& a = t.available;
+  a.api_calls = !t.api_calls.empty();
+  a.correlation =
+      std::any_of(t.api_calls.begin(), t.api_calls.end(),
+                  [](const ApiCall& c) { return c.correlation != 0; }) ||
+      std::any_of(t.gpu_ops.begin(), t.gpu_ops.end(),
+                  [](const GpuOp& op) { return op.correlation != 0; });
+  // Sync records come with CUPTI activity collection: with GPU work
+  // recorded and no sync record, there simply was none.
+  a.sync_records = !t.syncs.empty() || !t.gpu_ops.empty();
+  a.host_samples = !t.thread_samples.empty();
+  a.system_samples = !t.system_samples.empty();
+  a.call_sites = any_call_sites_;
+  a.gpu_counters = !t.counters.empty();
+  // feedprof always records NVTX: no range means the program emitted none.
+  a.ranges = any_header_;
+}
+
+}  // namespace feedprof::readers

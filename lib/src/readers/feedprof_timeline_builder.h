@@ -1,0 +1,106 @@
+// Maps the packets of feedprof trace files onto the timeline model.
+//
+// Every file has its own interned-string and call-site ids, its own pid, and
+// times delta-encoded per batch; the timeline has one string table, one
+// call-site table and absolute times for all processes of a run. The builder
+// takes packets one at a time (it never needs a whole file in memory),
+// appends events with their file-local ids, and when a file section ends —
+// end of file, or a new Header in a concatenated file — rewrites those ids
+// to timeline ids in one pass. Deferring the rewrite keeps the per-event
+// path to a delta decode and a push_back, and tolerates a writer that
+// defines a string after the batch that first used it.
+#ifndef FEEDPROF_READERS_FEEDPROF_TIMELINE_BUILDER_H_
+#define FEEDPROF_READERS_FEEDPROF_TIMELINE_BUILDER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "feedprof.pb.h"
+#include "feedprof/timeline.h"
+
+namespace feedprof::readers {
+
+class FeedprofTimelineBuilder {
+ public:
+  explicit FeedprofTimelineBuilder(Timeline* timeline);
+
+  // Starts the packets of the file at `path`.
+  void BeginFile(const std::string& path);
+  void AddPacket(const trace::Packet& packet);
+  // Resolves the ids of the file's events; call after its last packet.
+  void EndFile();
+  // Sorts every event vector by time and sets the availability flags.
+  void Finish();
+
+ private:
+  // Events from one Header to the next (or to the end of the file): one
+  // process, one id space.
+  struct Section {
+    std::string path;
+    int32_t pid = 0;
+    bool has_header = false;
+    bool has_packets = false;
+    size_t process_index = 0;
+    bool has_footer = false;
+    TimeNs first_ts = 0;
+    TimeNs last_ts = 0;
+    bool has_events = false;
+    // Where this section's events begin in the timeline's vectors.
+    size_t api_calls_begin = 0;
+    size_t gpu_ops_begin = 0;
+    size_t ranges_begin = 0;
+    size_t marks_begin = 0;
+    size_t counters_begin = 0;
+    size_t call_sites_begin = 0;
+    // File-local string id -> timeline id; kUndefined where not (yet)
+    // defined. Ids past kDenseStringIds go to the sparse map.
+    std::vector<StringId> dense_strings;
+    std::unordered_map<uint32_t, StringId> sparse_strings;
+    std::unordered_map<uint32_t, uint32_t> call_sites;  // local -> index
+    // Thread names only known from samples: (pid << 32 | tid) -> local id.
+    std::unordered_map<uint64_t, uint32_t> sampled_thread_names;
+    std::vector<size_t> devices;  // indices of devices this section added
+    trace::Platform platform;
+    bool has_drops = false;
+    DropCounts drops;
+    uint64_t unknown_string_refs = 0;
+  };
+
+  void StartSection();
+  void EndSection();
+  void AddHeader(const trace::Header& header);
+  void AddStrings(const trace::InternedStrings& strings);
+  void AddCallSites(const trace::CallSites& call_sites);
+  void AddEvents(const trace::EventBatch& batch);
+  void AddHostSamples(const trace::HostSampleBatch& batch);
+  void AddCounters(const trace::CounterBatch& batch);
+  void AddDrops(const trace::DropCounts& drops);
+  void AddDevice(const trace::DeviceInfo& device);
+  void AddThread(const trace::ThreadInfo& thread);
+  void AddFooter(const trace::Footer& footer);
+
+  void NoteTime(TimeNs start, TimeNs end);
+  StringId ResolveString(uint32_t local_id);
+  void ResolveSectionIds();
+  void ApplyPcieLinks();
+  Thread& ThreadFor(int32_t pid, int32_t tid);
+  StringId CopyKindName(trace::CopyKind kind);
+
+  Timeline* timeline_;
+  Section section_;
+  std::unordered_map<uint64_t, size_t> thread_index_;  // (pid, tid) -> index
+  std::unordered_map<uint64_t, size_t> device_index_;  // (pid, id) -> index
+  std::vector<StringId> copy_kind_names_;
+  StringId memset_name_ = 0;
+  bool platform_set_ = false;
+  bool any_header_ = false;
+  bool any_call_sites_ = false;
+};
+
+}  // namespace feedprof::readers
+
+#endif  // FEEDPROF_READERS_FEEDPROF_TIMELINE_BUILDER_H_

@@ -1,0 +1,198 @@
+#include "readers/packet_stream.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_format.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "readers/string_field_repair.h"
+
+namespace feedprof::readers {
+namespace {
+
+// Tag of `Trace.packet`: field 1, wire type 2 (length-delimited).
+constexpr uint8_t kPacketTag = 0x0A;
+// Read-ahead of the file stream: large enough that reads are few, small
+// enough to be irrelevant next to the arena.
+constexpr int kReadBlockBytes = 256 << 10;
+// Each packet is parsed into this block, which is reused for every packet
+// so the steady state allocates nothing; larger packets spill into blocks
+// the arena frees at the next packet.
+constexpr size_t kArenaBlockBytes = size_t{4} << 20;
+constexpr int kMaxVarint64Bytes = 10;
+
+google::protobuf::ArenaOptions PacketArenaOptions(char* block) {
+  google::protobuf::ArenaOptions options;
+  options.initial_block = block;
+  options.initial_block_size = kArenaBlockBytes;
+  options.max_block_size = 4 << 20;
+  return options;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<PacketStreamReader>> PacketStreamReader::Open(
+    const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    const int error = errno;
+    const std::string message = absl::StrFormat(
+        "%s: cannot open the trace file: %s; check the path and that it is "
+        "readable",
+        path, std::strerror(error));
+    return error == ENOENT ? absl::NotFoundError(message)
+                           : absl::PermissionDeniedError(message);
+  }
+  struct stat info {};
+  if (::fstat(fd, &info) != 0) {
+    const int error = errno;
+    ::close(fd);
+    return absl::InternalError(absl::StrFormat(
+        "%s: cannot stat the trace file: %s", path, std::strerror(error)));
+  }
+  if (!S_ISREG(info.st_mode)) {
+    ::close(fd);
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: not a regular file; pass a feedprof trace file (*.fpt) or a "
+        "session directory",
+        path));
+  }
+  return std::unique_ptr<PacketStreamReader>(
+      new PacketStreamReader(path, fd, static_cast<uint64_t>(info.st_size)));
+}
+
+PacketStreamReader::PacketStreamReader(std::string path, int fd,
+                                       uint64_t file_size)
+    : path_(std::move(path)),
+      fd_(fd),
+      file_size_(file_size),
+      file_stream_(fd, kReadBlockBytes),
+      arena_block_(new char[kArenaBlockBytes]),
+      arena_(PacketArenaOptions(arena_block_.get())) {}
+
+PacketStreamReader::~PacketStreamReader() {
+  arena_.Reset();
+  ::close(fd_);
+}
+
+const trace::Packet* PacketStreamReader::Stop(StreamEnd why,
+                                              std::string corruption) {
+  end_ = why;
+  corruption_ = std::move(corruption);
+  return nullptr;
+}
+
+trace::Packet* PacketStreamReader::NewPacket() {
+  arena_.Reset();  // the previous packet is no longer needed
+  return google::protobuf::Arena::CreateMessage<trace::Packet>(&arena_);
+}
+
+const trace::Packet* PacketStreamReader::Next() {
+  if (end_ != StreamEnd::kNotYet) return nullptr;
+  if (consumed_ >= file_size_) return Stop(StreamEnd::kClean);
+  const uint64_t remaining = file_size_ - consumed_;
+
+  uint64_t length = 0;
+  uint64_t framing_bytes = 0;
+  {
+    // A fresh CodedInputStream per packet keeps its int position counter
+    // far from overflow on multi-GiB files; on destruction it hands unread
+    // buffered bytes back to the file stream.
+    google::protobuf::io::CodedInputStream in(&file_stream_);
+    uint8_t tag = 0;
+    if (!in.ReadRaw(&tag, 1)) return Stop(StreamEnd::kTruncated);
+    if (tag != kPacketTag) {
+      return Stop(
+          StreamEnd::kCorrupt,
+          absl::StrFormat("expected the packet tag 0x0a, found 0x%02x", tag));
+    }
+    if (!in.ReadVarint64(&length)) {
+      if (remaining - 1 < kMaxVarint64Bytes) {
+        return Stop(StreamEnd::kTruncated);
+      }
+      return Stop(StreamEnd::kCorrupt, "the packet length is not a varint");
+    }
+    framing_bytes = static_cast<uint64_t>(in.CurrentPosition());
+    if (length > kMaxPacketBytes) {
+      return Stop(StreamEnd::kCorrupt,
+                  absl::StrFormat("declared packet length %d bytes is larger "
+                                  "than any packet feedprof writes",
+                                  length));
+    }
+    // Checked before buffering anything, so a damaged length never turns
+    // into an allocation.
+    if (length > remaining - framing_bytes) {
+      return Stop(StreamEnd::kTruncated);
+    }
+    if (!in.ReadString(&packet_bytes_, static_cast<int>(length))) {
+      return Stop(StreamEnd::kTruncated);  // the file shrank while reading
+    }
+  }
+
+  trace::Packet* packet = NewPacket();
+  if (!packet->ParseFromString(packet_bytes_)) {
+    const int repaired = RepairStringFields(*trace::Packet::descriptor(),
+                                            packet_bytes_, &repaired_bytes_);
+    if (repaired <= 0 || !packet->ParseFromString(repaired_bytes_)) {
+      return Stop(StreamEnd::kCorrupt,
+                  absl::StrFormat("a packet of %d bytes does not parse as a "
+                                  "feedprof Packet",
+                                  length));
+    }
+    ++repaired_packets_;
+  }
+  packet_offset_ = consumed_;
+  consumed_ += framing_bytes + length;
+  ++packets_read_;
+  return packet;
+}
+
+std::string PacketStreamReader::DamageWarning() const {
+  switch (end_) {
+    case StreamEnd::kTruncated:
+      return absl::StrFormat(
+          "%s: truncated after %d packets (%d bytes unread); analysed what "
+          "was read",
+          path_, packets_read_, bytes_unread());
+    case StreamEnd::kCorrupt:
+      return absl::StrFormat(
+          "%s: corrupt packet at byte offset %d (%s); stopped reading this "
+          "file there and analysed the %d packets before it (%d bytes "
+          "unread)",
+          path_, consumed_, corruption_, packets_read_, bytes_unread());
+    case StreamEnd::kNotYet:
+    case StreamEnd::kClean:
+      break;
+  }
+  return {};
+}
+
+std::string PacketStreamReader::NoPacketError() const {
+  if (file_size_ == 0) {
+    return absl::StrFormat(
+        "%s: the file is empty (0 bytes). The recorded process probably "
+        "ended before feedprof's first flush (killed early?); record again "
+        "and let it run a little longer",
+        path_);
+  }
+  if (end_ == StreamEnd::kTruncated) {
+    return absl::StrFormat(
+        "%s: the file ends inside its first packet (%d bytes, no whole "
+        "packet); the recording was cut off right at its start. Record again",
+        path_, file_size_);
+  }
+  return absl::StrFormat(
+      "%s: not a feedprof trace, or damaged from its first byte (%s at byte "
+      "offset 0). Pass a file written by 'feedprof record' (*.fpt); "
+      "'feedprof analyze' also reads PyTorch profiler JSON and Nsight "
+      "Systems SQLite exports",
+      path_, corruption_);
+}
+
+}  // namespace feedprof::readers

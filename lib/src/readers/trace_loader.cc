@@ -1,0 +1,187 @@
+// LoadTrace / DetectTraceFormat: content first (magic bytes, a feedprof
+// header packet, a JSON opening brace), the file name second, then the
+// reader of that format.
+#include "feedprof/trace_loader.h"
+
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <string_view>
+#include <system_error>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_format.h"
+#include "feedprof.pb.h"
+#include "feedprof/trace_reader.h"
+#include "google/protobuf/io/coded_stream.h"
+
+#if defined(FEEDPROF_HAVE_KINETO_READER) && \
+    __has_include("feedprof/kineto_reader.h")
+#include "feedprof/kineto_reader.h"
+#define FEEDPROF_LOADER_HAS_KINETO 1
+#endif
+#if defined(FEEDPROF_HAVE_NSIGHT_READER) && \
+    __has_include("feedprof/nsight_reader.h")
+#include "feedprof/nsight_reader.h"
+#define FEEDPROF_LOADER_HAS_NSIGHT 1
+#endif
+
+namespace feedprof {
+namespace {
+
+// Enough to hold a feedprof header packet whole in most traces.
+constexpr size_t kSniffBytes = 64 << 10;
+constexpr std::string_view kSqliteMagic{"SQLite format 3\0", 16};
+constexpr char kSupportedFormats[] =
+    "feedprof reads: feedprof traces (a session directory or *.fpt file from "
+    "'feedprof record'), PyTorch profiler / Kineto Chrome-trace JSON (.json "
+    "or .json.gz), and Nsight Systems SQLite exports ('nsys export --type "
+    "sqlite')";
+
+// A feedprof file starts with Trace.packet (0x0A, length) holding
+// Packet.header (0x0A, length). When the whole first packet was read it must
+// also parse and hold a header.
+bool LooksLikeFeedprof(std::string_view bytes) {
+  if (bytes.size() < 3 || bytes[0] != '\x0A') return false;
+  google::protobuf::io::CodedInputStream in(
+      reinterpret_cast<const uint8_t*>(bytes.data()) + 1,
+      static_cast<int>(bytes.size() - 1));
+  uint64_t length = 0;
+  if (!in.ReadVarint64(&length)) return false;
+  const auto offset = static_cast<size_t>(1 + in.CurrentPosition());
+  if (offset >= bytes.size() || bytes[offset] != '\x0A') return false;
+  if (length > bytes.size() - offset) return true;  // header not all read
+  trace::Packet packet;
+  return packet.ParseFromArray(bytes.data() + offset,
+                               static_cast<int>(length)) &&
+         packet.has_header();
+}
+
+std::string FirstBytesForHumans(std::string_view bytes) {
+  const std::string_view head = bytes.substr(0, 16);
+  std::string hex;
+  std::string text;
+  for (char c : head) {
+    absl::StrAppendFormat(&hex, "%s%02x", hex.empty() ? "" : " ",
+                          static_cast<unsigned char>(c));
+    text.push_back(std::isprint(static_cast<unsigned char>(c)) ? c : '.');
+  }
+  return absl::StrFormat("%s \"%s\"", hex, text);
+}
+
+DetectedFormat ByExtension(const std::string& path) {
+  if (absl::EndsWith(path, ".fpt")) {
+    return {SourceFormat::kFeedprof, "file extension .fpt"};
+  }
+  if (absl::EndsWith(path, ".json") || absl::EndsWith(path, ".json.gz")) {
+    return {SourceFormat::kKineto, "file extension .json/.json.gz"};
+  }
+  if (absl::EndsWith(path, ".sqlite") || absl::EndsWith(path, ".sqlite3")) {
+    return {SourceFormat::kNsight, "file extension .sqlite"};
+  }
+  return {};
+}
+
+}  // namespace
+
+absl::StatusOr<DetectedFormat> DetectTraceFormat(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  const fs::file_status status = fs::status(path, error);
+  if (error || !fs::exists(status)) {
+    return absl::NotFoundError(absl::StrFormat(
+        "%s: no such file or directory; pass a trace file or a session "
+        "directory. %s",
+        path, kSupportedFormats));
+  }
+  if (fs::is_directory(status)) {
+    return DetectedFormat{SourceFormat::kFeedprof,
+                          "a directory (feedprof session)"};
+  }
+
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) {
+    return absl::PermissionDeniedError(
+        absl::StrFormat("%s: cannot open: %s; check that the file is readable",
+                        path, std::strerror(errno)));
+  }
+  std::string bytes(kSniffBytes, '\0');
+  bytes.resize(std::fread(bytes.data(), 1, bytes.size(), file));
+  std::fclose(file);
+
+  if (bytes.starts_with(kSqliteMagic)) {
+    return DetectedFormat{SourceFormat::kNsight, "SQLite header"};
+  }
+  if (bytes.size() >= 2 && bytes[0] == '\x1f' && bytes[1] == '\x8b') {
+    return DetectedFormat{SourceFormat::kKineto, "gzip magic bytes"};
+  }
+  if (LooksLikeFeedprof(bytes)) {
+    return DetectedFormat{SourceFormat::kFeedprof,
+                          "starts with a feedprof header packet"};
+  }
+  const size_t first = bytes.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos &&
+      (bytes[first] == '{' || bytes[first] == '[')) {
+    return DetectedFormat{SourceFormat::kKineto, "starts like JSON"};
+  }
+  if (DetectedFormat by_name = ByExtension(path);
+      by_name.format != SourceFormat::kUnknown) {
+    return by_name;
+  }
+  if (bytes.empty()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: the file is empty, so its format cannot be told; pass a trace "
+        "file that holds data. %s",
+        path, kSupportedFormats));
+  }
+  return absl::InvalidArgumentError(
+      absl::StrFormat("%s: unrecognised trace format (first bytes: %s). %s",
+                      path, FirstBytesForHumans(bytes), kSupportedFormats));
+}
+
+absl::StatusOr<Timeline> LoadTrace(const std::string& path) {
+  absl::StatusOr<DetectedFormat> detected = DetectTraceFormat(path);
+  if (!detected.ok()) return detected.status();
+
+  absl::StatusOr<Timeline> timeline;
+  switch (detected->format) {
+    case SourceFormat::kFeedprof:
+      timeline = ReadFeedprofTrace(path);
+      break;
+    case SourceFormat::kKineto:
+#ifdef FEEDPROF_LOADER_HAS_KINETO
+      timeline = ReadKinetoTrace(path);
+#else
+      return absl::UnimplementedError(absl::StrFormat(
+          "%s: looks like a PyTorch profiler (Kineto) trace (%s), but reading "
+          "Kineto traces is not available in this build",
+          path, detected->reason));
+#endif
+      break;
+    case SourceFormat::kNsight:
+#ifdef FEEDPROF_LOADER_HAS_NSIGHT
+      timeline = ReadNsightTrace(path);
+#else
+      return absl::UnimplementedError(absl::StrFormat(
+          "%s: looks like an Nsight Systems SQLite export (%s), but reading "
+          "Nsight Systems exports is not available in this build",
+          path, detected->reason));
+#endif
+      break;
+    case SourceFormat::kUnknown:
+      return absl::InternalError(
+          absl::StrFormat("%s: format detection returned no format", path));
+  }
+  if (timeline.ok()) {
+    if (timeline->format == SourceFormat::kUnknown) {
+      timeline->format = detected->format;
+    }
+    if (timeline->source_path.empty()) timeline->source_path = path;
+  }
+  return timeline;
+}
+
+}  // namespace feedprof

@@ -1,0 +1,497 @@
+// The JSON report, schema "feedprof.analysis/1" (docs/report-json.md).
+//
+// Field names are a contract with scripts and dashboards: add fields freely,
+// never rename or change the meaning of one without bumping the schema
+// version. Times are integer nanoseconds (`*_ns`), shares are 0..1.
+#include <string>
+
+#include "feedprof/report.h"
+#include "report/json_writer.h"
+
+namespace feedprof {
+namespace {
+
+using report::JsonWriter;
+
+void WriteIdleByCause(JsonWriter& w, const IdleByCause& idle) {
+  w.BeginObject();
+  w.Key("host_wait");
+  w.Int(idle.HostWait());
+  for (int c = 0; c < kIdleCauses; ++c) {
+    w.Key(IdleCauseName(static_cast<IdleCause>(c)));
+    w.Int(idle.ns[static_cast<size_t>(c)]);
+  }
+  w.EndObject();
+}
+
+void WriteDevice(JsonWriter& w, const DeviceReport& d) {
+  w.BeginObject();
+  w.Key("device");
+  w.Int(d.device);
+  w.Key("pid");
+  w.Int(d.pid);
+  w.Key("name");
+  w.String(d.name);
+  w.Key("span_start_ns");
+  w.Int(d.span_start);
+  w.Key("span_end_ns");
+  w.Int(d.span_end);
+  w.Key("span_ns");
+  w.Int(d.span_ns);
+  w.Key("busy_ns");
+  w.Int(d.busy_ns);
+  w.Key("idle_ns");
+  w.Int(d.idle_ns);
+  w.Key("idle_share");
+  w.Double(d.idle_share);
+  w.Key("compute_ns");
+  w.Int(d.compute_ns);
+  w.Key("memcpy_ns");
+  w.Int(d.memcpy_ns);
+  w.Key("memset_ns");
+  w.Int(d.memset_ns);
+  w.Key("exposed_memcpy_ns");
+  w.Int(d.exposed_memcpy_ns);
+  w.Key("small_grid_kernel_ns");
+  w.Int(d.small_grid_kernel_ns);
+  w.Key("kernels");
+  w.Uint(d.kernel_count);
+  w.Key("memcpys");
+  w.Uint(d.memcpy_count);
+  w.Key("memsets");
+  w.Uint(d.memset_count);
+  w.Key("gaps");
+  w.BeginObject();
+  w.Key("count");
+  w.Uint(d.gaps.count);
+  w.Key("histogram");
+  w.BeginObject();
+  for (int b = 0; b < kGapBuckets; ++b) {
+    w.Key(GapBucketLabel(b));
+    w.Uint(d.gaps.histogram[static_cast<size_t>(b)]);
+  }
+  w.EndObject();
+  w.Key("histogram_idle_ns");
+  w.BeginObject();
+  for (int b = 0; b < kGapBuckets; ++b) {
+    w.Key(GapBucketLabel(b));
+    w.Int(d.gaps.histogram_ns[static_cast<size_t>(b)]);
+  }
+  w.EndObject();
+  w.Key("after_sync_idle_ns");
+  w.Int(d.gaps.after_sync.Total());
+  w.EndObject();
+  w.Key("idle_by_cause_ns");
+  WriteIdleByCause(w, d.idle_by_cause);
+  w.Key("launch_overhead_share");
+  w.Double(d.launch_overhead_share);
+  w.Key("excluded_ops");
+  w.BeginObject();
+  w.Key("count");
+  w.Uint(d.excluded_ops.count);
+  w.Key("busy_ns");
+  w.Int(d.excluded_ops.busy_ns);
+  w.EndObject();
+  w.Key("streams");
+  w.BeginArray();
+  for (const StreamIdle& s : d.streams) {
+    w.BeginObject();
+    w.Key("stream");
+    w.Int(s.stream);
+    w.Key("busy_ns");
+    w.Int(s.busy_ns);
+    w.Key("host_wait_ns");
+    w.Int(s.host_wait_ns);
+    w.Key("kernel_wait_ns");
+    w.Int(s.kernel_wait_ns);
+    w.Key("other_ns");
+    w.Int(s.other_ns);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
+void WriteVerdict(JsonWriter& w, const Verdict& v) {
+  w.BeginObject();
+  w.Key("primary");
+  w.String(v.primary);
+  w.Key("runner_up");
+  if (v.runner_up.empty()) {
+    w.Null();
+  } else {
+    w.String(v.runner_up);
+  }
+  w.Key("confidence");
+  w.Double(v.confidence);
+  w.Key("confidence_label");
+  w.String(v.confidence_label);
+  w.Key("evidence");
+  w.BeginArray();
+  for (const std::string& e : v.evidence) w.String(e);
+  w.EndArray();
+  w.Key("next_steps");
+  w.BeginArray();
+  for (const std::string& s : v.next_steps) w.String(s);
+  w.EndArray();
+  w.Key("scores");
+  w.BeginArray();
+  for (const RuleScore& r : v.scores) {
+    w.BeginObject();
+    w.Key("verdict");
+    w.String(r.verdict);
+    w.Key("score");
+    w.Double(r.score);
+    w.Key("threshold");
+    w.Double(r.threshold);
+    w.Key("triggered");
+    w.Bool(r.triggered);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
+void WriteHost(JsonWriter& w, const Report& r) {
+  const HostReport& h = r.host;
+  w.BeginObject();
+  w.Key("samples_available");
+  w.Bool(h.samples_available);
+  w.Key("cuda_api_ns");
+  w.Int(h.cuda_api_ns);
+  w.Key("sync_blocked_ns");
+  w.Int(h.sync_blocked_ns);
+  w.Key("sync_blocked_share");
+  w.Double(h.sync_blocked_share);
+  w.Key("threads");
+  w.BeginArray();
+  for (const ThreadReport& t : h.threads) {
+    w.BeginObject();
+    w.Key("pid");
+    w.Int(t.pid);
+    w.Key("tid");
+    w.Int(t.tid);
+    w.Key("name");
+    w.String(t.name);
+    w.Key("api_calls");
+    w.Uint(t.api_calls);
+    w.Key("cuda_api_ns");
+    w.Int(t.cuda_api_ns);
+    w.Key("sync_blocked_ns");
+    w.Int(t.sync_blocked_ns);
+    auto sampled_int = [&w, &t](const char* key, int64_t v) {
+      w.Key(key);
+      if (t.samples) {
+        w.Int(v);
+      } else {
+        w.Null();
+      }
+    };
+    auto sampled_double = [&w, &t](const char* key, double v) {
+      w.Key(key);
+      if (t.samples) {
+        w.Double(v);
+      } else {
+        w.Null();
+      }
+    };
+    sampled_int("cpu_user_ns", t.cpu_user_ns);
+    sampled_int("cpu_system_ns", t.cpu_system_ns);
+    sampled_double("cpu_share", t.cpu_share);
+    sampled_double("running_share", t.running_share);
+    sampled_double("sleeping_share", t.sleeping_share);
+    sampled_double("disk_wait_share", t.disk_wait_share);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("workers");
+  w.BeginArray();
+  for (const WorkerProcess& p : h.workers) {
+    w.BeginObject();
+    w.Key("pid");
+    w.Int(p.pid);
+    w.Key("ppid");
+    w.Int(p.ppid);
+    w.Key("command");
+    w.String(p.command);
+    w.Key("cpu_user_ns");
+    if (p.samples) {
+      w.Int(p.cpu_user_ns);
+    } else {
+      w.Null();
+    }
+    w.Key("cpu_system_ns");
+    if (p.samples) {
+      w.Int(p.cpu_system_ns);
+    } else {
+      w.Null();
+    }
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("workers_cpu_ns");
+  w.Int(h.workers_cpu_ns);
+  w.EndObject();
+}
+
+void WriteCopies(JsonWriter& w, const CopyReport& c) {
+  w.BeginObject();
+  w.Key("count");
+  w.Uint(c.count);
+  w.Key("bytes");
+  w.Uint(c.bytes);
+  w.Key("time_ns");
+  w.Int(c.time_ns);
+  w.Key("pageable_share");
+  w.Double(c.pageable_share);
+  w.Key("link");
+  if (c.link_known) {
+    w.BeginObject();
+    w.Key("pcie_gen");
+    w.Double(c.link_gen);
+    w.Key("width");
+    w.Uint(c.link_width);
+    w.Key("theoretical_gbps");
+    w.Double(c.link_theoretical_gbps);
+    w.EndObject();
+  } else {
+    w.Null();
+  }
+  w.Key("directions");
+  w.BeginArray();
+  for (const CopyDirectionStats& d : c.directions) {
+    w.BeginObject();
+    w.Key("direction");
+    w.String(d.direction);
+    w.Key("count");
+    w.Uint(d.count);
+    w.Key("bytes");
+    w.Uint(d.bytes);
+    w.Key("time_ns");
+    w.Int(d.time_ns);
+    w.Key("achieved_gbps");
+    w.Double(d.achieved_gbps);
+    w.Key("pageable_share");
+    w.Double(d.pageable_share);
+    w.Key("link_share");
+    if (c.link_known && (d.direction == "HtoD" || d.direction == "DtoH")) {
+      w.Double(d.link_share);
+    } else {
+      w.Null();
+    }
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
+void WriteSteps(JsonWriter& w, const StepReport& s) {
+  w.BeginObject();
+  w.Key("available");
+  w.Bool(s.available);
+  if (s.available) {
+    w.Key("source");
+    w.String(s.source);
+    w.Key("count");
+    w.Uint(s.count);
+    w.Key("median_ns");
+    w.Int(s.median_ns);
+    w.Key("p90_ns");
+    w.Int(s.p90_ns);
+    w.Key("median_gpu_busy_share");
+    w.Double(s.median_gpu_busy_share);
+    w.Key("steps");
+    w.BeginArray();
+    for (const StepInfo& step : s.steps) {
+      w.BeginObject();
+      w.Key("name");
+      w.String(step.name);
+      w.Key("pid");
+      w.Int(step.pid);
+      w.Key("start_ns");
+      w.Int(step.start);
+      w.Key("duration_ns");
+      w.Int(step.end - step.start);
+      w.Key("gpu_busy_ns");
+      w.Int(step.gpu_busy_ns);
+      w.EndObject();
+    }
+    w.EndArray();
+  }
+  w.EndObject();
+}
+
+}  // namespace
+
+std::string WriteJsonReport(const Report& r) {
+  JsonWriter w;
+  w.BeginObject();
+  w.Key("schema");
+  w.String(Report::kSchema);
+  w.Key("source");
+  w.BeginObject();
+  w.Key("format");
+  w.String(r.source_format);
+  w.Key("path");
+  w.String(r.source_path);
+  w.Key("events");
+  w.Uint(r.events);
+  w.EndObject();
+  w.Key("window");
+  w.BeginObject();
+  w.Key("trace_start_ns");
+  w.Int(r.window.trace_start);
+  w.Key("trace_end_ns");
+  w.Int(r.window.trace_end);
+  w.Key("start_ns");
+  w.Int(r.window.start);
+  w.Key("end_ns");
+  w.Int(r.window.end);
+  w.Key("from_ns");
+  w.Int(r.window.start - r.window.trace_start);
+  w.Key("to_ns");
+  w.Int(r.window.end - r.window.trace_start);
+  w.Key("restricted");
+  w.Bool(r.window.restricted);
+  w.Key("rank");
+  if (r.rank_filter.has_value()) {
+    w.Int(*r.rank_filter);
+  } else {
+    w.Null();
+  }
+  w.EndObject();
+  w.Key("has_gpu_activity");
+  w.Bool(r.has_gpu_activity);
+  w.Key("verdict");
+  WriteVerdict(w, r.verdict);
+  w.Key("devices");
+  w.BeginArray();
+  for (const DeviceReport& d : r.devices) WriteDevice(w, d);
+  w.EndArray();
+  w.Key("launch");
+  w.BeginObject();
+  w.Key("count");
+  w.Uint(r.launch.count);
+  w.Key("kernels");
+  w.Uint(r.launch.kernels);
+  w.Key("median_api_ns");
+  w.Int(r.launch.median_api_ns);
+  w.Key("median_kernel_ns");
+  w.Int(r.launch.median_kernel_ns);
+  w.Key("share_kernels_shorter_than_launch");
+  w.Double(r.launch.share_kernels_shorter_than_launch);
+  w.Key("median_launch_delay_ns");
+  w.Int(r.launch.median_launch_delay_ns);
+  w.Key("p90_launch_delay_ns");
+  w.Int(r.launch.p90_launch_delay_ns);
+  w.Key("max_launch_delay_ns");
+  w.Int(r.launch.max_launch_delay_ns);
+  w.Key("max_launch_delay_kernel");
+  w.String(r.launch.max_launch_delay_kernel);
+  w.EndObject();
+  w.Key("sync_points");
+  w.BeginArray();
+  for (const SyncPoint& p : r.sync_points) {
+    w.BeginObject();
+    w.Key("api");
+    w.String(p.api);
+    w.Key("kind");
+    w.String(SyncKindName(p.kind));
+    w.Key("reason");
+    w.String(p.reason);
+    w.Key("call_site");
+    if (p.call_site.empty()) {
+      w.Null();
+    } else {
+      w.String(p.call_site);
+    }
+    w.Key("count");
+    w.Uint(p.count);
+    w.Key("blocked_ns");
+    w.Int(p.blocked_ns);
+    w.Key("wall_share");
+    w.Double(p.wall_share);
+    w.Key("idle_after_ns");
+    w.Int(p.idle_after_ns);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("gpu_side_waits");
+  w.Uint(r.gpu_side_waits);
+  w.Key("copies");
+  WriteCopies(w, r.copies);
+  w.Key("host");
+  WriteHost(w, r);
+  w.Key("steps");
+  WriteSteps(w, r.steps);
+  if (!r.ranks.empty()) {
+    w.Key("ranks");
+    w.BeginArray();
+    for (const RankReport& k : r.ranks) {
+      w.BeginObject();
+      w.Key("rank");
+      if (k.rank >= 0) {
+        w.Int(k.rank);
+      } else {
+        w.Null();
+      }
+      w.Key("pids");
+      w.BeginArray();
+      for (int32_t pid : k.pids) w.Int(pid);
+      w.EndArray();
+      w.Key("span_ns");
+      w.Int(k.span_ns);
+      w.Key("busy_ns");
+      w.Int(k.busy_ns);
+      w.Key("idle_share");
+      w.Double(k.idle_share);
+      w.Key("median_step_ns");
+      if (k.median_step_ns > 0) {
+        w.Int(k.median_step_ns);
+      } else {
+        w.Null();
+      }
+      w.Key("sync_blocked_ns");
+      w.Int(k.sync_blocked_ns);
+      w.Key("slowest");
+      w.Bool(k.slowest);
+      w.EndObject();
+    }
+    w.EndArray();
+  }
+  w.Key("available");
+  w.BeginObject();
+  const Availability& a = r.available;
+  for (auto [key, value] :
+       {std::pair<const char*, bool>{"api_calls", a.api_calls},
+        {"correlation", a.correlation},
+        {"sync_records", a.sync_records},
+        {"host_samples", a.host_samples},
+        {"system_samples", a.system_samples},
+        {"call_sites", a.call_sites},
+        {"gpu_counters", a.gpu_counters},
+        {"ranges", a.ranges}}) {
+    w.Key(key);
+    w.Bool(value);
+  }
+  w.EndObject();
+  w.Key("drops");
+  w.BeginObject();
+  w.Key("events_dropped");
+  w.Uint(r.drops.events_dropped);
+  w.Key("cupti_records_dropped");
+  w.Uint(r.drops.cupti_records_dropped);
+  w.Key("zero_timestamp_records");
+  w.Uint(r.drops.zero_timestamp_records);
+  w.Key("samples_dropped");
+  w.Uint(r.drops.samples_dropped);
+  w.EndObject();
+  w.Key("warnings");
+  w.BeginArray();
+  for (const std::string& warning : r.warnings) w.String(warning);
+  w.EndArray();
+  w.EndObject();
+  return w.str();
+}
+
+}  // namespace feedprof

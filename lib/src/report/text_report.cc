@@ -1,0 +1,267 @@
+// The text report: a one-screen summary (verdict, evidence, top findings,
+// next steps), then details per device, launches, sync points, copies,
+// host threads, steps and ranks.
+//
+// The summary is what a user reads first on a terminal, so it fits in about
+// 30 lines; the details carry the numbers behind every sentence.
+#include <algorithm>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "analysis/units.h"
+#include "feedprof/report.h"
+
+namespace feedprof {
+namespace {
+
+using analysis::FormatBytes;
+using analysis::FormatDuration;
+using analysis::FormatPercent;
+
+constexpr const char* kNotAvailable = "not available";
+
+void Line(std::string* out, std::string_view text) {
+  out->append(text);
+  out->push_back('\n');
+}
+
+void Summary(const Report& r, std::string* out) {
+  Line(out, absl::StrCat("feedprof analysis of ", r.source_path, " (",
+                         r.source_format, ", ", r.events, " events)"));
+  if (r.window.restricted || r.rank_filter.has_value()) {
+    std::string scope = absl::StrCat(
+        "window ", FormatDuration(r.window.start - r.window.trace_start),
+        " .. ", FormatDuration(r.window.end - r.window.trace_start),
+        " from trace start");
+    if (r.rank_filter) absl::StrAppend(&scope, ", rank ", *r.rank_filter);
+    Line(out, scope);
+  }
+  Line(out, "");
+  const Verdict& v = r.verdict;
+  Line(out, absl::StrCat("Verdict: ", v.primary, "  (confidence ",
+                         v.confidence_label, ", ",
+                         absl::StrFormat("%.2f", v.confidence), ")"));
+  if (!v.runner_up.empty()) Line(out, absl::StrCat("Runner-up: ", v.runner_up));
+  Line(out, "");
+  Line(out, "Evidence:");
+  for (const std::string& e : v.evidence) Line(out, absl::StrCat("  - ", e));
+
+  // Top findings: the largest idle causes and the worst sync point.
+  IdleByCause idle;
+  TimeNs span = 0;
+  for (const DeviceReport& d : r.devices) {
+    span += d.span_ns;
+    for (size_t c = 0; c < idle.ns.size(); ++c)
+      idle.ns[c] += d.idle_by_cause.ns[c];
+  }
+  if (span > 0) {
+    Line(out, "");
+    Line(out, "Top findings:");
+    std::vector<int> order(kIdleCauses);
+    for (int c = 0; c < kIdleCauses; ++c) order[static_cast<size_t>(c)] = c;
+    std::sort(order.begin(), order.end(), [&idle](int a, int b) {
+      return idle.ns[static_cast<size_t>(a)] > idle.ns[static_cast<size_t>(b)];
+    });
+    for (int i = 0; i < 3; ++i) {
+      const TimeNs ns =
+          idle.ns[static_cast<size_t>(order[static_cast<size_t>(i)])];
+      if (ns <= 0) break;
+      Line(out, absl::StrCat("  - idle ",
+                             IdleCauseName(static_cast<IdleCause>(
+                                 order[static_cast<size_t>(i)])),
+                             ": ", FormatDuration(ns), " (",
+                             FormatPercent(static_cast<double>(ns) /
+                                           static_cast<double>(span)),
+                             " of GPU span)"));
+    }
+    if (!r.sync_points.empty()) {
+      const SyncPoint& p = r.sync_points.front();
+      Line(out, absl::StrCat("  - sync point ", p.api, " (", p.reason,
+                             "): ", p.count, " calls, blocked ",
+                             FormatDuration(p.blocked_ns)));
+    }
+    if (r.steps.available) {
+      Line(out, absl::StrCat("  - ", r.steps.count, " steps (", r.steps.source,
+                             "), median ", FormatDuration(r.steps.median_ns),
+                             ", GPU busy ",
+                             FormatPercent(r.steps.median_gpu_busy_share),
+                             " of a step"));
+    }
+  }
+  Line(out, "");
+  Line(out, "Next steps:");
+  for (const std::string& s : v.next_steps) Line(out, absl::StrCat("  - ", s));
+  if (!r.warnings.empty()) {
+    Line(out, "");
+    Line(out, "Warnings:");
+    for (const std::string& w : r.warnings) Line(out, absl::StrCat("  ! ", w));
+  }
+}
+
+void Devices(const Report& r, std::string* out) {
+  for (const DeviceReport& d : r.devices) {
+    Line(out, "");
+    Line(out, absl::StrCat("Device ", d.device, d.name.empty() ? "" : " (",
+                           d.name, d.name.empty() ? "" : ")", ", pid ", d.pid));
+    Line(out, absl::StrCat("  span ", FormatDuration(d.span_ns), ", busy ",
+                           FormatDuration(d.busy_ns), ", idle ",
+                           FormatDuration(d.idle_ns), " (",
+                           FormatPercent(d.idle_share), ")"));
+    Line(out, absl::StrCat("  compute ", FormatDuration(d.compute_ns),
+                           ", memcpy ", FormatDuration(d.memcpy_ns),
+                           " (exposed ", FormatDuration(d.exposed_memcpy_ns),
+                           "), memset ", FormatDuration(d.memset_ns), "; ",
+                           d.kernel_count, " kernels, ", d.memcpy_count,
+                           " copies, ", d.memset_count, " memsets"));
+    if (d.excluded_ops.count > 0) {
+      Line(out, absl::StrCat("  excluded ", d.excluded_ops.count,
+                             " ops launched before recording began (",
+                             FormatDuration(d.excluded_ops.busy_ns),
+                             " busy); --include-pre-window keeps them"));
+    }
+    std::string hist = absl::StrCat("  gaps ", d.gaps.count, ":");
+    for (int b = 0; b < kGapBuckets; ++b) {
+      absl::StrAppend(&hist, " ", GapBucketLabel(b), "=",
+                      d.gaps.histogram[static_cast<size_t>(b)]);
+    }
+    Line(out, hist);
+    Line(out, "  idle by cause:");
+    for (int c = 0; c < kIdleCauses; ++c) {
+      const TimeNs ns = d.idle_by_cause.ns[static_cast<size_t>(c)];
+      if (ns == 0) continue;
+      Line(out,
+           absl::StrFormat(
+               "    %-24s %12s  %6s", IdleCauseName(static_cast<IdleCause>(c)),
+               FormatDuration(ns),
+               FormatPercent(d.span_ns > 0 ? static_cast<double>(ns) /
+                                                 static_cast<double>(d.span_ns)
+                                           : 0)));
+    }
+    Line(out, absl::StrCat("  launch-overhead share ",
+                           FormatPercent(d.launch_overhead_share)));
+    Line(out, "  per stream (HTA): stream busy host_wait kernel_wait other");
+    for (const StreamIdle& s : d.streams) {
+      Line(out, absl::StrCat("    ", s.stream, " ", FormatDuration(s.busy_ns),
+                             " ", FormatDuration(s.host_wait_ns), " ",
+                             FormatDuration(s.kernel_wait_ns), " ",
+                             FormatDuration(s.other_ns)));
+    }
+  }
+}
+
+void Details(const Report& r, const TextReportOptions& o, std::string* out) {
+  Line(out, "");
+  Line(out, "---- details ----");
+  Devices(r, out);
+  const LaunchStats& l = r.launch;
+  Line(out, "");
+  Line(out,
+       absl::StrCat("Launches: ", l.count, " calls, ", l.kernels,
+                    " kernels; median call ", FormatDuration(l.median_api_ns),
+                    ", median kernel ", FormatDuration(l.median_kernel_ns),
+                    ", shorter than launch ",
+                    FormatPercent(l.share_kernels_shorter_than_launch),
+                    "; launch delay median ",
+                    FormatDuration(l.median_launch_delay_ns), ", p90 ",
+                    FormatDuration(l.p90_launch_delay_ns)));
+  Line(out, "");
+  Line(out,
+       absl::StrCat("Sync points (", r.sync_points.size(), " groups, ",
+                    r.gpu_side_waits, " GPU-side stream waits not counted):"));
+  int rows = 0;
+  for (const SyncPoint& p : r.sync_points) {
+    if (rows++ >= o.max_rows) break;
+    Line(out,
+         absl::StrCat("  ", p.api, " [", SyncKindName(p.kind), ": ", p.reason,
+                      "] ", p.call_site.empty() ? "" : p.call_site + " ",
+                      p.count, "x blocked ", FormatDuration(p.blocked_ns), " (",
+                      FormatPercent(p.wall_share), " of wall), GPU idle after ",
+                      FormatDuration(p.idle_after_ns)));
+  }
+  const CopyReport& c = r.copies;
+  Line(out, "");
+  Line(out,
+       absl::StrCat("Copies: ", c.count, ", ", FormatBytes(c.bytes), " in ",
+                    FormatDuration(c.time_ns), ", pageable ",
+                    FormatPercent(c.pageable_share), "; PCIe link ",
+                    c.link_known
+                        ? absl::StrFormat("gen%g x%d (%.1f GB/s)", c.link_gen,
+                                          c.link_width, c.link_theoretical_gbps)
+                        : std::string(kNotAvailable)));
+  for (const CopyDirectionStats& d : c.directions) {
+    Line(out,
+         absl::StrFormat("  %-5s %6d copies %10s %10s %8.2f GB/s pageable %s",
+                         d.direction, d.count, FormatBytes(d.bytes),
+                         FormatDuration(d.time_ns), d.achieved_gbps,
+                         FormatPercent(d.pageable_share)));
+  }
+  const HostReport& h = r.host;
+  Line(out, "");
+  Line(out, absl::StrCat("Host: CUDA calls ", FormatDuration(h.cuda_api_ns),
+                         ", blocked in syncs ",
+                         FormatDuration(h.sync_blocked_ns), "; CPU samples ",
+                         h.samples_available ? "available" : kNotAvailable));
+  rows = 0;
+  for (const ThreadReport& t : h.threads) {
+    if (rows++ >= o.max_rows) break;
+    std::string cpu =
+        t.samples ? absl::StrCat("cpu ", FormatPercent(t.cpu_share), " (user ",
+                                 FormatDuration(t.cpu_user_ns), ", sys ",
+                                 FormatDuration(t.cpu_system_ns), "), running ",
+                                 FormatPercent(t.running_share), ", D-state ",
+                                 FormatPercent(t.disk_wait_share))
+                  : absl::StrCat("cpu ", kNotAvailable);
+    Line(out, absl::StrCat("  ", t.pid, "/", t.tid,
+                           t.name.empty() ? "" : " " + t.name, ": CUDA ",
+                           FormatDuration(t.cuda_api_ns), ", sync ",
+                           FormatDuration(t.sync_blocked_ns), ", ", cpu));
+  }
+  for (const WorkerProcess& w : h.workers) {
+    Line(out, absl::StrCat("  worker ", w.pid, " (", w.command, "): cpu ",
+                           w.samples
+                               ? FormatDuration(w.cpu_user_ns + w.cpu_system_ns)
+                               : std::string(kNotAvailable)));
+  }
+  Line(out, "");
+  if (r.steps.available) {
+    Line(out,
+         absl::StrCat("Steps (", r.steps.source, "): ", r.steps.count,
+                      ", median ", FormatDuration(r.steps.median_ns), ", p90 ",
+                      FormatDuration(r.steps.p90_ns), ", median GPU busy ",
+                      FormatPercent(r.steps.median_gpu_busy_share)));
+  } else {
+    Line(out, absl::StrCat("Steps: ", kNotAvailable,
+                           " (no ProfilerStep#N or step-like range; name one "
+                           "with --step-range)"));
+  }
+  if (!r.ranks.empty()) {
+    Line(out, "");
+    Line(out, "Ranks:");
+    for (const RankReport& k : r.ranks) {
+      Line(out, absl::StrCat(
+                    "  ",
+                    k.rank >= 0 ? absl::StrCat("rank ", k.rank)
+                                : absl::StrCat("pid ", k.pids.front()),
+                    ": busy ", FormatDuration(k.busy_ns), " of ",
+                    FormatDuration(k.span_ns), " (idle ",
+                    FormatPercent(k.idle_share), ")",
+                    k.median_step_ns > 0
+                        ? ", median step " + FormatDuration(k.median_step_ns)
+                        : "",
+                    k.slowest ? "  <- slowest" : ""));
+    }
+  }
+}
+
+}  // namespace
+
+std::string WriteTextReport(const Report& report,
+                            const TextReportOptions& options) {
+  std::string out;
+  Summary(report, &out);
+  if (options.details) Details(report, options, &out);
+  return out;
+}
+
+}  // namespace feedprof

@@ -1,0 +1,130 @@
+#include "preload/host/host_sample_batch_encoder.h"
+
+namespace feedprof::preload::host {
+namespace {
+
+// Field numbers of proto/feedprof.proto.
+constexpr uint32_t kPacketHostSamples = 4;
+constexpr uint32_t kPacketThread = 8;
+constexpr uint32_t kBatchBaseTs = 1;
+constexpr uint32_t kBatchThreads = 2;
+constexpr uint32_t kBatchProcess = 3;
+constexpr uint32_t kBatchSystem = 4;
+
+int64_t Delta(uint64_t ts, uint64_t prev) {
+  return static_cast<int64_t>(ts - prev);
+}
+
+}  // namespace
+
+HostSampleBatchEncoder::HostSampleBatchEncoder(uint8_t* buffer, size_t capacity)
+    : writer_(buffer, capacity) {}
+
+void HostSampleBatchEncoder::Begin(uint64_t base_ts_ns) {
+  writer_.Truncate(0);
+  // A batch can exceed 127 bytes by far: reserve 4 length bytes (256 MiB).
+  batch_ = writer_.BeginNested(kPacketHostSamples, 4);
+  writer_.Uint(kBatchBaseTs, base_ts_ns);
+  base_ts_ns_ = base_ts_ns;
+  last_thread_ts_ = last_process_ts_ = last_system_ts_ = base_ts_ns;
+  samples_ = 0;
+  begun_ = !writer_.overflowed();
+}
+
+bool HostSampleBatchEncoder::Commit(size_t mark) {
+  if (!writer_.overflowed()) {
+    ++samples_;
+    return true;
+  }
+  writer_.Truncate(mark);
+  return false;
+}
+
+bool HostSampleBatchEncoder::AddThread(const ThreadSampleRecord& s) {
+  if (!begun_) return false;
+  const size_t mark = writer_.size();
+  auto m = writer_.BeginNested(kBatchThreads);
+  writer_.Sint(1, Delta(s.ts_ns, last_thread_ts_));
+  writer_.Uint(2, s.tid);
+  writer_.Uint(3, s.user_ns);
+  writer_.Uint(4, s.system_ns);
+  writer_.Uint(5, s.state);
+  writer_.Uint(6, s.name_id);
+  writer_.Uint(7, s.voluntary_switches);
+  writer_.Uint(8, s.involuntary_switches);
+  writer_.Uint(9, s.io_wait_ns);
+  writer_.EndNested(m);
+  if (!Commit(mark)) return false;
+  last_thread_ts_ = s.ts_ns;
+  return true;
+}
+
+bool HostSampleBatchEncoder::AddProcess(const ProcessSampleRecord& s) {
+  if (!begun_) return false;
+  const size_t mark = writer_.size();
+  auto m = writer_.BeginNested(kBatchProcess);
+  writer_.Sint(1, Delta(s.ts_ns, last_process_ts_));
+  writer_.Uint(2, s.read_bytes);
+  writer_.Uint(3, s.write_bytes);
+  writer_.Uint(4, s.rchar);
+  writer_.Uint(5, s.wchar);
+  writer_.Uint(6, s.syscr);
+  writer_.Uint(7, s.syscw);
+  writer_.Uint(8, s.minor_faults);
+  writer_.Uint(9, s.major_faults);
+  writer_.Uint(10, s.rss_bytes);
+  writer_.Uint(11, s.num_threads);
+  writer_.Uint(12, s.user_ns);
+  writer_.Uint(13, s.system_ns);
+  writer_.EndNested(m);
+  if (!Commit(mark)) return false;
+  last_process_ts_ = s.ts_ns;
+  return true;
+}
+
+bool HostSampleBatchEncoder::AddSystem(const SystemSampleRecord& s) {
+  if (!begun_) return false;
+  const size_t mark = writer_.size();
+  auto m = writer_.BeginNested(kBatchSystem);
+  writer_.Sint(1, Delta(s.ts_ns, last_system_ts_));
+  writer_.Uint(2, s.cpu_user_ns);
+  writer_.Uint(3, s.cpu_nice_ns);
+  writer_.Uint(4, s.cpu_system_ns);
+  writer_.Uint(5, s.cpu_idle_ns);
+  writer_.Uint(6, s.cpu_iowait_ns);
+  writer_.Uint(7, s.cpu_irq_ns);
+  writer_.Uint(8, s.cpu_softirq_ns);
+  writer_.Uint(9, s.cpu_steal_ns);
+  writer_.Uint(10, s.procs_running);
+  writer_.Uint(11, s.procs_blocked);
+  writer_.Uint(12, s.mem_available_bytes);
+  writer_.Uint(13, s.mem_dirty_bytes);
+  writer_.Uint(14, s.mem_writeback_bytes);
+  writer_.Double(15, s.load_1m);
+  writer_.EndNested(m);
+  if (!Commit(mark)) return false;
+  last_system_ts_ = s.ts_ns;
+  return true;
+}
+
+size_t HostSampleBatchEncoder::Finish() {
+  if (!begun_) return 0;
+  begun_ = false;
+  if (samples_ == 0) return 0;
+  writer_.EndNested(batch_);
+  if (writer_.overflowed()) return 0;
+  return writer_.size();
+}
+
+size_t EncodeThreadInfoPacket(uint32_t tid, std::string_view name, bool is_main,
+                              uint8_t* buffer, size_t capacity) {
+  feedprof::wire::WireWriter w(buffer, capacity);
+  auto m = w.BeginNested(kPacketThread);
+  w.Uint(1, tid);
+  w.String(2, name);
+  w.Bool(3, is_main);
+  w.EndNested(m);
+  return w.overflowed() ? 0 : w.size();
+}
+
+}  // namespace feedprof::preload::host

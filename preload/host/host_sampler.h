@@ -1,0 +1,34 @@
+// Host sampling inside libfeedprof.so: the lifecycle's view.
+//
+// One background thread samples, every interval, each thread of the
+// process (CPU user/system time, scheduler state, name, context switches,
+// block-I/O delay), the process (I/O, faults, RSS, CPU time) and the
+// machine (/proc/stat CPU split with iowait, run queue, memory, load), and
+// submits HostSampleBatch and ThreadInfo packets to the recorder
+// (feedprof::preload::SubmitPacket). Failures turn sampling off with one
+// "feedprof:" line on stderr; they never reach the host program.
+#ifndef FEEDPROF_PRELOAD_HOST_HOST_SAMPLER_H_
+#define FEEDPROF_PRELOAD_HOST_HOST_SAMPLER_H_
+
+#include <cstdint>
+
+namespace feedprof::preload::host {
+
+// Starts the sampling thread (interval 0 means the default, 10 ms = 100 Hz;
+// intervals under 1 ms are raised to 1 ms). Returns false, after one
+// stderr line, when sampling cannot run. Calling it while running is a
+// no-op returning true.
+bool StartSampler(uint64_t interval_ns);
+
+// Stops the thread after a last round and submits the open batch.
+// Idempotent; safe when never started.
+void StopSampler();
+
+// For the child side of pthread_atfork: the sampling thread did not
+// survive the fork. Forgets the parent's state and, if the parent was
+// sampling, starts a new thread for this process.
+void RestartSamplerAfterFork();
+
+}  // namespace feedprof::preload::host
+
+#endif  // FEEDPROF_PRELOAD_HOST_HOST_SAMPLER_H_

@@ -1,0 +1,240 @@
+#include "preload/host/host_sampler_thread.h"
+
+#include <signal.h>
+#include <time.h>
+
+#include <cerrno>
+#include <cstdlib>
+
+namespace feedprof::preload::host {
+namespace {
+
+constexpr size_t kStackBytes = 256 * 1024;
+
+uint64_t MonotonicNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull +
+         static_cast<uint64_t>(ts.tv_nsec);
+}
+
+timespec ToTimespec(uint64_t ns) {
+  timespec ts;
+  ts.tv_sec = static_cast<time_t>(ns / 1000000000ull);
+  ts.tv_nsec = static_cast<long>(ns % 1000000000ull);
+  return ts;
+}
+
+void InitSync(pthread_mutex_t* mutex, pthread_cond_t* cond) {
+  pthread_mutex_init(mutex, nullptr);
+  pthread_condattr_t attr;
+  pthread_condattr_init(&attr);
+  pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+  pthread_cond_init(cond, &attr);
+  pthread_condattr_destroy(&attr);
+}
+
+}  // namespace
+
+HostSamplerThread::HostSamplerThread() { InitSync(&mutex_, &cond_); }
+
+HostSamplerThread::~HostSamplerThread() {
+  Stop();
+  Release();
+  pthread_cond_destroy(&cond_);
+  pthread_mutex_destroy(&mutex_);
+}
+
+bool HostSamplerThread::Init(const SamplerOptions& options,
+                             const SamplerSinks& sinks) {
+  Stop();
+  Release();
+  options_ = options;
+  sinks_ = sinks;
+  if (options_.interval_ns < kMinIntervalNs) {
+    options_.interval_ns = kMinIntervalNs;
+  }
+  if (options_.packet_bytes < 256) options_.packet_bytes = 256;
+  packet_buf_ = static_cast<uint8_t*>(std::malloc(options_.packet_bytes));
+  if (packet_buf_ == nullptr) {
+    error_ = "out of memory for the sample packet buffer";
+    return false;
+  }
+  encoder_ = HostSampleBatchEncoder(packet_buf_, options_.packet_bytes);
+  if (!collector_.Open(options_.collector)) {
+    error_ = collector_.error();
+    Release();
+    return false;
+  }
+  rounds_ = 0;
+  skipped_reported_ = 0;
+  initialized_ = true;
+  return true;
+}
+
+void HostSamplerThread::Release() {
+  collector_.Close();
+  std::free(packet_buf_);
+  packet_buf_ = nullptr;
+  encoder_ = HostSampleBatchEncoder(nullptr, 0);
+  initialized_ = false;
+}
+
+bool HostSamplerThread::Start() {
+  if (running_) return true;
+  if (!initialized_) {
+    error_ = "the sampler was not initialized";
+    return false;
+  }
+  stop_requested_ = false;
+  // The thread inherits this mask: it must never run the host's signal
+  // handlers.
+  sigset_t all;
+  sigset_t old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  // A small, explicit stack: the default follows RLIMIT_STACK (8 MiB or
+  // more of address space) and the sampler needs a few KiB.
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, kStackBytes);
+  const int rc = pthread_create(&thread_, &attr, &ThreadMain, this);
+  pthread_attr_destroy(&attr);
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (rc != 0) {
+    error_ = "cannot create the sampling thread";
+    return false;
+  }
+  // Named here too, so the name is there when Start returns
+  // ("feedprof-sampler" does not fit the kernel's 15 bytes).
+  pthread_setname_np(thread_, kSamplerThreadComm);
+  running_ = true;
+  return true;
+}
+
+void HostSamplerThread::Stop() {
+  if (!running_) return;
+  pthread_mutex_lock(&mutex_);
+  stop_requested_ = true;
+  pthread_cond_signal(&cond_);
+  pthread_mutex_unlock(&mutex_);
+  pthread_join(thread_, nullptr);
+  running_ = false;
+}
+
+bool HostSamplerThread::RestartAfterFork() {
+  // The parent's thread does not exist here, and it may have held the
+  // mutex at the fork: start from fresh synchronization objects.
+  InitSync(&mutex_, &cond_);
+  const bool was_running = running_;
+  running_ = false;
+  stop_requested_ = false;
+  if (!initialized_ || !was_running) return false;
+  // Samples not yet sent belong to the parent, which sends them.
+  encoder_ = HostSampleBatchEncoder(packet_buf_, options_.packet_bytes);
+  rounds_ = 0;
+  skipped_reported_ = 0;
+  if (!collector_.ReopenAfterFork()) {
+    error_ = collector_.error();
+    return false;
+  }
+  return Start();
+}
+
+void* HostSamplerThread::ThreadMain(void* self) {
+  // Before the first round, which samples this thread too.
+  pthread_setname_np(pthread_self(), kSamplerThreadComm);
+  static_cast<HostSamplerThread*>(self)->Loop();
+  return nullptr;
+}
+
+void HostSamplerThread::Loop() {
+  uint64_t next = MonotonicNs();
+  for (;;) {
+    SampleRound();
+    next += options_.interval_ns;
+    const uint64_t now = MonotonicNs();
+    // Fell behind (suspended, overloaded): skip the missed rounds instead
+    // of sampling in a burst.
+    if (next <= now) next = now + options_.interval_ns;
+    const timespec deadline = ToTimespec(next);
+    pthread_mutex_lock(&mutex_);
+    int rc = 0;
+    while (!stop_requested_ && rc != ETIMEDOUT) {
+      rc = pthread_cond_timedwait(&cond_, &mutex_, &deadline);
+    }
+    const bool stop = stop_requested_;
+    pthread_mutex_unlock(&mutex_);
+    if (stop) break;
+  }
+  // The last round shows the final CPU times.
+  SampleRound();
+  FlushBatch();
+}
+
+void HostSamplerThread::Drop(uint64_t n) {
+  if (n != 0 && sinks_.count_dropped_samples != nullptr) {
+    sinks_.count_dropped_samples(n, sinks_.context);
+  }
+}
+
+template <typename Record, typename AddFn>
+void HostSamplerThread::Append(const Record& record, AddFn add) {
+  if (!encoder_.begun()) {
+    encoder_.Begin(record.ts_ns);
+    batch_start_ns_ = record.ts_ns;
+  }
+  if ((encoder_.*add)(record)) return;
+  // Packet full: send it and start the next one with this sample.
+  FlushBatch();
+  encoder_.Begin(record.ts_ns);
+  batch_start_ns_ = record.ts_ns;
+  if (!(encoder_.*add)(record)) Drop(1);
+}
+
+void HostSamplerThread::SampleRound() {
+  if (!initialized_) return;
+  collector_.CollectThreads(sinks_.intern_string, sinks_.context);
+
+  for (size_t i = 0; i < collector_.announcement_count(); ++i) {
+    const ThreadAnnouncement a = collector_.announcement(i);
+    uint8_t buf[128];
+    const size_t n =
+        EncodeThreadInfoPacket(a.tid, a.name, a.is_main, buf, sizeof buf);
+    if (n != 0 && sinks_.submit_packet != nullptr) {
+      sinks_.submit_packet(buf, n, sinks_.context);
+    }
+  }
+  for (size_t i = 0; i < collector_.thread_count(); ++i) {
+    Append(collector_.thread(i), &HostSampleBatchEncoder::AddThread);
+  }
+  ProcessSampleRecord process;
+  if (collector_.CollectProcess(&process)) {
+    Append(process, &HostSampleBatchEncoder::AddProcess);
+  }
+  SystemSampleRecord system;
+  if (collector_.CollectSystem(&system)) {
+    Append(system, &HostSampleBatchEncoder::AddSystem);
+  }
+  const uint64_t skipped = collector_.threads_skipped();
+  Drop(skipped - skipped_reported_);
+  skipped_reported_ = skipped;
+  rounds_.fetch_add(1, std::memory_order_relaxed);
+  if (encoder_.begun() &&
+      MonotonicNs() - batch_start_ns_ >= options_.flush_interval_ns) {
+    FlushBatch();
+  }
+}
+
+void HostSamplerThread::FlushBatch() {
+  if (!encoder_.begun()) return;
+  const size_t samples = encoder_.sample_count();
+  const size_t size = encoder_.Finish();
+  if (size == 0) return;
+  const bool accepted =
+      sinks_.submit_packet != nullptr &&
+      sinks_.submit_packet(encoder_.data(), size, sinks_.context);
+  if (!accepted) Drop(samples);
+}
+
+}  // namespace feedprof::preload::host

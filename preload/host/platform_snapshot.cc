@@ -1,0 +1,458 @@
+#include "preload/host/platform_snapshot.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <string_view>
+
+#include "preload/host/cpu_list.h"
+#include "preload/host/proc_parsers.h"
+#include "preload/host/proc_text.h"
+
+namespace feedprof::preload::host {
+namespace {
+
+using feedprof::wire::WireWriter;
+
+// Field numbers of proto/feedprof.proto.
+namespace platform {
+constexpr uint32_t kCpuModel = 1;
+constexpr uint32_t kLogicalCpus = 2;
+constexpr uint32_t kOnlineCpus = 3;
+constexpr uint32_t kGovernor = 4;
+constexpr uint32_t kCpuMaxKhz = 5;
+constexpr uint32_t kCpuCurKhz = 6;
+constexpr uint32_t kNumaNodes = 7;
+constexpr uint32_t kCpuAffinity = 8;
+constexpr uint32_t kMemsAllowed = 9;
+constexpr uint32_t kCgroupCpuLimit = 10;
+constexpr uint32_t kMemoryTotal = 11;
+constexpr uint32_t kPciDevices = 12;
+constexpr uint32_t kKernelRelease = 13;
+}  // namespace platform
+namespace numa {
+constexpr uint32_t kId = 1;
+constexpr uint32_t kCpus = 2;
+constexpr uint32_t kMemoryTotal = 3;
+}  // namespace numa
+namespace pci {
+constexpr uint32_t kBusId = 1;
+constexpr uint32_t kVendorId = 2;
+constexpr uint32_t kDeviceId = 3;
+constexpr uint32_t kClassCode = 4;
+constexpr uint32_t kNumaNode = 5;
+constexpr uint32_t kLocalCpus = 6;
+constexpr uint32_t kCurrentLinkGts = 7;
+constexpr uint32_t kMaxLinkGts = 8;
+constexpr uint32_t kCurrentLinkWidth = 9;
+constexpr uint32_t kMaxLinkWidth = 10;
+}  // namespace pci
+
+constexpr uint64_t kNvidiaVendorId = 0x10de;
+// Bounds that keep the snapshot's stack use near 12 KiB: it may run on a
+// program thread with a small stack (the child side of a fork).
+constexpr size_t kMaxNumaNodes = 256;
+constexpr size_t kMaxPciDevices =
+    128;                            // NVIDIA functions: GPUs, audio, NVSwitch
+constexpr size_t kBusIdBytes = 16;  // "0000:3b:00.0"
+constexpr size_t kPathBytes = 1024;
+constexpr size_t kTextBytes = 4096;  // the first CPU's /proc/cpuinfo entry
+
+// Paths under the sources' root.
+class RootPaths {
+ public:
+  explicit RootPaths(const char* root) : root_(root) {
+    // "/" + "/proc" would work, but keep paths tidy.
+    if (std::strcmp(root_, "/") == 0) root_ = "";
+  }
+  const char* Get(const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+
+ private:
+  const char* root_;
+  char path_[kPathBytes];
+};
+
+const char* RootPaths::Get(const char* fmt, ...) {
+  const int n = std::snprintf(path_, sizeof path_, "%s", root_);
+  va_list args;
+  va_start(args, fmt);
+  std::vsnprintf(path_ + n, sizeof path_ - static_cast<size_t>(n), fmt, args);
+  va_end(args);
+  return path_;
+}
+
+bool ReadUintAttr(const char* path, uint64_t* out) {
+  char buf[64];
+  return ParseUint(ReadAttribute(path, buf, sizeof buf), out);
+}
+
+// Signed decimal ("-1" for an unknown NUMA node).
+bool ReadIntAttr(const char* path, int64_t* out) {
+  char buf[64];
+  std::string_view v = ReadAttribute(path, buf, sizeof buf);
+  const bool negative = !v.empty() && v[0] == '-';
+  if (negative) v.remove_prefix(1);
+  uint64_t u = 0;
+  if (!ParseUint(v, &u)) return false;
+  *out = negative ? -static_cast<int64_t>(u) : static_cast<int64_t>(u);
+  return true;
+}
+
+// "16.0 GT/s PCIe", "8 GT/s", "2.5 GT/s": the GT/s number; 0 for "Unknown".
+double ReadLinkSpeedGts(const char* path) {
+  char buf[64];
+  double v = 0;
+  return ParseDecimal(ReadAttribute(path, buf, sizeof buf), &v) ? v : 0.0;
+}
+
+bool IsDirectory(const char* path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+void WriteCpuFacts(WireWriter& w, RootPaths& paths, bool live, char* text) {
+  // Model: x86 "model name"; some other architectures say "Model" or
+  // "Processor". The first CPU's entry is enough.
+  const long n = ReadFile(paths.Get("/proc/cpuinfo"), text, kTextBytes);
+  if (n > 0) {
+    const std::string_view cpuinfo(text, static_cast<size_t>(n));
+    std::string_view model = FindKeyValue(cpuinfo, "model name");
+    if (model.empty()) model = FindKeyValue(cpuinfo, "Model");
+    if (model.empty()) model = FindKeyValue(cpuinfo, "Processor");
+    w.String(platform::kCpuModel, model);
+  }
+  uint32_t logical = CountCpuList(ReadAttribute(
+      paths.Get("/sys/devices/system/cpu/present"), text, kTextBytes));
+  if (logical == 0) {
+    logical = CountCpuList(ReadAttribute(
+        paths.Get("/sys/devices/system/cpu/possible"), text, kTextBytes));
+  }
+  uint32_t online = CountCpuList(ReadAttribute(
+      paths.Get("/sys/devices/system/cpu/online"), text, kTextBytes));
+  if (live && logical == 0) {
+    const long c = sysconf(_SC_NPROCESSORS_CONF);
+    if (c > 0) logical = static_cast<uint32_t>(c);
+  }
+  if (live && online == 0) {
+    const long c = sysconf(_SC_NPROCESSORS_ONLN);
+    if (c > 0) online = static_cast<uint32_t>(c);
+  }
+  w.Uint(platform::kLogicalCpus, logical);
+  w.Uint(platform::kOnlineCpus, online);
+
+  w.String(platform::kGovernor,
+           ReadAttribute(paths.Get("/sys/devices/system/cpu/cpu0/cpufreq/"
+                                   "scaling_governor"),
+                         text, kTextBytes));
+  uint64_t khz = 0;
+  if (ReadUintAttr(paths.Get("/sys/devices/system/cpu/cpu0/cpufreq/"
+                             "cpuinfo_max_freq"),
+                   &khz) ||
+      ReadUintAttr(paths.Get("/sys/devices/system/cpu/cpu0/cpufreq/"
+                             "scaling_max_freq"),
+                   &khz)) {
+    w.Uint(platform::kCpuMaxKhz, khz);
+  }
+  khz = 0;
+  if (ReadUintAttr(paths.Get("/sys/devices/system/cpu/cpu0/cpufreq/"
+                             "scaling_cur_freq"),
+                   &khz)) {
+    w.Uint(platform::kCpuCurKhz, khz);
+  }
+}
+
+void WriteNumaNodes(WireWriter& w, RootPaths& paths, char* text) {
+  uint32_t ids[kMaxNumaNodes];
+  size_t count = 0;
+  DIR* dir = opendir(paths.Get("/sys/devices/system/node"));
+  if (dir == nullptr) return;
+  while (const dirent* e = readdir(dir)) {
+    uint64_t id = 0;
+    if (std::strncmp(e->d_name, "node", 4) != 0 ||
+        !ParseUint(e->d_name + 4, &id) || count == kMaxNumaNodes) {
+      continue;
+    }
+    ids[count++] = static_cast<uint32_t>(id);
+  }
+  closedir(dir);
+  std::sort(ids, ids + count);
+  for (size_t i = 0; i < count; ++i) {
+    auto m = w.BeginNested(platform::kNumaNodes);
+    w.Uint(numa::kId, ids[i]);
+    w.String(numa::kCpus,
+             ReadAttribute(
+                 paths.Get("/sys/devices/system/node/node%u/cpulist", ids[i]),
+                 text, kTextBytes));
+    const long n =
+        ReadFile(paths.Get("/sys/devices/system/node/node%u/meminfo", ids[i]),
+                 text, kTextBytes);
+    MemInfo mem;
+    if (n > 0 &&
+        ParseMeminfo(std::string_view(text, static_cast<size_t>(n)), &mem)) {
+      w.Uint(numa::kMemoryTotal, mem.total_bytes);
+    }
+    w.EndNested(m);
+  }
+}
+
+void WriteAffinity(WireWriter& w, const PlatformSources& sources, char* text) {
+  if (sources.affinity != nullptr) {
+    FormatCpuList(sources.affinity, sources.affinity_bytes, text, kTextBytes);
+  } else {
+    // Room for 8192 CPUs: sched_getaffinity fails on a mask smaller than
+    // the kernel's.
+    alignas(cpu_set_t) unsigned char mask[1024];
+    std::memset(mask, 0, sizeof mask);
+    cpu_set_t* set = reinterpret_cast<cpu_set_t*>(mask);
+    if (sched_getaffinity(0, sizeof mask, set) != 0) return;
+    FormatCpuList(set, sizeof mask, text, kTextBytes);
+  }
+  w.String(platform::kCpuAffinity, text);
+}
+
+// CPUs allowed by the cgroup CPU controller at `dir` (v2 cpu.max, v1
+// cfs quota/period); 0 when unlimited or unreadable.
+double CgroupLevelLimit(const char* dir, bool v2, char* text) {
+  char path[kPathBytes + 32];
+  if (v2) {
+    std::snprintf(path, sizeof path, "%s/cpu.max", dir);
+    std::string_view v = ReadAttribute(path, text, kTextBytes);
+    const std::string_view quota = NextToken(&v);
+    const std::string_view period = NextToken(&v);
+    uint64_t q = 0;
+    uint64_t p = 0;
+    if (quota == "max" || !ParseUint(quota, &q) || !ParseUint(period, &p) ||
+        p == 0) {
+      return 0;
+    }
+    return static_cast<double>(q) / static_cast<double>(p);
+  }
+  std::snprintf(path, sizeof path, "%s/cpu.cfs_quota_us", dir);
+  int64_t quota = -1;
+  char num[64];
+  std::string_view qv = ReadAttribute(path, num, sizeof num);
+  if (qv.empty() || qv[0] == '-') return 0;
+  uint64_t q = 0;
+  if (!ParseUint(qv, &q)) return 0;
+  quota = static_cast<int64_t>(q);
+  std::snprintf(path, sizeof path, "%s/cpu.cfs_period_us", dir);
+  uint64_t p = 0;
+  if (!ReadUintAttr(path, &p) || p == 0) return 0;
+  return static_cast<double>(quota) / static_cast<double>(p);
+}
+
+// The tightest limit from the process's cgroup up to the hierarchy root
+// (a parent's quota caps its children). A cgroup path that does not exist
+// under the mount (a container without a cgroup namespace) falls back to
+// the mount's root, which is then the container's own cgroup.
+double CgroupLimitUnder(const char* mount, std::string_view cgroup_path,
+                        bool v2, char* text) {
+  if (!IsDirectory(mount)) return -1;
+  char dir[kPathBytes];
+  std::snprintf(dir, sizeof dir, "%s%.*s", mount,
+                static_cast<int>(cgroup_path.size()), cgroup_path.data());
+  size_t mount_len = std::strlen(mount);
+  if (!IsDirectory(dir)) dir[mount_len] = '\0';
+  double limit = 0;
+  for (;;) {
+    const double level = CgroupLevelLimit(dir, v2, text);
+    if (level > 0 && (limit == 0 || level < limit)) limit = level;
+    size_t len = std::strlen(dir);
+    if (len <= mount_len) break;
+    while (len > mount_len && dir[len - 1] != '/') --len;
+    if (len > mount_len) --len;  // drop the slash too
+    dir[len] = '\0';
+  }
+  return limit;
+}
+
+double CgroupCpuLimit(RootPaths& paths, char* text) {
+  char cgroups[2048];
+  const long n =
+      ReadFile(paths.Get("/proc/self/cgroup"), cgroups, sizeof cgroups);
+  if (n <= 0) return 0;
+  std::string_view rest(cgroups, static_cast<size_t>(n));
+  while (!rest.empty()) {
+    size_t eol = rest.find('\n');
+    if (eol == std::string_view::npos) eol = rest.size();
+    const std::string_view line = rest.substr(0, eol);
+    rest.remove_prefix(eol == rest.size() ? eol : eol + 1);
+    // "hierarchy-id:controllers:path"
+    const size_t c1 = line.find(':');
+    const size_t c2 =
+        c1 == std::string_view::npos ? c1 : line.find(':', c1 + 1);
+    if (c2 == std::string_view::npos) continue;
+    const std::string_view controllers = line.substr(c1 + 1, c2 - c1 - 1);
+    std::string_view cg_path = line.substr(c2 + 1);
+    if (cg_path == "/") cg_path = {};
+    double limit = -1;
+    if (line.substr(0, c1) == "0" && controllers.empty()) {
+      for (const char* mount : {"/sys/fs/cgroup", "/sys/fs/cgroup/unified"}) {
+        char m[kPathBytes];
+        std::snprintf(m, sizeof m, "%s", paths.Get("%s", mount));
+        limit = CgroupLimitUnder(m, cg_path, /*v2=*/true, text);
+        if (limit > 0) return limit;
+      }
+      continue;
+    }
+    // v1: a hierarchy whose controllers include "cpu".
+    bool has_cpu = false;
+    std::string_view list = controllers;
+    while (!list.empty()) {
+      size_t comma = list.find(',');
+      if (comma == std::string_view::npos) comma = list.size();
+      if (list.substr(0, comma) == "cpu") has_cpu = true;
+      list.remove_prefix(comma == list.size() ? comma : comma + 1);
+    }
+    if (!has_cpu) continue;
+    for (const char* mount :
+         {"/sys/fs/cgroup/cpu,cpuacct", "/sys/fs/cgroup/cpu",
+          "/sys/fs/cgroup/cpuacct,cpu"}) {
+      char m[kPathBytes];
+      std::snprintf(m, sizeof m, "%s", paths.Get("%s", mount));
+      limit = CgroupLimitUnder(m, cg_path, /*v2=*/false, text);
+      if (limit >= 0) return limit;
+    }
+  }
+  return 0;
+}
+
+void WritePciDevice(WireWriter& w, RootPaths& paths, const char* bus_id,
+                    char* text) {
+  auto m = w.BeginNested(platform::kPciDevices, 2);
+  w.String(pci::kBusId, bus_id);
+  uint64_t v = 0;
+  if (ParseHex(
+          ReadAttribute(paths.Get("/sys/bus/pci/devices/%s/vendor", bus_id),
+                        text, kTextBytes),
+          &v)) {
+    w.Uint(pci::kVendorId, v);
+  }
+  v = 0;
+  if (ParseHex(
+          ReadAttribute(paths.Get("/sys/bus/pci/devices/%s/device", bus_id),
+                        text, kTextBytes),
+          &v)) {
+    w.Uint(pci::kDeviceId, v);
+  }
+  v = 0;
+  if (ParseHex(ReadAttribute(paths.Get("/sys/bus/pci/devices/%s/class", bus_id),
+                             text, kTextBytes),
+               &v)) {
+    w.Uint(pci::kClassCode, v);
+  }
+  int64_t node = -1;
+  ReadIntAttr(paths.Get("/sys/bus/pci/devices/%s/numa_node", bus_id), &node);
+  w.Int(pci::kNumaNode, node);
+  w.String(
+      pci::kLocalCpus,
+      ReadAttribute(paths.Get("/sys/bus/pci/devices/%s/local_cpulist", bus_id),
+                    text, kTextBytes));
+  w.Double(pci::kCurrentLinkGts,
+           ReadLinkSpeedGts(paths.Get(
+               "/sys/bus/pci/devices/%s/current_link_speed", bus_id)));
+  w.Double(pci::kMaxLinkGts,
+           ReadLinkSpeedGts(
+               paths.Get("/sys/bus/pci/devices/%s/max_link_speed", bus_id)));
+  v = 0;
+  if (ReadUintAttr(
+          paths.Get("/sys/bus/pci/devices/%s/current_link_width", bus_id),
+          &v)) {
+    w.Uint(pci::kCurrentLinkWidth, v);
+  }
+  v = 0;
+  if (ReadUintAttr(paths.Get("/sys/bus/pci/devices/%s/max_link_width", bus_id),
+                   &v)) {
+    w.Uint(pci::kMaxLinkWidth, v);
+  }
+  w.EndNested(m);
+}
+
+void WriteNvidiaPciDevices(WireWriter& w, RootPaths& paths, char* text) {
+  char bus_ids[kMaxPciDevices][kBusIdBytes];
+  size_t count = 0;
+  DIR* dir = opendir(paths.Get("/sys/bus/pci/devices"));
+  if (dir == nullptr) return;
+  while (const dirent* e = readdir(dir)) {
+    if (e->d_name[0] == '.' || count == kMaxPciDevices ||
+        std::strlen(e->d_name) >= kBusIdBytes) {
+      continue;
+    }
+    uint64_t vendor = 0;
+    if (!ParseHex(ReadAttribute(
+                      paths.Get("/sys/bus/pci/devices/%s/vendor", e->d_name),
+                      text, kTextBytes),
+                  &vendor) ||
+        vendor != kNvidiaVendorId) {
+      continue;
+    }
+    std::snprintf(bus_ids[count++], kBusIdBytes, "%s", e->d_name);
+  }
+  closedir(dir);
+  // readdir order is arbitrary; bus order is what nvidia-smi shows.
+  size_t order[kMaxPciDevices];
+  for (size_t i = 0; i < count; ++i) order[i] = i;
+  std::sort(order, order + count, [&](size_t a, size_t b) {
+    return std::strcmp(bus_ids[a], bus_ids[b]) < 0;
+  });
+  for (size_t i = 0; i < count; ++i) {
+    WritePciDevice(w, paths, bus_ids[order[i]], text);
+  }
+}
+
+}  // namespace
+
+size_t EncodePlatformSnapshotFrom(WireWriter& w, uint32_t field_number,
+                                  const PlatformSources& sources) {
+  const size_t before = w.size();
+  const bool live = std::strcmp(sources.root, "/") == 0;
+  RootPaths paths(sources.root);
+  char text[kTextBytes];
+
+  auto m = w.BeginNested(field_number, 2);
+  WriteCpuFacts(w, paths, live, text);
+  WriteNumaNodes(w, paths, text);
+  WriteAffinity(w, sources, text);
+  {
+    const long n = ReadFile(paths.Get("/proc/self/status"), text, kTextBytes);
+    if (n > 0) {
+      w.String(platform::kMemsAllowed,
+               FindKeyValue(std::string_view(text, static_cast<size_t>(n)),
+                            "Mems_allowed_list"));
+    }
+  }
+  w.Double(platform::kCgroupCpuLimit, CgroupCpuLimit(paths, text));
+  {
+    const long n = ReadFile(paths.Get("/proc/meminfo"), text, kTextBytes);
+    MemInfo mem;
+    if (n > 0 &&
+        ParseMeminfo(std::string_view(text, static_cast<size_t>(n)), &mem)) {
+      w.Uint(platform::kMemoryTotal, mem.total_bytes);
+    }
+  }
+  WriteNvidiaPciDevices(w, paths, text);
+  {
+    std::string_view release = ReadAttribute(
+        paths.Get("/proc/sys/kernel/osrelease"), text, kTextBytes);
+    utsname uts;
+    if (release.empty() && live && uname(&uts) == 0) {
+      std::snprintf(text, kTextBytes, "%s", uts.release);
+      release = text;
+    }
+    w.String(platform::kKernelRelease, release);
+  }
+  w.EndNested(m);
+  return w.size() - before;
+}
+
+size_t EncodePlatformSnapshot(WireWriter& w, uint32_t field_number) {
+  return EncodePlatformSnapshotFrom(w, field_number, PlatformSources{});
+}
+
+}  // namespace feedprof::preload::host

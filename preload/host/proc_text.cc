@@ -1,0 +1,144 @@
+#include "preload/host/proc_text.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace feedprof::preload::host {
+
+long ReadFileAt(int dir_fd, const char* path, char* buf, size_t cap) {
+  if (cap == 0) return -1;
+  int fd;
+  do {
+    fd = openat(dir_fd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) return -1;
+  size_t used = 0;
+  while (used + 1 < cap) {
+    const ssize_t n = read(fd, buf + used, cap - 1 - used);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      close(fd);
+      buf[0] = '\0';
+      return -1;
+    }
+    if (n == 0) break;
+    used += static_cast<size_t>(n);
+  }
+  close(fd);
+  buf[used] = '\0';
+  return static_cast<long>(used);
+}
+
+long ReadFile(const char* path, char* buf, size_t cap) {
+  return ReadFileAt(AT_FDCWD, path, buf, cap);
+}
+
+std::string_view ReadAttribute(const char* path, char* buf, size_t cap) {
+  const long n = ReadFile(path, buf, cap);
+  if (n <= 0) return {};
+  return Trim(std::string_view(buf, static_cast<size_t>(n)));
+}
+
+bool ParseUint(std::string_view s, uint64_t* out) {
+  if (s.empty() || s[0] < '0' || s[0] > '9') return false;
+  uint64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') break;
+    v = v * 10 + static_cast<uint64_t>(c - '0');
+  }
+  *out = v;
+  return true;
+}
+
+bool ParseHex(std::string_view s, uint64_t* out) {
+  if (s.size() >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    s.remove_prefix(2);
+  }
+  uint64_t v = 0;
+  size_t digits = 0;
+  for (char c : s) {
+    int d;
+    if (c >= '0' && c <= '9') {
+      d = c - '0';
+    } else if (c >= 'a' && c <= 'f') {
+      d = c - 'a' + 10;
+    } else if (c >= 'A' && c <= 'F') {
+      d = c - 'A' + 10;
+    } else {
+      break;
+    }
+    v = (v << 4) | static_cast<uint64_t>(d);
+    ++digits;
+  }
+  if (digits == 0) return false;
+  *out = v;
+  return true;
+}
+
+bool ParseDecimal(std::string_view s, double* out) {
+  if (s.empty() || s[0] < '0' || s[0] > '9') return false;
+  double v = 0;
+  size_t i = 0;
+  for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) {
+    v = v * 10 + (s[i] - '0');
+  }
+  if (i < s.size() && s[i] == '.') {
+    double scale = 0.1;
+    for (++i; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) {
+      v += (s[i] - '0') * scale;
+      scale *= 0.1;
+    }
+  }
+  *out = v;
+  return true;
+}
+
+namespace {
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+}  // namespace
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
+  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+std::string_view NextToken(std::string_view* s) {
+  std::string_view& t = *s;
+  while (!t.empty() && IsSpace(t.front())) t.remove_prefix(1);
+  size_t n = 0;
+  while (n < t.size() && !IsSpace(t[n])) ++n;
+  const std::string_view token = t.substr(0, n);
+  t.remove_prefix(n);
+  return token;
+}
+
+std::string_view FindKeyValue(std::string_view text, std::string_view key) {
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t eol = text.find('\n', pos);
+    if (eol == std::string_view::npos) eol = text.size();
+    const std::string_view line = text.substr(pos, eol - pos);
+    if (line.size() > key.size() && line.substr(0, key.size()) == key) {
+      // "Key:" or, as in /proc/cpuinfo, "key name\t: value".
+      size_t colon = key.size();
+      while (colon < line.size() &&
+             (line[colon] == ' ' || line[colon] == '\t')) {
+        ++colon;
+      }
+      if (colon < line.size() && line[colon] == ':') {
+        return Trim(line.substr(colon + 1));
+      }
+    }
+    pos = eol + 1;
+  }
+  return {};
+}
+
+bool FindKeyUint(std::string_view text, std::string_view key, uint64_t* out) {
+  return ParseUint(FindKeyValue(text, key), out);
+}
+
+}  // namespace feedprof::preload::host

@@ -1,0 +1,58 @@
+// Reading and scanning the small text files of /proc and /sys.
+//
+// The sampler runs inside someone else's process, many times a second, so
+// it cannot use iostreams, std::string or strtod (which follows the host's
+// locale: a German locale would read "0.52" as 0). Everything here reads
+// into caller-owned fixed buffers and scans them in place: no allocation,
+// no exceptions, bounded work.
+#ifndef FEEDPROF_PRELOAD_HOST_PROC_TEXT_H_
+#define FEEDPROF_PRELOAD_HOST_PROC_TEXT_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace feedprof::preload::host {
+
+// Reads the file `path` (relative to directory fd `dir_fd`, or absolute)
+// into `buf` (at most `cap - 1` bytes, NUL-terminated). Returns the number
+// of bytes read, or -1 when the file cannot be opened or read. A file
+// longer than the buffer is cut at `cap - 1` bytes.
+long ReadFileAt(int dir_fd, const char* path, char* buf, size_t cap);
+
+// Same, relative to the current directory or absolute.
+long ReadFile(const char* path, char* buf, size_t cap);
+
+// Reads a one-line sysfs attribute and strips trailing whitespace.
+// Returns an empty view when the file is missing.
+std::string_view ReadAttribute(const char* path, char* buf, size_t cap);
+
+// Parses an unsigned decimal at the start of `s`. Returns false when `s`
+// does not start with a digit.
+bool ParseUint(std::string_view s, uint64_t* out);
+
+// Parses a hexadecimal number with an optional "0x" prefix ("0x10de").
+bool ParseHex(std::string_view s, uint64_t* out);
+
+// Parses a non-negative decimal with an optional fraction ("16.0", "2.5",
+// "0.52") independent of the locale. Returns false without a leading digit.
+bool ParseDecimal(std::string_view s, double* out);
+
+// Strips spaces, tabs and newlines at both ends.
+std::string_view Trim(std::string_view s);
+
+// Splits off the next whitespace-separated token of `*s` and advances `*s`
+// past it. Returns an empty view when no token is left.
+std::string_view NextToken(std::string_view* s);
+
+// For "Key:   value" files (/proc/meminfo, /proc/PID/status, /proc/PID/io,
+// and /proc/cpuinfo's "key\t: value"): returns the trimmed value of the first
+// line whose key is `key`, or an empty view when there is none.
+std::string_view FindKeyValue(std::string_view text, std::string_view key);
+
+// FindKeyValue followed by ParseUint; false when absent or not a number.
+bool FindKeyUint(std::string_view text, std::string_view key, uint64_t* out);
+
+}  // namespace feedprof::preload::host
+
+#endif  // FEEDPROF_PRELOAD_HOST_PROC_TEXT_H_

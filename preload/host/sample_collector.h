@@ -1,0 +1,172 @@
+// Reads one round of host samples from procfs: every thread of this
+// process, the process's counters and the machine's.
+//
+// This is the part of the sampler that costs CPU in the profiled process,
+// 100 times a second, with possibly hundreds of threads, so it is built to
+// be cheap and bounded:
+//  * all memory (thread tables, file buffers) is allocated once in Open();
+//    a round allocates nothing;
+//  * /proc, /proc/self and /proc/self/task stay open; files are opened
+//    relative to them (no path resolution through /proc/self each time);
+//  * the task directory is listed (getdents64 into a fixed buffer) only
+//    when its link count, which follows the thread count, changed, when a
+//    thread exited, or every `list_refresh_rounds`; otherwise last round's
+//    threads are sampled again;
+//    each thread's stat file stays open and is re-read with pread
+//    (OpenFileCache), which halves its cost;
+//  * a thread's on-CPU time comes from its per-thread CPU clock
+//    (clock_gettime on the clock id of that tid: the scheduler's
+//    sum_exec_runtime in ns, the number /proc/T/schedstat prints, without a
+//    file), split into user and system by the utime:stime ratio of its stat
+//    line (see docs/host-sampling.md);
+//  * the per-thread CPU clock (~0.4 µs) decides how much else is read: a
+//    thread that did not run since the last round cannot have changed its
+//    CPU times or switched, so its stat file is re-read only every
+//    `idle_refresh_rounds` and its status file (context switches) only
+//    after it ran, every `switches_refresh_rounds`.
+// Thread tables are kept sorted by tid so the previous round's state of a
+// thread is found by binary search.
+#ifndef FEEDPROF_PRELOAD_HOST_SAMPLE_COLLECTOR_H_
+#define FEEDPROF_PRELOAD_HOST_SAMPLE_COLLECTOR_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "preload/host/host_sample_records.h"
+#include "preload/host/open_file_cache.h"
+
+namespace feedprof::preload::host {
+
+struct TaskStat;
+
+struct CollectorOptions {
+  // Filesystem root holding proc/ ("/" in production; a fixture tree in
+  // tests).
+  const char* root = "/";
+  // True when `root` shows this very process: thread CPU time then comes
+  // from per-thread CPU clocks and process CPU time from getrusage (both ns
+  // precise). False (fixtures): from schedstat files, else stat ticks.
+  bool live = true;
+  // Threads sampled per round at most; more are skipped and counted.
+  size_t max_threads = 4096;
+  // A thread that did not run since the last round has the same CPU times
+  // and name, and its state can only have gone from sleeping to runnable:
+  // its stat file is re-read every this many rounds (staggered by tid).
+  uint32_t idle_refresh_rounds = 10;
+  // Context switches of a thread that ran are re-read every this many
+  // rounds (staggered by tid); /proc/T/status costs ~4x a stat file.
+  uint32_t switches_refresh_rounds = 10;
+  // The task directory is listed again (to find new threads) whenever its
+  // link count changed or a thread vanished, and at least this often.
+  uint32_t list_refresh_rounds = 10;
+  // RSS, memory and load average change slowly: read every this many
+  // rounds, the last values repeated in between.
+  uint32_t slow_refresh_rounds = 10;
+  // Threads whose stat file stays open between rounds (see
+  // OpenFileCache; also capped at RLIMIT_NOFILE / 16). 0: open each time.
+  size_t max_open_stat_files = 128;
+};
+
+// Interns a thread name; returns its id (0: none).
+using InternStringFn = uint32_t (*)(std::string_view text, void* context);
+
+// A thread seen for the first time, or whose name changed.
+struct ThreadAnnouncement {
+  uint32_t tid;
+  std::string_view name;
+  bool is_main;
+};
+
+class SampleCollector {
+ public:
+  // Longest thread name kept (the kernel's TASK_COMM_LEN - 1 is 15).
+  static constexpr size_t kMaxNameBytes = 31;
+
+  SampleCollector() = default;
+  ~SampleCollector();
+  SampleCollector(const SampleCollector&) = delete;
+  SampleCollector& operator=(const SampleCollector&) = delete;
+
+  // Allocates the tables and opens the proc directories. False (with the
+  // reason in error()) when the proc tree cannot be opened or memory is
+  // short; the collector is then unusable.
+  bool Open(const CollectorOptions& options);
+  void Close();
+  const char* error() const { return error_; }
+
+  // In the child of a fork: /proc/self/task still points at the parent and
+  // the thread table describes the parent's threads. Reopens the
+  // directories and forgets every thread.
+  bool ReopenAfterFork();
+
+  // Samples every thread. `intern` is called for new or renamed threads.
+  void CollectThreads(InternStringFn intern, void* intern_context);
+  size_t thread_count() const { return thread_count_; }
+  const ThreadSampleRecord& thread(size_t i) const;
+  size_t announcement_count() const { return announcement_count_; }
+  ThreadAnnouncement announcement(size_t i) const;
+  // Threads not sampled because the table was full (cumulative).
+  uint64_t threads_skipped() const { return threads_skipped_; }
+
+  // Process and system counters; false when the main file is unreadable.
+  bool CollectProcess(ProcessSampleRecord* out);
+  bool CollectSystem(SystemSampleRecord* out);
+
+ private:
+  struct ThreadTrack;
+
+  bool OpenDirectories();
+  void CloseDirectories();
+  // Reads and parses thread `tid`'s stat file, through the open-file
+  // cache when it can; `*slot` is its cache slot (in: the previous one or
+  // -1; out: the one to keep or -1). The text stays in small_buf_.
+  bool ReadTaskStat(uint32_t tid, int* slot, TaskStat* out);
+  // Samples `tid` into the next slot of current_ (or counts it skipped).
+  void SampleListedThread(uint32_t tid, InternStringFn intern,
+                          void* intern_context);
+  // Fills `track` for thread `tid`; false when the thread is gone.
+  bool SampleThread(uint32_t tid, ThreadTrack* track, InternStringFn intern,
+                    void* intern_context);
+  // Whether thread `tid` is due for a re-read this round.
+  bool Due(uint32_t every_rounds, uint32_t tid) const;
+  const ThreadTrack* FindPrevious(uint32_t tid) const;
+
+  CollectorOptions options_;
+  const char* error_ = "";
+  int proc_fd_ = -1;
+  int self_fd_ = -1;
+  int task_fd_ = -1;
+  uint32_t self_pid_ = 0;
+  uint64_t tick_ns_ = 10000000;
+  uint64_t page_bytes_ = 4096;
+  bool process_io_readable_ = true;
+  uint64_t round_ = 0;
+
+  // Two thread tables: this round's and the previous one, sorted by tid.
+  ThreadTrack* tracks_ = nullptr;  // 2 * max_threads
+  ThreadTrack* current_ = nullptr;
+  ThreadTrack* previous_ = nullptr;
+  size_t thread_count_ = 0;
+  size_t previous_count_ = 0;
+  uint32_t* announcements_ = nullptr;  // indexes into current_
+  size_t announcement_count_ = 0;
+  uint64_t threads_skipped_ = 0;
+  size_t listed_threads_ = 0;     // threads seen by the last round
+  uint64_t listed_nlink_ = 0;     // task directory link count when listed
+  bool thread_vanished_ = false;  // a thread exited: list again
+  uint64_t last_rss_bytes_ = 0;
+  SystemSampleRecord last_system_;  // the slowly refreshed fields
+  bool have_slow_system_ = false;
+
+  OpenFileCache stat_files_;
+
+  // Preallocated read buffers.
+  char* dirents_ = nullptr;
+  char* small_buf_ = nullptr;  // stat, status, io, schedstat, loadavg
+  char* large_buf_ = nullptr;  // /proc/stat, /proc/meminfo
+};
+
+}  // namespace feedprof::preload::host
+
+#endif  // FEEDPROF_PRELOAD_HOST_SAMPLE_COLLECTOR_H_

@@ -1,0 +1,229 @@
+#include "preload/lifecycle.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+
+#include "preload/config.h"
+#include "preload/log.h"
+#include "preload/recorder.h"
+#include "preload/recorder_control.h"
+#include "preload/reentrancy_guard.h"
+
+#if __has_include("preload/host/host_sampler.h")
+#include "preload/host/host_sampler.h"
+#define FEEDPROF_HAVE_HOST_SAMPLER 1
+#endif
+#ifdef FEEDPROF_HAVE_CUPTI
+#include "cupti_hooks/cupti_entry.h"
+#endif
+
+namespace feedprof::preload {
+namespace {
+
+constexpr int kSignalFlushTimeoutMs = 1000;
+constexpr int kHandledSignals[] = {SIGTERM, SIGINT};
+
+bool g_loaded = false;
+bool g_recording = false;
+bool g_exited = false;
+uint64_t g_sampling_interval_ns = 0;
+struct sigaction g_previous_action[NSIG];
+bool g_handler_installed[NSIG];
+
+void StartSampler() {
+#ifdef FEEDPROF_HAVE_HOST_SAMPLER
+  host::StartSampler(g_sampling_interval_ns);
+#endif
+}
+
+void StopSampler() {
+#ifdef FEEDPROF_HAVE_HOST_SAMPLER
+  host::StopSampler();
+#endif
+}
+
+// Absolute path of this library, from the dynamic loader.
+bool OwnLibraryPath(char* out) {
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void*>(&OnLibraryLoad), &info) == 0 ||
+      info.dli_fname == nullptr || info.dli_fname[0] == '\0') {
+    return false;
+  }
+  return realpath(info.dli_fname, out) != nullptr;
+}
+
+// Points injection variable `name` at this library unless someone else
+// already did; says so when it leaves another tool's value alone.
+void ClaimInjectionVariable(const char* name, const char* self,
+                            const char* consequence) {
+  const char* current = getenv(name);
+  if (current == nullptr || current[0] == '\0') {
+    setenv(name, self, 1);
+    return;
+  }
+  char resolved[PATH_MAX];
+  if (realpath(current, resolved) != nullptr &&
+      std::strcmp(resolved, self) == 0) {
+    return;  // ours (inherited from a recorded parent)
+  }
+  LogInfo("%s is already set to %s; leaving it: %s", name, current,
+          consequence);
+}
+
+void OnProcessExit() {
+  if (!g_recording || g_exited || t_recorder.in_call != 0) return;
+  g_exited = true;
+  // CUPTI's final flush may hand buffers to the recorder on this thread:
+  // stop it before this thread counts as inside feedprof.
+#ifdef FEEDPROF_HAVE_CUPTI
+  cupti::StopCollection();
+#endif
+  ReentrancyGuard guard;
+  StopSampler();
+  RecorderSummary summary;
+  StopRecorder("exit", &summary);
+  // After a write failure the one message was already printed.
+  if (summary.file_written && !summary.failed) {
+    LogInfo("trace written to %s (%llu events, %llu dropped)", summary.path,
+            static_cast<unsigned long long>(summary.events),
+            static_cast<unsigned long long>(summary.dropped));
+  } else if (summary.discarded) {
+    LogDebug("pid %d recorded nothing worth keeping; no trace file",
+             static_cast<int>(getpid()));
+  }
+}
+
+// SIGTERM/SIGINT: flush with a bounded wait, then let the previous
+// disposition act. Only async-signal-safe calls: the flush request is an
+// eventfd write and a poll; the writer thread does the work.
+void OnTerminatingSignal(int sig, siginfo_t* info, void* context) {
+  const int saved_errno = errno;
+  const struct sigaction& previous = g_previous_action[sig];
+  const bool has_handler =
+      (previous.sa_flags & SA_SIGINFO) != 0
+          ? previous.sa_sigaction != nullptr
+          : (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN);
+  // Without a handler of its own the process dies of the signal: that flush
+  // is the last one, with a footer. With one, it may go on running.
+  if (g_recording && !g_exited) {
+    RecorderSignalFlush(sig, !has_handler, kSignalFlushTimeoutMs);
+  }
+  if (has_handler) {
+    if ((previous.sa_flags & SA_SIGINFO) != 0) {
+      previous.sa_sigaction(sig, info, context);
+    } else {
+      previous.sa_handler(sig);
+    }
+  } else {
+    // Default action: restore it and re-raise. The signal is blocked while
+    // this handler runs, so it is delivered (and kills) on return.
+    struct sigaction dfl;
+    std::memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, nullptr);
+    raise(sig);
+  }
+  errno = saved_errno;
+}
+
+void InstallSignalHandlers() {
+  for (int sig : kHandledSignals) {
+    struct sigaction previous;
+    if (sigaction(sig, nullptr, &previous) != 0) continue;
+    // An ignored signal stays ignored (nohup, background jobs).
+    if ((previous.sa_flags & SA_SIGINFO) == 0 &&
+        previous.sa_handler == SIG_IGN) {
+      continue;
+    }
+    g_previous_action[sig] = previous;
+    struct sigaction action;
+    std::memset(&action, 0, sizeof action);
+    action.sa_sigaction = OnTerminatingSignal;
+    action.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+    sigemptyset(&action.sa_mask);
+    if (sigaction(sig, &action, nullptr) == 0) g_handler_installed[sig] = true;
+  }
+}
+
+void PrepareFork() {
+  if (g_recording) RecorderPrepareFork();
+}
+
+void ParentAfterFork() {
+  if (g_recording) RecorderParentAfterFork();
+}
+
+void ChildAfterFork() {
+  if (!g_recording) return;
+  RecorderChildAfterFork();
+#ifdef FEEDPROF_HAVE_HOST_SAMPLER
+  host::RestartSamplerAfterFork();
+#endif
+#ifdef FEEDPROF_HAVE_CUPTI
+  cupti::OnForkChild();
+#endif
+}
+
+}  // namespace
+
+void OnLibraryLoad() {
+  ReentrancyGuard guard;
+  if (g_loaded) return;
+  g_loaded = true;
+
+  Config config;
+  ConfigFromEnvironment(&config);
+  SetLogLevel(config.log_level);
+  if (config.disabled) {
+    LogDebug("FEEDPROF_DISABLE is set: not recording pid %d",
+             static_cast<int>(getpid()));
+    return;
+  }
+  const TraceOrigin origin =
+      config.session_dir[0] != '\0' ? TraceOrigin::kExec : TraceOrigin::kStart;
+  if (!StartRecorder(config, origin)) return;
+  g_recording = true;
+  g_sampling_interval_ns = config.sampling_interval_ns();
+
+  // Exec'd children inherit the environment: they join this session.
+  setenv("FEEDPROF_SESSION_DIR", SessionDirPath(), 1);
+  char self[PATH_MAX];
+  if (OwnLibraryPath(self)) {
+    ClaimInjectionVariable("NVTX_INJECTION64_PATH", self,
+                           "NVTX ranges go to that tool, not to feedprof");
+#ifdef FEEDPROF_HAVE_CUPTI
+    ClaimInjectionVariable(
+        "CUDA_INJECTION64_PATH", self,
+        "feedprof collects GPU activity only if that tool lets CUPTI be "
+        "shared");
+#endif
+  }
+
+  InstallSignalHandlers();
+  static bool hooks_registered = false;
+  if (!hooks_registered) {
+    hooks_registered = true;
+    pthread_atfork(PrepareFork, ParentAfterFork, ChildAfterFork);
+    atexit(OnProcessExit);
+  }
+  StartSampler();
+}
+
+int OnCudaInjection() {
+  ReentrancyGuard guard;
+  MarkProcessUsesGpu();
+#ifdef FEEDPROF_HAVE_CUPTI
+  if (g_recording && RecordingEnabled()) cupti::StartCollection();
+#endif
+  return 1;
+}
+
+}  // namespace feedprof::preload

@@ -1,0 +1,135 @@
+#include "preload/trace_file.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "preload/private_fd.h"
+
+namespace feedprof::preload {
+namespace {
+
+constexpr mode_t kFileMode = 0644;
+constexpr int kMaxNameAttempts = 1000;
+
+void NameForAttempt(const void* context, int attempt, char* out,
+                    size_t size) {
+  TraceFileName(*static_cast<const ProcessFacts*>(context), attempt, out,
+                size);
+}
+
+}  // namespace
+
+void TraceFile::Open(const SessionDir* dir, const ProcessFacts* facts,
+                     const uint8_t* header, size_t header_size) {
+  dir_ = dir;
+  facts_ = facts;
+  header_ = header;
+  header_size_ = header_size;
+  fd_ = -1;
+  unnamed_ = false;
+  created_ = false;
+  failed_ = false;
+  bytes_written_ = 0;
+  name_[0] = '\0';
+  path_[0] = '\0';
+  error_[0] = '\0';
+  const int fd = openat(dir->fd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC,
+                        kFileMode);
+  if (fd < 0) return;  // not supported here: created by name later
+  fd_ = MoveToPrivateFd(fd);
+  unnamed_ = true;
+  std::snprintf(path_, sizeof path_, "%s/(unnamed)", dir->path);
+  WriteAll(header_, header_size_);
+}
+
+bool TraceFile::Fail(const char* what, int err) {
+  const char* reason = (err == ENOSPC || err == EDQUOT) ? "the disk is full"
+                                                        : std::strerror(err);
+  std::snprintf(error_, sizeof error_, "cannot %s %s: %s", what, path_,
+                reason);
+  failed_ = true;
+  return false;
+}
+
+bool TraceFile::LinkUnnamed() {
+  char proc_path[64];
+  std::snprintf(proc_path, sizeof proc_path, "/proc/self/fd/%d", fd_);
+  for (int attempt = 0; attempt < kMaxNameAttempts; ++attempt) {
+    NameForAttempt(facts_, attempt, name_, sizeof name_);
+    if (linkat(AT_FDCWD, proc_path, dir_->fd, name_, AT_SYMLINK_FOLLOW) ==
+        0) {
+      std::snprintf(path_, sizeof path_, "%s/%s", dir_->path, name_);
+      created_ = true;
+      unnamed_ = false;
+      return true;
+    }
+    if (errno != EEXIST) return false;
+  }
+  errno = EEXIST;
+  return false;
+}
+
+bool TraceFile::CreateNamed() {
+  for (int attempt = 0; attempt < kMaxNameAttempts; ++attempt) {
+    NameForAttempt(facts_, attempt, name_, sizeof name_);
+    const int fd =
+        openat(dir_->fd, name_,
+               O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, kFileMode);
+    if (fd >= 0) {
+      fd_ = MoveToPrivateFd(fd);
+      std::snprintf(path_, sizeof path_, "%s/%s", dir_->path, name_);
+      created_ = true;
+      return WriteAll(header_, header_size_);
+    }
+    if (errno != EEXIST) break;
+  }
+  std::snprintf(path_, sizeof path_, "%s", dir_->path);
+  return Fail("create a trace file in", errno);
+}
+
+bool TraceFile::Publish() {
+  if (unnamed_) {
+    if (LinkUnnamed()) return true;
+    // No /proc, or linking refused: write a named file instead.
+    close(fd_);
+    fd_ = -1;
+    unnamed_ = false;
+    bytes_written_ = 0;
+  }
+  return CreateNamed();
+}
+
+bool TraceFile::Write(const uint8_t* data, size_t size) {
+  if (failed_) return false;
+  if (!created_ && !Publish()) return false;
+  return WriteAll(data, size);
+}
+
+bool TraceFile::WriteAll(const uint8_t* data, size_t size) {
+  while (size > 0) {
+    const ssize_t n = write(fd_, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return Fail("write", n < 0 ? errno : EIO);
+    data += n;
+    size -= static_cast<size_t>(n);
+    bytes_written_ += static_cast<uint64_t>(n);
+  }
+  return true;
+}
+
+void TraceFile::Close() {
+  if (fd_ >= 0) close(fd_);
+  fd_ = -1;
+}
+
+void TraceFile::Remove() {
+  Close();
+  if (created_) unlinkat(dir_->fd, name_, 0);
+  created_ = false;
+}
+
+}  // namespace feedprof::preload

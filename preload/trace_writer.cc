@@ -1,0 +1,477 @@
+#include "preload/trace_writer.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+
+#include "preload/event_batch_encoder.h"
+#include "preload/log.h"
+#include "preload/private_fd.h"
+#include "preload/recorder.h"
+#include "preload/recorder_state.h"
+#include "preload/reentrancy_guard.h"
+#include "preload/trace_framing.h"
+#include "preload/trace_packets.h"
+
+#if __has_include("preload/host/platform_snapshot.h")
+#include "preload/host/platform_snapshot.h"
+#define FEEDPROF_HAVE_PLATFORM_SNAPSHOT 1
+#endif
+
+namespace feedprof::preload {
+namespace {
+
+constexpr size_t kScratchBytes = 1 << 20;
+constexpr size_t kHeaderBytes = 256 << 10;
+constexpr size_t kWriteOutThreshold = 256 << 10;
+constexpr uint32_t kSeenTidSlots = 8192;  // power of two
+constexpr int kDrainTickMs = 50;
+// A process that recorded no events, never used CUDA, burned less CPU than
+// this and ended sooner than that leaves no trace file (unless it created
+// the session directory): shells, their subshells, ldconfig, nvidia-smi.
+constexpr uint64_t kTrivialCpuNs = 50 * 1000 * 1000;
+constexpr uint64_t kTrivialLifetimeNs = 1000 * 1000 * 1000;
+
+void EncodePlatform(wire::WireWriter& w, uint32_t field_number) {
+#ifdef FEEDPROF_HAVE_PLATFORM_SNAPSHOT
+  host::EncodePlatformSnapshot(w, field_number);
+#else
+  (void)w;
+  (void)field_number;
+#endif
+}
+
+std::string_view LookupString(void*, uint32_t id) {
+  return State().strings.Get(id);
+}
+
+uint64_t ProcessCpuNs() {
+  timespec ts;
+  if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return UINT64_MAX;
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull +
+         static_cast<uint64_t>(ts.tv_nsec);
+}
+
+int MakeEventFd() {
+  return MoveToPrivateFd(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+}
+
+void SignalEventFd(int fd) {
+  const uint64_t one = 1;
+  ssize_t ignored = write(fd, &one, sizeof one);
+  (void)ignored;
+}
+
+void ClearEventFd(int fd) {
+  uint64_t value;
+  ssize_t ignored = read(fd, &value, sizeof value);
+  (void)ignored;
+}
+
+int64_t MonotonicMs() { return static_cast<int64_t>(NowNs() / 1000000); }
+
+}  // namespace
+
+TraceWriter& Writer() {
+  static constinit TraceWriter writer;
+  return writer;
+}
+
+bool TraceWriter::Start() {
+  if (scratch_ == nullptr) {
+    scratch_ = static_cast<uint8_t*>(std::malloc(kScratchBytes));
+    header_ = static_cast<uint8_t*>(std::malloc(kHeaderBytes));
+    seen_tids_ =
+        static_cast<uint32_t*>(std::calloc(kSeenTidSlots, sizeof(uint32_t)));
+    if (scratch_ == nullptr || header_ == nullptr || seen_tids_ == nullptr) {
+      LogWarning(
+          "cannot allocate the trace writer's buffers; recording is "
+          "off");
+      return false;
+    }
+    scratch_size_ = kScratchBytes;
+    header_capacity_ = kHeaderBytes;
+  }
+  std::memset(seen_tids_, 0, kSeenTidSlots * sizeof(uint32_t));
+  out_ = wire::WireWriter(scratch_, scratch_size_);
+  file_.Reset(&State().session, &State().facts, header_, 0);
+  ended_ = false;
+  strings_emitted_ = 0;
+  events_written_.store(0, std::memory_order_relaxed);
+  last_status_fingerprint_ = 0;
+  result_ = WriterResult{};
+  stop_requested_.store(false, std::memory_order_relaxed);
+  final_signal_.store(0, std::memory_order_relaxed);
+  signal_requested_.store(0, std::memory_order_relaxed);
+  signal_done_.store(0, std::memory_order_relaxed);
+  flush_requested_.store(0, std::memory_order_relaxed);
+  flush_done_ = 0;
+
+  if (wake_fd_ < 0) wake_fd_ = MakeEventFd();
+  if (done_fd_ < 0) done_fd_ = MakeEventFd();
+  if (wake_fd_ < 0 || done_fd_ < 0) {
+    LogWarning(
+        "cannot create the trace writer's eventfd: %s; recording is "
+        "off",
+        std::strerror(errno));
+    return false;
+  }
+
+  // The writer must not take the host's signals: block them all in the new
+  // thread (it inherits the mask of the creating thread).
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  running_.store(true, std::memory_order_release);
+  const int rc = pthread_create(&thread_, nullptr, ThreadMain, this);
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (rc != 0) {
+    running_.store(false, std::memory_order_release);
+    LogWarning("cannot start the trace writer thread: %s; recording is off",
+               std::strerror(rc));
+    return false;
+  }
+  return true;
+}
+
+void* TraceWriter::ThreadMain(void* self) {
+  t_recorder.in_call = 1;  // nothing this thread does is recorded
+  pthread_setname_np(pthread_self(), "feedprof-writer");
+  static_cast<TraceWriter*>(self)->Run();
+  return nullptr;
+}
+
+void TraceWriter::Wake() {
+  if (wake_fd_ >= 0) SignalEventFd(wake_fd_);
+}
+
+void TraceWriter::Run() {
+  {
+    wire::WireWriter header(header_, header_capacity_);
+    EncodeHeaderPacket(State().facts, EncodePlatform, header);
+    if (header.overflowed()) {  // a huge platform: keep the essentials
+      header.Truncate(0);
+      EncodeHeaderPacket(State().facts, nullptr, header);
+    }
+    file_.Reset(&State().session, &State().facts, header_, header.size());
+  }
+  const int64_t interval_ms = State().config.flush_interval_ms;
+  int64_t next_flush_ms = MonotonicMs() + interval_ms;
+  for (;;) {
+    const int64_t now_ms = MonotonicMs();
+    int64_t wait_ms = next_flush_ms - now_ms;
+    if (wait_ms > kDrainTickMs) wait_ms = kDrainTickMs;
+    if (wait_ms < 0) wait_ms = 0;
+    pollfd pfd{wake_fd_, POLLIN, 0};
+    poll(&pfd, 1, static_cast<int>(wait_ms));
+    ClearEventFd(wake_fd_);
+
+    const bool stopping = stop_requested_.load(std::memory_order_acquire);
+    const uint32_t signal_seq =
+        signal_requested_.load(std::memory_order_acquire);
+    const uint64_t flush_seq = flush_requested_.load(std::memory_order_acquire);
+    const bool periodic = MonotonicMs() >= next_flush_ms;
+    const bool signal_flush =
+        signal_seq != signal_done_.load(std::memory_order_relaxed);
+    const bool requested = flush_seq != flush_done_;
+
+    if (!ended_) {
+      Drain();
+      if (stopping) {
+        AppendStatusPackets();
+        AppendFooter(stop_reason_, 0);
+        ended_ = true;
+        if (!file_.created() && ProcessIsTrivial()) {
+          result_.discarded = true;
+        } else {
+          WriteOut();
+          if (ProcessIsTrivial() && file_.created()) {
+            file_.Remove();
+            result_.discarded = true;
+          }
+        }
+      } else if (periodic || signal_flush || requested) {
+        AppendStatusPackets();
+        const int sig = final_signal_.load(std::memory_order_acquire);
+        if (signal_flush && sig != 0) {
+          AppendFooter("signal", sig);
+          ended_ = true;
+        }
+        // A periodic write-out before anything was recorded waits: a
+        // helper that lives shorter than that leaves no file.
+        if (!periodic || file_.created() || !ProcessIsTrivial() ||
+            signal_flush || requested) {
+          WriteOut();
+        }
+      } else if (out_.size() >= kWriteOutThreshold) {
+        WriteOut();
+      }
+    }
+    if (periodic) next_flush_ms = MonotonicMs() + interval_ms;
+
+    if (signal_flush) {
+      signal_done_.store(signal_seq, std::memory_order_release);
+      SignalEventFd(done_fd_);
+    }
+    if (requested || stopping) {
+      pthread_mutex_lock(&mutex_);
+      flush_done_ = flush_seq;
+      pthread_cond_broadcast(&flushed_);
+      pthread_mutex_unlock(&mutex_);
+    }
+    if (stopping) break;
+  }
+  file_.Close();
+  result_.file_written = file_.created() && !result_.discarded;
+  result_.failed = file_.failed();
+  result_.events = events_written_.load(std::memory_order_relaxed);
+  std::snprintf(result_.path, sizeof result_.path, "%s", file_.path());
+}
+
+bool TraceWriter::ProcessIsTrivial() const {
+  const RecorderState& s = State();
+  // The process the user started (it created the session) always counts;
+  // a fork child inherits `created` but is not that process.
+  if (s.facts.origin == TraceOrigin::kStart && s.session.created) {
+    return false;
+  }
+  if (events_written_.load(std::memory_order_relaxed) != 0) return false;
+  if (s.uses_gpu.load(std::memory_order_relaxed)) return false;
+  if (NowNs() - s.facts.start_monotonic_ns >= kTrivialLifetimeNs) return false;
+  return ProcessCpuNs() < kTrivialCpuNs;
+}
+
+bool TraceWriter::EnsureRoom(size_t bytes) {
+  if (out_.remaining() >= bytes) return true;
+  WriteOut();
+  return out_.remaining() >= bytes;
+}
+
+void TraceWriter::WriteOut() {
+  if (out_.size() == 0) return;
+  if (!file_.failed()) {
+    if (!file_.Write(out_.data(), out_.size())) DisableAfterFailure();
+  }
+  out_.Truncate(0);
+}
+
+void TraceWriter::DisableAfterFailure() {
+  State().epoch.store(0, std::memory_order_release);
+  LogWarning("%s; recording is off, the program continues",
+             file_.error_message());
+}
+
+void TraceWriter::Drain() {
+  State().packets.Drain(
+      [](void* self, const uint8_t* packet, size_t size) {
+        static_cast<TraceWriter*>(self)->AppendPacket(packet, size);
+      },
+      this);
+  DrainChunks();
+}
+
+void TraceWriter::AppendPacket(const uint8_t* packet, size_t size) {
+  EmitNewStrings();
+  const size_t framing = 1 + wire::VarintSize(size);
+  if (EnsureRoom(framing + size)) {
+    out_.Tag(kTracePacketField, wire::WireType::kLengthDelimited);
+    out_.RawVarint(size);
+    out_.RawBytes(packet, size);
+    return;
+  }
+  // Larger than the scratch buffer: write it straight through.
+  uint8_t frame[1 + wire::kMaxVarintBytes];
+  frame[0] = (kTracePacketField << 3) |
+             static_cast<uint8_t>(wire::WireType::kLengthDelimited);
+  const uint8_t* end = wire::WriteVarint(size, frame + 1);
+  if (file_.failed()) return;
+  if (!file_.Write(frame, static_cast<size_t>(end - frame)) ||
+      !file_.Write(packet, size)) {
+    DisableAfterFailure();
+  }
+}
+
+void TraceWriter::DrainChunks() {
+  ChunkPool& pool = State().pool;
+  for (size_t i = 0; i < pool.chunk_count(); ++i) {
+    EventChunk* c = pool.chunk(i);
+    const uint32_t state = c->state.load(std::memory_order_acquire);
+    if (state != static_cast<uint32_t>(ChunkState::kActive) &&
+        state != static_cast<uint32_t>(ChunkState::kRetired)) {
+      continue;
+    }
+    const uint32_t committed = c->committed.load(std::memory_order_acquire);
+    if (committed > c->drained) {
+      EmitNewStrings();
+      EmitThreadInfo(c->tid, c->thread_name);
+      while (c->drained < committed) {
+        size_t n = EncodeEventBatch(c->tid, c->records + c->drained,
+                                    committed - c->drained, out_);
+        if (n == 0) {
+          WriteOut();
+          n = EncodeEventBatch(c->tid, c->records + c->drained,
+                               committed - c->drained, out_);
+          if (n == 0) break;  // cannot happen with an empty scratch
+        }
+        c->drained += static_cast<uint32_t>(n);
+        events_written_.fetch_add(n, std::memory_order_relaxed);
+      }
+    }
+    if (state == static_cast<uint32_t>(ChunkState::kRetired) &&
+        c->drained == committed) {
+      pool.Release(c);
+    }
+  }
+}
+
+void TraceWriter::EmitNewStrings() {
+  const uint32_t published = State().strings.count();
+  while (strings_emitted_ < published) {
+    uint32_t last = EncodeStringsPacket(strings_emitted_ + 1, published,
+                                        LookupString, nullptr, 16, out_);
+    if (last == strings_emitted_) {
+      WriteOut();
+      last = EncodeStringsPacket(strings_emitted_ + 1, published, LookupString,
+                                 nullptr, 16, out_);
+      if (last == strings_emitted_) return;
+    }
+    strings_emitted_ = last;
+  }
+}
+
+void TraceWriter::EmitThreadInfo(uint32_t tid, const char* name) {
+  if (tid == 0) return;
+  uint32_t slot = (tid * 2654435761u) & (kSeenTidSlots - 1);
+  for (uint32_t probes = 0;; ++probes) {
+    if (probes == kSeenTidSlots / 2) return;  // table full: skip the info
+    if (seen_tids_[slot] == tid) return;
+    if (seen_tids_[slot] == 0) break;
+    slot = (slot + 1) & (kSeenTidSlots - 1);
+  }
+  seen_tids_[slot] = tid;
+  if (!EnsureRoom(128)) return;
+  EncodeThreadInfoPacket(tid, name, tid == State().facts.pid, out_);
+}
+
+void TraceWriter::AppendStatusPackets() {
+  const RecorderState& s = State();
+  DropTotals t;
+  t.events_recorded = events_written_.load(std::memory_order_relaxed);
+  t.events_dropped = s.events_dropped.load(std::memory_order_relaxed);
+  t.cupti_records_dropped =
+      s.cupti_records_dropped.load(std::memory_order_relaxed);
+  t.zero_timestamp_records =
+      s.zero_timestamp_records.load(std::memory_order_relaxed);
+  t.cupti_buffers_dropped =
+      s.cupti_buffers_dropped.load(std::memory_order_relaxed);
+  t.strings_dropped = s.strings.dropped();
+  t.samples_dropped = s.samples_dropped.load(std::memory_order_relaxed);
+  t.packets_dropped = s.packets.dropped();
+  t.bytes_written = file_.bytes_written() + out_.size();
+  // Written when anything but the byte count moved since the last one.
+  const uint64_t fingerprint =
+      (t.events_recorded * 31 + t.events_dropped) * 31 +
+      t.cupti_records_dropped + t.zero_timestamp_records * 7 +
+      t.cupti_buffers_dropped * 13 + t.strings_dropped * 17 +
+      t.samples_dropped * 19 + t.packets_dropped * 23 + 1;
+  const bool final_packet = stop_requested_.load(std::memory_order_relaxed) ||
+                            final_signal_.load(std::memory_order_relaxed) != 0;
+  if (fingerprint == last_status_fingerprint_ && !final_packet) return;
+  last_status_fingerprint_ = fingerprint;
+  if (!EnsureRoom(160)) return;
+  EncodeClockSnapshotPacket(NowNs(), RealtimeNs(), out_);
+  EncodeDropCountsPacket(t, out_);
+}
+
+void TraceWriter::AppendFooter(const char* reason, int signal_number) {
+  if (!EnsureRoom(64)) return;
+  EncodeFooterPacket(NowNs(), reason, signal_number, out_);
+}
+
+void TraceWriter::Flush(int timeout_ms) {
+  if (!running() || pthread_equal(pthread_self(), thread_)) return;
+  pthread_mutex_lock(&mutex_);
+  const uint64_t want =
+      flush_requested_.fetch_add(1, std::memory_order_acq_rel) + 1;
+  Wake();
+  timespec deadline;
+  clock_gettime(CLOCK_REALTIME, &deadline);
+  deadline.tv_sec += timeout_ms / 1000;
+  deadline.tv_nsec += static_cast<long>(timeout_ms % 1000) * 1000000;
+  if (deadline.tv_nsec >= 1000000000) {
+    deadline.tv_sec += 1;
+    deadline.tv_nsec -= 1000000000;
+  }
+  while (flush_done_ < want && running()) {
+    if (pthread_cond_timedwait(&flushed_, &mutex_, &deadline) == ETIMEDOUT) {
+      break;
+    }
+  }
+  pthread_mutex_unlock(&mutex_);
+}
+
+bool TraceWriter::SignalFlush(int signal_number, bool final_flush,
+                              int timeout_ms) {
+  if (!running_.load(std::memory_order_acquire)) return false;
+  if (final_flush) {
+    final_signal_.store(signal_number, std::memory_order_release);
+  }
+  const uint32_t want =
+      signal_requested_.fetch_add(1, std::memory_order_acq_rel) + 1;
+  SignalEventFd(wake_fd_);
+  const int64_t deadline = MonotonicMs() + timeout_ms;
+  while (static_cast<int32_t>(signal_done_.load(std::memory_order_acquire) -
+                              want) < 0) {
+    const int64_t left = deadline - MonotonicMs();
+    if (left <= 0) return false;
+    pollfd pfd{done_fd_, POLLIN, 0};
+    poll(&pfd, 1, static_cast<int>(left));
+    ClearEventFd(done_fd_);
+  }
+  return true;
+}
+
+void TraceWriter::Stop(const char* reason, int timeout_ms,
+                       WriterResult* result) {
+  *result = WriterResult{};
+  if (!running()) return;
+  stop_reason_ = reason;
+  stop_requested_.store(true, std::memory_order_release);
+  Wake();
+  timespec deadline;
+  clock_gettime(CLOCK_REALTIME, &deadline);
+  deadline.tv_sec += timeout_ms / 1000 + 1;
+  const int rc = pthread_timedjoin_np(thread_, nullptr, &deadline);
+  running_.store(false, std::memory_order_release);
+  if (rc != 0) {
+    LogWarning(
+        "the trace writer did not finish in time; the trace may be "
+        "incomplete");
+    return;
+  }
+  *result = result_;
+}
+
+void TraceWriter::ChildAfterFork() {
+  // Only the forking thread exists here: reset everything the parent's
+  // writer thread owned, without touching the parent's file.
+  running_.store(false, std::memory_order_relaxed);
+  pthread_mutex_init(&mutex_, nullptr);
+  pthread_cond_init(&flushed_, nullptr);
+  file_.AbandonInChild();
+  if (wake_fd_ >= 0) close(wake_fd_);
+  if (done_fd_ >= 0) close(done_fd_);
+  wake_fd_ = -1;
+  done_fd_ = -1;
+}
+
+}  // namespace feedprof::preload

@@ -1,0 +1,117 @@
+// The writer thread: drains per-thread chunks and queued packets into the
+// trace file.
+//
+// One background thread does all encoding and I/O, so recording threads
+// never block on disk. Every tick (at most 50 ms apart) it drains what was
+// recorded into a scratch buffer; it writes the buffer out when it fills, on
+// every flush interval (FEEDPROF_FLUSH_INTERVAL_MS), on FlushNow, on a
+// signal and at the end. Strings are emitted before the events that use
+// them: a chunk's `committed` count is read before the interned-string
+// count, and every id in a published record was published before it.
+//
+// Threads: the writer thread runs Run(); Flush and Stop are called from
+// other threads; SignalFlush from signal handlers (only atomics, write(2)
+// and poll(2)). `mutex_` guards the flush handshake (flush_done_) and is
+// taken by Flush callers and the writer.
+#ifndef FEEDPROF_PRELOAD_TRACE_WRITER_H_
+#define FEEDPROF_PRELOAD_TRACE_WRITER_H_
+
+#include <pthread.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "preload/trace_file.h"
+#include "preload/wire_writer.h"
+
+namespace feedprof::preload {
+
+struct WriterResult {
+  bool file_written = false;
+  bool discarded = false;
+  bool failed = false;
+  uint64_t events = 0;
+  char path[PATH_MAX] = {};
+};
+
+class TraceWriter {
+ public:
+  // Starts the writer thread for the process described by State(). False
+  // (after one message) when the thread or its buffers cannot be created.
+  bool Start();
+
+  // Writes everything recorded so far to the file (creating it) and waits
+  // up to `timeout_ms`. No-op on the writer thread itself.
+  void Flush(int timeout_ms);
+
+  // Async-signal-safe flush request; see RecorderSignalFlush.
+  bool SignalFlush(int signal_number, bool final_flush, int timeout_ms);
+
+  // Final flush with a footer, then the thread exits; waits up to
+  // `timeout_ms` for it.
+  void Stop(const char* reason, int timeout_ms, WriterResult* result);
+
+  // Fork support. The child forgets the parent's thread, file and
+  // descriptors; Start() then begins the child's own file.
+  void PrepareFork() { pthread_mutex_lock(&mutex_); }
+  void ParentAfterFork() { pthread_mutex_unlock(&mutex_); }
+  void ChildAfterFork();
+
+  bool running() const { return running_.load(std::memory_order_acquire); }
+  uint64_t events_written() const {
+    return events_written_.load(std::memory_order_relaxed);
+  }
+
+ private:
+  static void* ThreadMain(void* self);
+  void Run();
+  void Drain();
+  void DrainChunks();
+  void AppendPacket(const uint8_t* packet, size_t size);
+  void EmitNewStrings();
+  void EmitThreadInfo(uint32_t tid, const char* name);
+  void AppendStatusPackets();
+  void AppendFooter(const char* reason, int signal_number);
+  bool EnsureRoom(size_t bytes);
+  void WriteOut();
+  void DisableAfterFailure();
+  bool ProcessIsTrivial() const;
+  void Wake();
+
+  pthread_t thread_{};
+  std::atomic<bool> running_{false};
+  int wake_fd_ = -1;  // eventfd: work for the writer
+  int done_fd_ = -1;  // eventfd: the writer finished a signal flush
+
+  pthread_mutex_t mutex_ = PTHREAD_MUTEX_INITIALIZER;
+  pthread_cond_t flushed_ = PTHREAD_COND_INITIALIZER;
+  std::atomic<uint64_t> flush_requested_{0};
+  uint64_t flush_done_ = 0;  // guarded by mutex_
+
+  std::atomic<uint32_t> signal_requested_{0};
+  std::atomic<uint32_t> signal_done_{0};
+  std::atomic<int> final_signal_{0};
+  std::atomic<bool> stop_requested_{false};
+  const char* stop_reason_ = "exit";
+
+  // Writer-thread state.
+  uint8_t* scratch_ = nullptr;
+  size_t scratch_size_ = 0;
+  uint8_t* header_ = nullptr;
+  size_t header_capacity_ = 0;
+  wire::WireWriter out_{nullptr, 0};
+  TraceFile file_;
+  bool ended_ = false;  // a final footer was written
+  uint32_t strings_emitted_ = 0;
+  uint32_t* seen_tids_ = nullptr;  // open addressing, 0 = empty
+  std::atomic<uint64_t> events_written_{0};
+  uint64_t last_status_fingerprint_ = 0;
+  WriterResult result_;
+};
+
+TraceWriter& Writer();
+
+}  // namespace feedprof::preload
+
+#endif  // FEEDPROF_PRELOAD_TRACE_WRITER_H_

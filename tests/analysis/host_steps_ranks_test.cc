@@ -1,0 +1,168 @@
+// Host statistics, steps, ranks and copies on constructed timelines.
+#include <gtest/gtest.h>
+
+#include "feedprof/analysis.h"
+#include "tests/analysis/timeline_builder.h"
+
+namespace feedprof {
+namespace {
+
+using testing::TimelineBuilder;
+using testing::Us;
+
+TEST(HostStatsTest, PerThreadCpuStateAndCudaTime) {
+  TimelineBuilder b;
+  b.Launch(0, 10, 12, 50);
+  b.Api("cudaDeviceSynchronize", 10, 51);
+  b.Sample(0, 0, ThreadState::kRunning);
+  b.Sample(100, 40, ThreadState::kSleeping);
+  b.Sample(200, 90, ThreadState::kRunning);
+  b.Sample(0, 0, ThreadState::kDiskWait, /*tid=*/202);
+  b.Sample(200, 20, ThreadState::kDiskWait, /*tid=*/202);
+  const Report r = *Analyze(b.timeline(), {});
+  EXPECT_TRUE(r.host.samples_available);
+  ASSERT_EQ(r.host.threads.size(), 2u);
+  const ThreadReport& main = r.host.threads[0];  // most CUDA time first
+  EXPECT_EQ(main.tid, TimelineBuilder::kTid);
+  EXPECT_EQ(main.cuda_api_ns, Us(51));
+  EXPECT_EQ(main.sync_blocked_ns, Us(41));
+  EXPECT_EQ(main.cpu_user_ns, Us(90));
+  EXPECT_NEAR(main.cpu_share, 0.45, 1e-12);
+  EXPECT_NEAR(main.running_share, 2.0 / 3.0, 1e-12);
+  const ThreadReport& io = r.host.threads[1];
+  EXPECT_EQ(io.tid, 202);
+  EXPECT_DOUBLE_EQ(io.disk_wait_share, 1.0);
+  EXPECT_EQ(io.cuda_api_ns, 0);
+}
+
+TEST(HostStatsTest, ForkedWorkersAreListed) {
+  TimelineBuilder b;
+  b.Launch(0, 1, 2, 10);
+  Process worker;
+  worker.pid = 300;
+  worker.ppid = TimelineBuilder::kPid;
+  worker.origin = "fork";
+  worker.command = "pt_data_worker";
+  b.timeline().processes.push_back(worker);
+  ProcessSample s0, s1;
+  s0.pid = s1.pid = 300;
+  s0.ts = Us(0);
+  s1.ts = Us(10);
+  s1.user_ns = Us(8);
+  s1.system_ns = Us(1);
+  b.timeline().process_samples = {s0, s1};
+  const Report r = *Analyze(b.timeline(), {});
+  ASSERT_EQ(r.host.workers.size(), 1u);
+  EXPECT_EQ(r.host.workers[0].pid, 300);
+  EXPECT_EQ(r.host.workers[0].cpu_user_ns, Us(8));
+  EXPECT_EQ(r.host.workers_cpu_ns, Us(9));
+}
+
+TEST(StepStatsTest, ProfilerStepsWithGpuBusy) {
+  TimelineBuilder b;
+  b.Launch(0, 1, 10, 30);        // step 1: 20 of 50 µs busy
+  b.Launch(50, 51, 60, 100);     // step 2: 40 of 50 µs
+  b.Launch(100, 101, 110, 120);  // step 3: 10 of 100 µs
+  b.Range("ProfilerStep#1", 0, 50, RangeSource::kProfilerStep);
+  b.Range("ProfilerStep#2", 50, 100, RangeSource::kProfilerStep);
+  b.Range("ProfilerStep#3", 100, 200, RangeSource::kProfilerStep);
+  b.Range("forward", 0, 40, RangeSource::kNvtx);
+  const Report r = *Analyze(b.timeline(), {});
+  ASSERT_TRUE(r.steps.available);
+  EXPECT_EQ(r.steps.source, "ProfilerStep");
+  EXPECT_EQ(r.steps.count, 3u);
+  EXPECT_EQ(r.steps.median_ns, Us(50));
+  EXPECT_EQ(r.steps.p90_ns, Us(100));
+  EXPECT_EQ(r.steps.steps[1].gpu_busy_ns, Us(40));
+  EXPECT_NEAR(r.steps.median_gpu_busy_share, 0.4, 1e-6);
+}
+
+TEST(StepStatsTest, NvtxStepRangesAndUserNamedRanges) {
+  TimelineBuilder b;
+  b.Launch(0, 1, 10, 30);
+  b.Range("train_step", 0, 40);
+  b.Range("train_step", 40, 100);
+  b.Range("optimizer.step", 30, 35);  // shorter in total: not chosen
+  b.Range("batch", 0, 20);
+  b.Range("batch", 20, 60);
+  b.Range("batch", 60, 100);
+  Report r = *Analyze(b.timeline(), {});
+  EXPECT_EQ(r.steps.source, "range:train_step");
+  EXPECT_EQ(r.steps.count, 2u);
+  AnalysisOptions o;
+  o.step_range_name = "batch";
+  r = *Analyze(b.timeline(), o);
+  EXPECT_EQ(r.steps.source, "user:batch");
+  EXPECT_EQ(r.steps.count, 3u);
+}
+
+TEST(StepStatsTest, NoStepsIsNotAvailable) {
+  TimelineBuilder b;
+  b.Launch(0, 1, 10, 30);
+  const Report r = *Analyze(b.timeline(), {});
+  EXPECT_FALSE(r.steps.available);
+}
+
+TEST(RankStatsTest, PerRankSummaryAndSlowestRank) {
+  TimelineBuilder b;
+  Timeline& tl = b.timeline();
+  tl.processes[0].rank = 0;
+  Process p1;
+  p1.pid = 200;
+  p1.rank = 1;
+  tl.processes.push_back(p1);
+  // Rank 0: steps of 100 µs; rank 1: steps of 150 µs.
+  for (int i = 0; i < 3; ++i) {
+    const uint64_t c0 = b.Api("cudaLaunchKernel", i * 100.0, i * 100.0 + 1);
+    b.Op(GpuOpKind::kKernel, i * 100.0 + 2, i * 100.0 + 90, c0);
+    b.Range("ProfilerStep#" + std::to_string(i), i * 100.0, i * 100.0 + 100,
+            RangeSource::kProfilerStep);
+    const uint64_t c1 =
+        b.Api("cudaLaunchKernel", i * 150.0, i * 150.0 + 1, 201, 200);
+    b.Op(GpuOpKind::kKernel, i * 150.0 + 2, i * 150.0 + 140, c1, 7, 0, 200);
+    b.Range("ProfilerStep#" + std::to_string(i), i * 150.0, i * 150.0 + 150,
+            RangeSource::kProfilerStep, 200);
+  }
+  Report r = *Analyze(tl, {});
+  ASSERT_EQ(r.devices.size(), 2u);
+  ASSERT_EQ(r.ranks.size(), 2u);
+  EXPECT_EQ(r.ranks[0].rank, 0);
+  EXPECT_EQ(r.ranks[0].median_step_ns, Us(100));
+  EXPECT_EQ(r.ranks[1].median_step_ns, Us(150));
+  EXPECT_FALSE(r.ranks[0].slowest);
+  EXPECT_TRUE(r.ranks[1].slowest);
+
+  AnalysisOptions only1;
+  only1.rank = 1;
+  r = *Analyze(tl, only1);
+  ASSERT_EQ(r.devices.size(), 1u);
+  EXPECT_EQ(r.devices[0].pid, 200);
+  EXPECT_TRUE(r.ranks.empty());
+}
+
+TEST(CopyStatsTest, BandwidthPageableShareAndLink) {
+  TimelineBuilder b;
+  Device& d = b.timeline().devices[0];
+  d.pcie_max_gts = 16;  // gen4
+  d.pcie_max_width = 16;
+  b.Copy("cudaMemcpyAsync", 0, 1, 10, 1010, CopyKind::kHtoD, 20'000'000,
+         MemoryKind::kPageable);
+  b.Copy("cudaMemcpyAsync", 1, 2, 1010, 2010, CopyKind::kHtoD, 10'000'000,
+         MemoryKind::kPinned);
+  b.Copy("cudaMemcpyAsync", 2, 3, 2010, 2510, CopyKind::kDtoH, 5'000'000);
+  const Report r = *Analyze(b.timeline(), {});
+  const CopyReport& c = r.copies;
+  EXPECT_TRUE(c.link_known);
+  EXPECT_EQ(c.link_gen, 4);
+  EXPECT_NEAR(c.link_theoretical_gbps, 16 * 16 * (128.0 / 130.0) / 8, 1e-9);
+  ASSERT_EQ(c.directions.size(), 2u);
+  EXPECT_EQ(c.directions[0].direction, "HtoD");
+  EXPECT_EQ(c.directions[0].bytes, 30'000'000u);
+  EXPECT_NEAR(c.directions[0].achieved_gbps, 15.0, 1e-9);  // 30 MB / 2 ms
+  EXPECT_NEAR(c.directions[0].pageable_share, 2.0 / 3.0, 1e-12);
+  EXPECT_NEAR(c.directions[1].achieved_gbps, 10.0, 1e-9);
+  EXPECT_NEAR(c.pageable_share, 20.0 / 35.0, 1e-12);
+}
+
+}  // namespace
+}  // namespace feedprof

@@ -1,0 +1,269 @@
+// The report writers: the JSON parses and carries every documented field
+// (docs/report-json.md); the text report shows the verdict, evidence, next
+// steps and "not available" where the trace lacks data; time arguments.
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <map>
+#include <set>
+#include <string>
+
+#include "feedprof/analysis.h"
+#include "feedprof/report.h"
+#include "tests/analysis/timeline_builder.h"
+
+namespace feedprof {
+namespace {
+
+using testing::TimelineBuilder;
+
+// A strict JSON checker that records the path of every member, with array
+// elements as "[]": "devices[].gaps.histogram.le_10us".
+class JsonPaths {
+ public:
+  bool Parse(const std::string& text) {
+    s_ = text;
+    i_ = 0;
+    if (!Value("")) return false;
+    Space();
+    return i_ == s_.size();
+  }
+  const std::set<std::string>& paths() const { return paths_; }
+  const std::map<std::string, std::string>& scalars() const { return scalars_; }
+
+ private:
+  void Space() {
+    while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) {
+      ++i_;
+    }
+  }
+  bool String(std::string* out) {
+    if (s_[i_] != '"') return false;
+    ++i_;
+    while (i_ < s_.size() && s_[i_] != '"') {
+      if (s_[i_] == '\\') {
+        ++i_;
+        if (i_ >= s_.size()) return false;
+        if (s_[i_] == 'u') {
+          i_ += 4;
+        } else if (std::string("\"\\/bfnrt").find(s_[i_]) ==
+                   std::string::npos) {
+          return false;
+        }
+      } else if (static_cast<unsigned char>(s_[i_]) < 0x20) {
+        return false;
+      }
+      out->push_back(s_[i_]);
+      ++i_;
+    }
+    if (i_ >= s_.size()) return false;
+    ++i_;
+    return true;
+  }
+  bool Value(const std::string& path) {
+    Space();
+    if (i_ >= s_.size()) return false;
+    const char c = s_[i_];
+    if (c == '{') {
+      ++i_;
+      Space();
+      if (s_[i_] == '}') {
+        ++i_;
+        return true;
+      }
+      while (true) {
+        Space();
+        std::string key;
+        if (!String(&key)) return false;
+        Space();
+        if (s_[i_++] != ':') return false;
+        const std::string child = path.empty() ? key : path + "." + key;
+        paths_.insert(child);
+        if (!Value(child)) return false;
+        Space();
+        if (s_[i_] == ',') {
+          ++i_;
+          continue;
+        }
+        if (s_[i_] == '}') {
+          ++i_;
+          return true;
+        }
+        return false;
+      }
+    }
+    if (c == '[') {
+      ++i_;
+      Space();
+      if (s_[i_] == ']') {
+        ++i_;
+        return true;
+      }
+      while (true) {
+        if (!Value(path + "[]")) return false;
+        Space();
+        if (s_[i_] == ',') {
+          ++i_;
+          continue;
+        }
+        if (s_[i_] == ']') {
+          ++i_;
+          return true;
+        }
+        return false;
+      }
+    }
+    const size_t start = i_;
+    if (c == '"') {
+      std::string v;
+      if (!String(&v)) return false;
+      scalars_[path] = v;
+      return true;
+    }
+    while (i_ < s_.size() &&
+           (std::isalnum(static_cast<unsigned char>(s_[i_])) || s_[i_] == '-' ||
+            s_[i_] == '+' || s_[i_] == '.')) {
+      ++i_;
+    }
+    const std::string token = s_.substr(start, i_ - start);
+    if (token.empty()) return false;
+    if (token != "true" && token != "false" && token != "null") {
+      char* end = nullptr;
+      std::strtod(token.c_str(), &end);
+      if (end != token.c_str() + token.size()) return false;
+    }
+    scalars_[path] = token;
+    return true;
+  }
+  std::string s_;
+  size_t i_ = 0;
+  std::set<std::string> paths_;
+  std::map<std::string, std::string> scalars_;
+};
+
+Report SampleReport() {
+  TimelineBuilder b;
+  b.Launch(0, 1, 10, 20);
+  b.Api("cudaStreamSynchronize", 2, 21);
+  b.Copy("cudaMemcpyAsync", 22, 23, 25, 30, CopyKind::kHtoD, 1 << 20,
+         MemoryKind::kPageable);
+  b.Launch(40, 41, 45, 60);
+  b.Range("ProfilerStep#1", 0, 30, RangeSource::kProfilerStep);
+  b.Range("ProfilerStep#2", 30, 62, RangeSource::kProfilerStep);
+  b.timeline().warnings.push_back("file truncated after packet 3 \"quoted\"");
+  return *Analyze(b.timeline(), {});
+}
+
+TEST(ReportOutputTest, JsonParsesAndHasTheDocumentedFields) {
+  const std::string json = WriteJsonReport(SampleReport());
+  JsonPaths parsed;
+  ASSERT_TRUE(parsed.Parse(json)) << json;
+  for (const char* path : {"schema",
+                           "source.format",
+                           "source.path",
+                           "window.start_ns",
+                           "window.end_ns",
+                           "window.from_ns",
+                           "window.to_ns",
+                           "verdict.primary",
+                           "verdict.runner_up",
+                           "verdict.confidence",
+                           "verdict.confidence_label",
+                           "verdict.evidence",
+                           "verdict.next_steps",
+                           "devices[].device",
+                           "devices[].name",
+                           "devices[].span_ns",
+                           "devices[].busy_ns",
+                           "devices[].idle_ns",
+                           "devices[].idle_share",
+                           "devices[].gaps.count",
+                           "devices[].gaps.histogram.le_10us",
+                           "devices[].gaps.histogram.gt_10ms",
+                           "devices[].idle_by_cause_ns.host_wait",
+                           "devices[].idle_by_cause_ns.host_wait_sync",
+                           "devices[].idle_by_cause_ns.launch_overhead",
+                           "devices[].idle_by_cause_ns.queue_latency",
+                           "devices[].idle_by_cause_ns.unattributed",
+                           "devices[].launch_overhead_share",
+                           "devices[].excluded_ops.count",
+                           "devices[].excluded_ops.busy_ns",
+                           "devices[].streams[].host_wait_ns",
+                           "launch.count",
+                           "launch.median_api_ns",
+                           "launch.median_kernel_ns",
+                           "sync_points[].api",
+                           "sync_points[].kind",
+                           "sync_points[].reason",
+                           "sync_points[].call_site",
+                           "sync_points[].count",
+                           "sync_points[].blocked_ns",
+                           "sync_points[].wall_share",
+                           "sync_points[].idle_after_ns",
+                           "copies.bytes",
+                           "copies.directions[].achieved_gbps",
+                           "copies.pageable_share",
+                           "copies.link",
+                           "host.samples_available",
+                           "host.threads[].cpu_user_ns",
+                           "host.workers",
+                           "steps.available",
+                           "steps.count",
+                           "steps.median_ns",
+                           "steps.p90_ns",
+                           "warnings"}) {
+    EXPECT_TRUE(parsed.paths().count(path)) << "missing " << path;
+  }
+  EXPECT_EQ(parsed.scalars().at("schema"), "feedprof.analysis/1");
+  EXPECT_EQ(parsed.scalars().at("steps.count"), "2");
+  EXPECT_EQ(parsed.scalars().at("devices[].span_ns"), "50000");
+  // Not available is null, never zero.
+  EXPECT_EQ(parsed.scalars().at("host.threads[].cpu_user_ns"), "null");
+  EXPECT_EQ(parsed.scalars().at("copies.link"), "null");
+  EXPECT_EQ(parsed.scalars().at("warnings[]"),
+            "file truncated after packet 3 \"quoted\"");
+  EXPECT_FALSE(parsed.paths().count("ranks"));  // one process only
+}
+
+TEST(ReportOutputTest, TextReportLeadsWithTheVerdict) {
+  const Report r = SampleReport();
+  const std::string text = WriteTextReport(r);
+  EXPECT_EQ(text.find("feedprof analysis of constructed"), 0u);
+  EXPECT_NE(text.find("Verdict: " + r.verdict.primary), std::string::npos);
+  EXPECT_NE(text.find("Evidence:"), std::string::npos);
+  EXPECT_NE(text.find("Next steps:"), std::string::npos);
+  EXPECT_NE(text.find("file truncated after packet 3"), std::string::npos);
+  EXPECT_NE(text.find("cpu not available"), std::string::npos);
+  EXPECT_NE(text.find("cudaStreamSynchronize"), std::string::npos);
+  TextReportOptions summary;
+  summary.details = false;
+  EXPECT_EQ(WriteTextReport(r, summary).find("---- details ----"),
+            std::string::npos);
+}
+
+TEST(ReportOutputTest, NoGpuActivitySaysSo) {
+  TimelineBuilder b;
+  b.Api("cudaGetDeviceCount", 0, 10);
+  const Report r = *Analyze(b.timeline(), {});
+  const std::string text = WriteTextReport(r);
+  EXPECT_NE(text.find("no GPU activity"), std::string::npos);
+  JsonPaths parsed;
+  ASSERT_TRUE(parsed.Parse(WriteJsonReport(r)));
+  EXPECT_EQ(parsed.scalars().at("verdict.primary"), "inconclusive");
+  EXPECT_EQ(parsed.scalars().at("has_gpu_activity"), "false");
+}
+
+TEST(ReportOutputTest, ParseTimeArg) {
+  EXPECT_EQ(*ParseTimeArg("1500"), 1500);
+  EXPECT_EQ(*ParseTimeArg("12.5ms"), 12'500'000);
+  EXPECT_EQ(*ParseTimeArg("3us"), 3'000);
+  EXPECT_EQ(*ParseTimeArg("2s"), 2'000'000'000);
+  EXPECT_EQ(*ParseTimeArg("7ns"), 7);
+  EXPECT_FALSE(ParseTimeArg("abc").ok());
+  EXPECT_FALSE(ParseTimeArg("-5ms").ok());
+  EXPECT_FALSE(ParseTimeArg("1.5").ok());  // fractions need a unit
+  EXPECT_FALSE(ParseTimeArg("ms").ok());
+}
+
+}  // namespace
+}  // namespace feedprof

@@ -1,0 +1,119 @@
+// Sync points: classification by API name, grouping by (API, reason, call
+// site), blocked time, wall share and the GPU idle that followed.
+#include <gtest/gtest.h>
+
+#include "feedprof/analysis.h"
+#include "tests/analysis/timeline_builder.h"
+
+namespace feedprof {
+namespace {
+
+using testing::TimelineBuilder;
+using testing::Us;
+
+const SyncPoint* Find(const Report& r, std::string_view api,
+                      std::string_view call_site = {}) {
+  for (const SyncPoint& p : r.sync_points) {
+    if (p.api == api && (call_site.empty() || p.call_site == call_site)) {
+      return &p;
+    }
+  }
+  return nullptr;
+}
+
+TEST(SyncPointsTest, ExplicitSyncsAreGroupedWithIdleAfter) {
+  TimelineBuilder b;
+  b.Launch(0, 1, 2, 50);
+  b.Api("cudaStreamSynchronize", 2, 51);
+  b.Launch(60, 61, 62, 100);  // GPU idle 50 .. 62 after the first sync
+  b.Api("cudaStreamSynchronize", 63, 101);
+  b.Launch(101, 102, 103, 110);
+  const Report r = *Analyze(b.timeline(), {});
+  const SyncPoint* p = Find(r, "cudaStreamSynchronize");
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->kind, SyncKind::kExplicit);
+  EXPECT_EQ(p->count, 2u);
+  EXPECT_EQ(p->blocked_ns, Us(49 + 38));
+  EXPECT_NEAR(p->wall_share, 87.0 / 110.0, 1e-9);
+  EXPECT_EQ(p->idle_after_ns, Us(12 + 3));  // 50..62 and 100..103
+  EXPECT_EQ(r.host.sync_blocked_ns, Us(87));
+}
+
+TEST(SyncPointsTest, HiddenSyncsByName) {
+  TimelineBuilder b;
+  b.Launch(0, 1, 2, 10);
+  b.Copy("cudaMemcpy", 10, 30, 12, 28, CopyKind::kDtoH, 4096);
+  b.Copy("cudaMemcpyAsync", 30, 40, 32, 38, CopyKind::kHtoD, 4096,
+         MemoryKind::kPageable);
+  b.Copy("cudaMemcpyAsync", 40, 41, 42, 48, CopyKind::kHtoD, 4096,
+         MemoryKind::kPinned);  // pinned async: not a sync point
+  b.Api("cudaMalloc", 50, 60);
+  b.Api("cudaDeviceSetLimit", 60, 61);
+  b.Api("cudaEventQuery", 61, 62);       // non-blocking
+  b.Api("cudaStreamWaitEvent", 62, 63);  // GPU-side wait
+  const Report r = *Analyze(b.timeline(), {});
+  const SyncPoint* copy = Find(r, "cudaMemcpy");
+  ASSERT_NE(copy, nullptr);
+  EXPECT_EQ(copy->kind, SyncKind::kHidden);
+  EXPECT_EQ(copy->reason, "synchronous copy");
+  const SyncPoint* pageable = Find(r, "cudaMemcpyAsync");
+  ASSERT_NE(pageable, nullptr);
+  EXPECT_EQ(pageable->count, 1u);
+  EXPECT_EQ(pageable->reason, "async copy with pageable host memory");
+  ASSERT_NE(Find(r, "cudaMalloc"), nullptr);
+  EXPECT_EQ(Find(r, "cudaMalloc")->reason,
+            "allocation or free after GPU work started");
+  ASSERT_NE(Find(r, "cudaDeviceSetLimit"), nullptr);
+  EXPECT_EQ(Find(r, "cudaEventQuery"), nullptr);
+  EXPECT_EQ(Find(r, "cudaStreamWaitEvent"), nullptr);
+  EXPECT_EQ(r.gpu_side_waits, 1u);
+  EXPECT_EQ(r.sync_points.size(), 4u);
+}
+
+TEST(SyncPointsTest, AllocationBeforeGpuWorkIsNotASyncPoint) {
+  TimelineBuilder b;
+  b.Api("cudaMalloc", 0, 5);
+  b.Launch(6, 7, 8, 20);
+  const Report r = *Analyze(b.timeline(), {});
+  EXPECT_EQ(Find(r, "cudaMalloc"), nullptr);
+}
+
+TEST(SyncPointsTest, GroupedByCallSite) {
+  TimelineBuilder b;
+  Timeline& tl = b.timeline();
+  for (int i = 0; i < 2; ++i) {
+    CallSite site;
+    site.frames.push_back(Frame{tl.strings.Intern("train.py"),
+                                tl.strings.Intern(i == 0 ? "step" : "log"),
+                                static_cast<uint32_t>(10 + i)});
+    tl.call_sites.push_back(site);
+  }
+  b.Launch(0, 1, 2, 10);
+  b.Api("cudaDeviceSynchronize", 1, 11);
+  tl.api_calls.back().call_site = 1;
+  b.Api("cudaDeviceSynchronize", 12, 13);
+  tl.api_calls.back().call_site = 1;
+  b.Api("cudaDeviceSynchronize", 14, 15);
+  tl.api_calls.back().call_site = 2;
+  const Report r = *Analyze(tl, {});
+  const SyncPoint* step =
+      Find(r, "cudaDeviceSynchronize", "step (train.py:10)");
+  const SyncPoint* log = Find(r, "cudaDeviceSynchronize", "log (train.py:11)");
+  ASSERT_NE(step, nullptr);
+  ASSERT_NE(log, nullptr);
+  EXPECT_EQ(step->count, 2u);
+  EXPECT_EQ(log->count, 1u);
+}
+
+TEST(SyncPointsTest, VersionSuffixedNamesClassify) {
+  TimelineBuilder b;
+  b.Launch(0, 1, 2, 10);
+  b.Api("cudaStreamSynchronize_v3020", 2, 11);
+  b.Api("cuCtxSynchronize", 11, 12);
+  const Report r = *Analyze(b.timeline(), {});
+  EXPECT_NE(Find(r, "cudaStreamSynchronize_v3020"), nullptr);
+  EXPECT_NE(Find(r, "cuCtxSynchronize"), nullptr);
+}
+
+}  // namespace
+}  // namespace feedprof

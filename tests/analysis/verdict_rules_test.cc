@@ -1,0 +1,227 @@
+// Each verdict rule (docs/verdict-rules.md) on a constructed timeline that
+// should trigger it, and one that should not.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "feedprof/analysis.h"
+#include "tests/analysis/timeline_builder.h"
+
+namespace feedprof {
+namespace {
+
+using testing::TimelineBuilder;
+using testing::Us;
+
+Report AnalyzeAll(const Timeline& tl) {
+  absl::StatusOr<Report> r = Analyze(tl, {});
+  EXPECT_TRUE(r.ok()) << r.status();
+  return r.ok() ? *r : Report{};
+}
+
+const RuleScore& Rule(const Report& r, const std::string& verdict) {
+  for (const RuleScore& s : r.verdict.scores) {
+    if (s.verdict == verdict) return s;
+  }
+  static const RuleScore kMissing;
+  ADD_FAILURE() << "no rule " << verdict;
+  return kMissing;
+}
+
+// Many 5 µs kernels, each launched by a 10 µs call issued back to back: the
+// GPU waits on every launch.
+Timeline LaunchBound() {
+  TimelineBuilder b;
+  for (int i = 0; i < 200; ++i) {
+    const double t = 10.0 * i;
+    b.Launch(t, t + 10, t + 8, t + 13);
+  }
+  return b.Take();
+}
+
+// 1 ms kernels queued far ahead of the GPU.
+Timeline GpuBound() {
+  TimelineBuilder b;
+  for (int i = 0; i < 50; ++i) {
+    b.Launch(i * 2.0, i * 2.0 + 1, 100 + i * 1000.0,
+             100 + (i + 1) * 1000.0 - 1);
+  }
+  return b.Take();
+}
+
+// One 1 ms kernel per step, then 5 ms of host work before the next launch;
+// the samples say what the host did.
+Timeline HostBound(ThreadState state, double cpu_share) {
+  TimelineBuilder b;
+  double t = 0;
+  for (int i = 0; i < 20; ++i) {
+    b.Launch(t, t + 5, t + 10, t + 1010);
+    t += 6010;
+  }
+  b.Sample(0, 0, state);
+  b.Sample(t, t * cpu_share, state);
+  return b.Take();
+}
+
+// Each step: a 100 µs kernel, the host blocks in cudaStreamSynchronize until
+// it ends, then 150 µs of host work before the next launch.
+Timeline SyncBound() {
+  TimelineBuilder b;
+  double t = 0;
+  for (int i = 0; i < 50; ++i) {
+    b.Launch(t, t + 5, t + 10, t + 110);
+    b.Api("cudaStreamSynchronize", t + 5, t + 112);
+    t += 260;
+  }
+  return b.Take();
+}
+
+// Each step: a 4 ms pageable H2D copy, then a 0.5 ms kernel, all queued.
+Timeline TransferBound() {
+  TimelineBuilder b;
+  double t = 100;
+  for (int i = 0; i < 20; ++i) {
+    b.Copy("cudaMemcpyAsync", i * 3.0, i * 3.0 + 1, t, t + 4000,
+           CopyKind::kHtoD, 48ull << 20, MemoryKind::kPinned);
+    b.Launch(i * 3.0 + 1, i * 3.0 + 2, t + 4000, t + 4500);
+    t += 4500;
+  }
+  return b.Take();
+}
+
+// Tiny single-block kernels queued ahead, with launch-latency gaps.
+Timeline LatencyBound() {
+  TimelineBuilder b;
+  for (int i = 0; i < 200; ++i) {
+    GpuOp& op = b.Launch(i * 0.5, i * 0.5 + 0.4, 200 + i * 6.0, 203 + i * 6.0);
+    op.grid[0] = 1;
+  }
+  return b.Take();
+}
+
+TEST(VerdictRulesTest, LaunchBoundTriggers) {
+  const Report r = AnalyzeAll(LaunchBound());
+  EXPECT_EQ(r.verdict.primary, "launch_bound");
+  EXPECT_TRUE(Rule(r, "launch_bound").triggered);
+  EXPECT_GT(Rule(r, "launch_bound").score, 0.3);
+  EXPECT_FALSE(r.verdict.evidence.empty());
+  EXPECT_FALSE(r.verdict.next_steps.empty());
+}
+
+TEST(VerdictRulesTest, LaunchBoundDoesNotTriggerOnGpuBound) {
+  EXPECT_FALSE(Rule(AnalyzeAll(GpuBound()), "launch_bound").triggered);
+}
+
+TEST(VerdictRulesTest, GpuBoundTriggers) {
+  const Report r = AnalyzeAll(GpuBound());
+  EXPECT_EQ(r.verdict.primary, "gpu_bound");
+  EXPECT_GT(r.verdict.confidence, 0.7);
+  EXPECT_EQ(r.verdict.confidence_label, "high");
+}
+
+TEST(VerdictRulesTest, GpuBoundDoesNotTriggerOnLaunchBound) {
+  EXPECT_FALSE(Rule(AnalyzeAll(LaunchBound()), "gpu_bound").triggered);
+}
+
+TEST(VerdictRulesTest, PreprocessingBoundTriggers) {
+  const Report r = AnalyzeAll(HostBound(ThreadState::kRunning, 1.0));
+  EXPECT_EQ(r.verdict.primary, "preprocessing_bound");
+  EXPECT_GT(Rule(r, "preprocessing_bound").score, 0.7);
+  const IdleByCause& idle = r.devices[0].idle_by_cause;
+  EXPECT_GT(idle[IdleCause::kHostWaitOnCpu], idle.HostWait() * 9 / 10);
+}
+
+TEST(VerdictRulesTest, PreprocessingBoundDoesNotTriggerOnIo) {
+  EXPECT_FALSE(Rule(AnalyzeAll(HostBound(ThreadState::kDiskWait, 0.0)),
+                    "preprocessing_bound")
+                   .triggered);
+}
+
+TEST(VerdictRulesTest, IoBoundTriggers) {
+  const Report r = AnalyzeAll(HostBound(ThreadState::kDiskWait, 0.0));
+  EXPECT_EQ(r.verdict.primary, "io_bound");
+  EXPECT_GT(Rule(r, "io_bound").score, 0.7);
+  const IdleByCause& idle = r.devices[0].idle_by_cause;
+  EXPECT_GT(idle[IdleCause::kHostWaitOffCpuIo], idle.HostWait() * 9 / 10);
+}
+
+TEST(VerdictRulesTest, IoBoundDoesNotTriggerOnCpuWork) {
+  EXPECT_FALSE(
+      Rule(AnalyzeAll(HostBound(ThreadState::kRunning, 1.0)), "io_bound")
+          .triggered);
+}
+
+TEST(VerdictRulesTest, WithoutSamplesHostWaitsLowerConfidence) {
+  Timeline tl = HostBound(ThreadState::kRunning, 1.0);
+  tl.thread_samples.clear();
+  tl.available.host_samples = false;
+  const Report r = AnalyzeAll(tl);
+  EXPECT_EQ(r.verdict.primary, "preprocessing_bound");
+  EXPECT_LE(r.verdict.confidence, 0.5);
+}
+
+TEST(VerdictRulesTest, SyncBoundTriggers) {
+  const Report r = AnalyzeAll(SyncBound());
+  EXPECT_EQ(r.verdict.primary, "sync_bound");
+  EXPECT_FALSE(r.sync_points.empty());
+  EXPECT_EQ(r.sync_points[0].api, "cudaStreamSynchronize");
+}
+
+TEST(VerdictRulesTest, SyncBoundDoesNotTriggerOnLaunchBound) {
+  EXPECT_FALSE(Rule(AnalyzeAll(LaunchBound()), "sync_bound").triggered);
+}
+
+TEST(VerdictRulesTest, TransferBoundTriggers) {
+  const Report r = AnalyzeAll(TransferBound());
+  EXPECT_EQ(r.verdict.primary, "transfer_bound");
+  ASSERT_FALSE(r.copies.directions.empty());
+  EXPECT_EQ(r.copies.directions[0].direction, "HtoD");
+  EXPECT_NEAR(r.copies.directions[0].achieved_gbps,
+              static_cast<double>(48ull << 20) / 4e6, 1e-9);
+}
+
+TEST(VerdictRulesTest, TransferBoundDoesNotTriggerWhenCopiesOverlap) {
+  TimelineBuilder b;
+  for (int i = 0; i < 20; ++i) {
+    const double t = 100 + i * 1000.0;
+    b.Copy("cudaMemcpyAsync", i, i + 0.5, t, t + 800, CopyKind::kHtoD, 1 << 20);
+    b.Launch(i + 0.5, i + 0.9, t, t + 999);
+  }
+  const Report r = AnalyzeAll(b.Take());
+  EXPECT_FALSE(Rule(r, "transfer_bound").triggered);
+  EXPECT_EQ(r.verdict.primary, "gpu_bound");
+}
+
+TEST(VerdictRulesTest, LatencyBoundTriggers) {
+  const Report r = AnalyzeAll(LatencyBound());
+  EXPECT_EQ(r.verdict.primary, "latency_bound");
+}
+
+TEST(VerdictRulesTest, LatencyBoundDoesNotTriggerOnLargeGrids) {
+  EXPECT_FALSE(Rule(AnalyzeAll(GpuBound()), "latency_bound").triggered);
+}
+
+TEST(VerdictRulesTest, NoGpuActivityIsInconclusive) {
+  TimelineBuilder b;
+  b.Api("cudaGetDeviceCount", 0, 10);
+  const Report r = AnalyzeAll(b.Take());
+  EXPECT_FALSE(r.has_gpu_activity);
+  EXPECT_EQ(r.verdict.primary, "inconclusive");
+  ASSERT_FALSE(r.verdict.evidence.empty());
+  EXPECT_NE(r.verdict.evidence[0].find("no GPU activity"), std::string::npos);
+}
+
+TEST(VerdictRulesTest, UnattributedIdleIsInconclusive) {
+  TimelineBuilder b;
+  for (int i = 0; i < 10; ++i) {
+    b.Op(GpuOpKind::kKernel, i * 100.0, i * 100.0 + 10, 0);
+  }
+  b.timeline().available.api_calls = false;
+  b.timeline().available.correlation = false;
+  const Report r = AnalyzeAll(b.Take());
+  EXPECT_EQ(r.verdict.primary, "inconclusive");
+  EXPECT_EQ(r.verdict.confidence_label, "low");
+}
+
+}  // namespace
+}  // namespace feedprof

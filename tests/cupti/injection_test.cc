@@ -1,0 +1,119 @@
+// libfeedprof.so in a real process on a machine without a GPU: the CUPTI
+// start fails the way it fails on a CPU-only host, prints its one line, and
+// the program's output and exit code stay the same.
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+extern char** environ;
+
+namespace {
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+RunResult RunTarget(const std::vector<std::string>& extra_env) {
+  const std::string dir =
+      ::testing::TempDir() + "/cupti_injection_" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  const std::string out_path = dir + "/out.txt";
+  const std::string err_path = dir + "/err.txt";
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (std::string(*e).rfind("FEEDPROF_", 0) != 0) env.emplace_back(*e);
+  }
+  env.push_back("FEEDPROF_OUTPUT_DIR=" + dir + "/traces");
+  for (const auto& e : extra_env) env.push_back(e);
+  std::vector<char*> envp;
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::string program = FEEDPROF_INJECTION_TARGET;
+  std::vector<char*> argv{program.data(), nullptr};
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  pid_t pid = 0;
+  RunResult result;
+  if (posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(),
+                  envp.data()) != 0) {
+    return result;
+  }
+  posix_spawn_file_actions_destroy(&actions);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.out = ReadFile(out_path);
+  result.err = ReadFile(err_path);
+  std::filesystem::remove_all(dir);
+  return result;
+}
+
+std::vector<std::string> LinesMentioning(const std::string& text,
+                                         const std::string& word) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find(word) != std::string::npos) lines.push_back(line);
+  }
+  return lines;
+}
+
+bool DriverPresent() {
+  void* h = dlopen("libcuda.so.1", RTLD_LAZY);
+  if (h != nullptr) dlclose(h);
+  return h != nullptr;
+}
+
+const char kExpectedOutput[] = "injection entry found\nprogram output\n";
+
+TEST(InjectionTest, NoDriverLeavesOutputAndExitCodeUnchanged) {
+  if (DriverPresent()) GTEST_SKIP() << "a CUDA driver is installed here";
+  const RunResult plain = RunTarget({});  // baseline without the library
+  EXPECT_EQ(plain.exit_code, 3);
+  EXPECT_EQ(plain.out, "injection entry absent\nprogram output\n");
+
+  const RunResult r =
+      RunTarget({std::string("LD_PRELOAD=") + FEEDPROF_LIBRARY_PATH});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.out, kExpectedOutput);
+  const auto lines = LinesMentioning(r.err, "CUPTI");
+  ASSERT_EQ(lines.size(), 1u) << r.err;
+  EXPECT_EQ(lines[0].rfind("feedprof: ", 0), 0u) << lines[0];
+  EXPECT_NE(lines[0].find("host-only"), std::string::npos) << lines[0];
+}
+
+TEST(InjectionTest, MissingLibcuptiLeavesOutputAndExitCodeUnchanged) {
+  const RunResult r =
+      RunTarget({std::string("LD_PRELOAD=") + FEEDPROF_LIBRARY_PATH,
+                 "FEEDPROF_CUPTI_PATH=/nonexistent/libcupti.so"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.out, kExpectedOutput);
+  const auto lines = LinesMentioning(r.err, "FEEDPROF_CUPTI_PATH");
+  ASSERT_EQ(lines.size(), 1u) << r.err;
+  EXPECT_EQ(lines[0].rfind("feedprof: ", 0), 0u) << lines[0];
+}
+
+}  // namespace

@@ -1,0 +1,20 @@
+// File helpers for the Kineto reader tests: temporary files, gzip in and
+// out, and the location of the shared real-world traces.
+#ifndef FEEDPROF_TESTS_KINETO_KINETO_TEST_FILES_H_
+#define FEEDPROF_TESTS_KINETO_KINETO_TEST_FILES_H_
+
+#include <string>
+
+namespace feedprof::kineto_test {
+
+// Writes `bytes` to a file in the test's temporary directory; returns its path.
+std::string WriteTempFile(const std::string& name, const std::string& bytes);
+std::string ReadFileBytes(const std::string& path);
+std::string Gzip(const std::string& bytes);
+std::string Gunzip(const std::string& bytes);
+// Path of a file under the shared traces directory, or "" when absent.
+std::string SharedTrace(const std::string& relative);
+
+}  // namespace feedprof::kineto_test
+
+#endif  // FEEDPROF_TESTS_KINETO_KINETO_TEST_FILES_H_

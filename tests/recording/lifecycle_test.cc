@@ -1,0 +1,196 @@
+// The process lifecycle under LD_PRELOAD with ordinary programs: the exit
+// line, unchanged output and exit codes, disabled and failing output,
+// helpers that leave no clutter, SIGTERM, fork.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include "tests/recording/process_runner.h"
+#include "tests/recording/trace_test_util.h"
+
+namespace feedprof::testing {
+namespace {
+
+const std::string kLibrary =
+    std::string(FEEDPROF_BINARY_DIR) + "/preload/libfeedprof.so";
+
+class LifecycleTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = MakeTempDir("feedprof-lifecycle-test");
+    ASSERT_FALSE(root_.empty());
+    session_ = root_ + "/session";
+  }
+  void TearDown() override { RemoveTree(root_); }
+  std::map<std::string, std::string> Env(
+      std::map<std::string, std::string> extra = {}) {
+    std::map<std::string, std::string> env = {{"LD_PRELOAD", kLibrary},
+                                              {"FEEDPROF_OUTPUT_DIR", session_},
+                                              {"FEEDPROF_SESSION_DIR", ""},
+                                              {"FEEDPROF_DISABLE", ""},
+                                              {"FEEDPROF_LOG_LEVEL", ""}};
+    for (const auto& [k, v] : extra) env[k] = v;
+    return env;
+  }
+  std::string root_;
+  std::string session_;
+};
+
+TEST_F(LifecycleTest, OutputAndExitCodeAreUnchanged) {
+  const std::vector<std::string> cmd = {"ls", "-d", "/", "/nonexistent-x"};
+  const ProcessResult plain = RunProcess(cmd, {{"LD_PRELOAD", ""}}, root_);
+  const ProcessResult traced = RunProcess(cmd, Env(), root_);
+  ASSERT_TRUE(traced.exited());
+  EXPECT_EQ(traced.exit_code(), plain.exit_code());
+  EXPECT_NE(plain.exit_code(), 0);
+  EXPECT_EQ(traced.out, plain.out);
+  EXPECT_EQ(WithoutFeedprofLines(traced.err), plain.err);
+}
+
+TEST_F(LifecycleTest, ExitPrintsOneLineAndLeavesACompleteTrace) {
+  // `true` returns from main with stderr open (ls closes it in an atexit
+  // handler, and then the line cannot be printed).
+  const ProcessResult r =
+      RunProcess({"true", "--first", "second"}, Env(), root_);
+  ASSERT_EQ(r.exit_code(), 0);
+  const auto lines = FeedprofLines(r.err);
+  ASSERT_EQ(lines.size(), 1u) << r.err;
+  const auto files = TraceFilesIn(session_);
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(lines[0], "feedprof: trace written to " + files[0] +
+                          " (0 events, 0 dropped)");
+  const ParsedTrace t = ParseTraceFile(files[0]);
+  ASSERT_TRUE(t.clean_end);
+  ASSERT_GE(t.packets.size(), 3u);
+  ASSERT_TRUE(t.packets.front().has_header());
+  const auto& h = t.packets.front().header();
+  EXPECT_EQ(h.origin(), "start");
+  ASSERT_EQ(h.argv_size(), 3);
+  EXPECT_EQ(h.argv(0), "true");
+  EXPECT_EQ(h.argv(2), "second");
+  EXPECT_EQ(h.rank(), -1);
+  EXPECT_GT(h.clock().monotonic_ns(), 0u);
+  bool env_ok = true;
+  for (const auto& kv : h.environment()) {
+    env_ok &= kv.key().rfind("FEEDPROF_", 0) == 0;
+  }
+  EXPECT_TRUE(env_ok);
+  ASSERT_TRUE(t.packets.back().has_footer());
+  EXPECT_EQ(t.packets.back().footer().reason(), "exit");
+}
+
+TEST_F(LifecycleTest, RankGoesIntoTheFileName) {
+  const ProcessResult r =
+      RunProcess({"ls", "-d", "/"}, Env({{"RANK", "5"}}), root_);
+  ASSERT_EQ(r.exit_code(), 0);
+  const auto files = TraceFilesIn(session_);
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_NE(files[0].find(".rank5.fpt"), std::string::npos) << files[0];
+  EXPECT_EQ(ParseTraceFile(files[0]).packets.front().header().rank(), 5);
+}
+
+TEST_F(LifecycleTest, DisabledDoesNothing) {
+  const ProcessResult r =
+      RunProcess({"ls", "-d", "/"}, Env({{"FEEDPROF_DISABLE", "1"}}), root_);
+  EXPECT_EQ(r.exit_code(), 0);
+  EXPECT_EQ(r.err, "");
+  EXPECT_NE(access(session_.c_str(), F_OK), 0);
+}
+
+TEST_F(LifecycleTest, UnwritableOutputTurnsRecordingOffWithOneMessage) {
+  const ProcessResult plain =
+      RunProcess({"ls", "-d", "/"}, {{"LD_PRELOAD", ""}}, root_);
+  const ProcessResult r = RunProcess(
+      {"ls", "-d", "/"},
+      Env({{"FEEDPROF_OUTPUT_DIR", "/proc/self/no-such-dir/run"}}), root_);
+  EXPECT_EQ(r.exit_code(), 0);
+  EXPECT_EQ(r.out, plain.out);
+  const auto lines = FeedprofLines(r.err);
+  ASSERT_EQ(lines.size(), 1u) << r.err;
+  EXPECT_NE(lines[0].find("recording is off"), std::string::npos) << lines[0];
+}
+
+TEST_F(LifecycleTest, FullDiskTurnsRecordingOffWithOneMessage) {
+  // A file size limit of 512 bytes makes write(2) fail with EFBIG, as a
+  // full disk fails with ENOSPC; SIGXFSZ is ignored so the write returns.
+  // A long argument makes the header alone larger than the limit (two
+  // arguments: with exactly one, `true` closes stderr at exit).
+  const std::string script =
+      "ulimit -f 1; trap '' XFSZ; echo /; LD_PRELOAD=" + kLibrary +
+      " exec true " + std::string(600, 'x') + " y";
+  const ProcessResult r = RunProcess(
+      {"sh", "-c", script},
+      {{"LD_PRELOAD", ""}, {"FEEDPROF_OUTPUT_DIR", session_}}, root_);
+  EXPECT_EQ(r.exit_code(), 0);
+  EXPECT_EQ(r.out, "/\n");
+  const auto lines = FeedprofLines(r.err);
+  ASSERT_EQ(lines.size(), 1u) << r.err;
+  EXPECT_NE(lines[0].find("cannot write"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[0].find("recording is off"), std::string::npos) << lines[0];
+}
+
+TEST_F(LifecycleTest, ShortLivedHelpersLeaveNoFiles) {
+  // The shell created the session: its file stays. Its subshell and the
+  // helpers it forks and execs recorded nothing, used almost no CPU and
+  // ended within a second: they leave no file and print nothing. bash
+  // (unlike dash) ends with exit(3), so its own file is complete.
+  if (std::system("command -v bash >/dev/null") != 0) {
+    GTEST_SKIP() << "bash not installed";
+  }
+  const ProcessResult r = RunProcess(
+      {"bash", "-c",
+       "ls / >/dev/null; x=$(echo sub); ls /tmp >/dev/null; cat /dev/null; "
+       "exit 4"},
+      Env(), root_);
+  EXPECT_EQ(r.exit_code(), 4);
+  const auto files = TraceFilesIn(session_);
+  ASSERT_EQ(files.size(), 1u) << r.err;
+  const auto lines = FeedprofLines(r.err);
+  ASSERT_EQ(lines.size(), 1u) << r.err;
+  EXPECT_NE(lines[0].find(files[0]), std::string::npos) << lines[0];
+  EXPECT_EQ(ParseTraceFile(files[0]).packets.front().header().argv(0), "bash");
+}
+
+TEST_F(LifecycleTest, SigtermFlushesAFooterAndStillKills) {
+  RunningProcess p({"sleep", "30"}, Env(), root_);
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  ASSERT_EQ(kill(p.pid(), SIGTERM), 0);
+  const ProcessResult r = p.Wait();
+  EXPECT_EQ(r.term_signal(), SIGTERM);
+  const auto files = TraceFilesIn(session_);
+  ASSERT_EQ(files.size(), 1u);
+  const ParsedTrace t = ParseTraceFile(files[0]);
+  ASSERT_TRUE(t.clean_end);
+  ASSERT_FALSE(t.packets.empty());
+  ASSERT_TRUE(t.packets.back().has_footer());
+  EXPECT_EQ(t.packets.back().footer().reason(), "signal");
+  EXPECT_EQ(t.packets.back().footer().signal(), SIGTERM);
+}
+
+TEST_F(LifecycleTest, ForkedChildWritesItsOwnFile) {
+  // The subshell is a fork of the recorded shell that burns CPU for a
+  // while; with a 20 ms flush interval its file is written before it ends.
+  const std::string script =
+      "( i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done ); exit 0";
+  const ProcessResult r = RunProcess(
+      {"sh", "-c", script}, Env({{"FEEDPROF_FLUSH_INTERVAL_MS", "20"}}), root_);
+  EXPECT_EQ(r.exit_code(), 0);
+  const auto files = TraceFilesIn(session_);
+  ASSERT_EQ(files.size(), 2u) << r.err;
+  std::map<std::string, trace::Header> headers;
+  for (const auto& f : files) {
+    const ParsedTrace t = ParseTraceFile(f);
+    ASSERT_FALSE(t.packets.empty()) << f;
+    headers[t.packets.front().header().origin()] = t.packets.front().header();
+  }
+  ASSERT_EQ(headers.count("start"), 1u);
+  ASSERT_EQ(headers.count("fork"), 1u);
+  EXPECT_EQ(headers["fork"].parent_trace_pid(), headers["start"].pid());
+  EXPECT_EQ(headers["fork"].ppid(), headers["start"].pid());
+}
+
+}  // namespace
+}  // namespace feedprof::testing

@@ -1,0 +1,120 @@
+// `feedprof record`: runs the command under the library, returns its exit
+// status, forwards termination signals, and rejects bad usage with 2.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include "tests/recording/process_runner.h"
+
+namespace feedprof::testing {
+namespace {
+
+const std::string kFeedprof =
+    std::string(FEEDPROF_BINARY_DIR) + "/tools/feedprof";
+
+class RecordCommandTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = MakeTempDir("feedprof-record-test");
+    ASSERT_FALSE(root_.empty());
+  }
+  void TearDown() override { RemoveTree(root_); }
+  const std::map<std::string, std::string> env_ = {{"LD_PRELOAD", ""},
+                                                   {"FEEDPROF_SESSION_DIR", ""},
+                                                   {"FEEDPROF_OUTPUT_DIR", ""},
+                                                   {"FEEDPROF_LIBRARY", ""}};
+  std::string root_;
+};
+
+TEST_F(RecordCommandTest, ReturnsTheChildsExitCodeAndSaysWhere) {
+  const std::string dir = root_ + "/run";
+  // ls exits with 2 here, through exit(3): its trace file is complete.
+  const ProcessResult r = RunProcess(
+      {kFeedprof, "record", "-o", dir, "--", "ls", "-d", "/", "/nonexistent"},
+      env_, root_);
+  EXPECT_EQ(r.exit_code(), 2);
+  EXPECT_EQ(r.out, "/\n");
+  EXPECT_NE(r.err.find("feedprof: session written to " + dir),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(TraceFilesIn(dir).size(), 1u);
+}
+
+TEST_F(RecordCommandTest, ShellExitCodesAndOutputPassThrough) {
+  const ProcessResult r =
+      RunProcess({kFeedprof, "record", "-o", root_ + "/run", "--", "sh", "-c",
+                  "echo hi; echo oops >&2; exit 3"},
+                 env_, root_);
+  EXPECT_EQ(r.exit_code(), 3);
+  EXPECT_EQ(r.out, "hi\n");
+  EXPECT_EQ(WithoutFeedprofLines(r.err), "oops\n");
+}
+
+TEST_F(RecordCommandTest, PreloadsTheLibraryInFrontOfExistingPreloads) {
+  const std::string dir = root_ + "/run";
+  auto env = env_;
+  env["LD_PRELOAD"] = "";
+  const ProcessResult r =
+      RunProcess({kFeedprof, "record", "-o", dir, "--", "sh", "-c",
+                  "printf '%s|%s' \"$LD_PRELOAD\" \"$FEEDPROF_OUTPUT_DIR\""},
+                 env, root_);
+  EXPECT_EQ(r.exit_code(), 0);
+  EXPECT_NE(r.out.find("libfeedprof.so|" + dir), std::string::npos) << r.out;
+}
+
+TEST_F(RecordCommandTest, ChildKilledBySignalGives128PlusSignal) {
+  const ProcessResult r = RunProcess({kFeedprof, "record", "-o", root_ + "/run",
+                                      "--", "sh", "-c", "kill -9 $$"},
+                                     env_, root_);
+  EXPECT_EQ(r.exit_code(), 128 + SIGKILL);
+}
+
+TEST_F(RecordCommandTest, ForwardsSigtermToTheChild) {
+  RunningProcess p(
+      {kFeedprof, "record", "-o", root_ + "/run", "--", "sleep", "30"}, env_,
+      root_);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_EQ(kill(p.pid(), SIGTERM), 0);
+  const ProcessResult r = p.Wait();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  EXPECT_EQ(r.exit_code(), 128 + SIGTERM) << r.err;
+  EXPECT_LT(seconds, 10.0);  // not the full 30 s of sleep
+}
+
+TEST_F(RecordCommandTest, UsageErrorsExitWithTwo) {
+  EXPECT_EQ(RunProcess({kFeedprof, "record"}, env_, root_).exit_code(), 2);
+  EXPECT_EQ(RunProcess({kFeedprof, "record", "--"}, env_, root_).exit_code(),
+            2);
+  EXPECT_EQ(
+      RunProcess({kFeedprof, "record", "--bogus", "--", "true"}, env_, root_)
+          .exit_code(),
+      2);
+  EXPECT_EQ(RunProcess({kFeedprof, "record", "-o"}, env_, root_).exit_code(),
+            2);
+  const ProcessResult help =
+      RunProcess({kFeedprof, "record", "--help"}, env_, root_);
+  EXPECT_EQ(help.exit_code(), 0);
+  EXPECT_NE(help.out.find("usage: feedprof record"), std::string::npos);
+}
+
+TEST_F(RecordCommandTest, MissingCommandOrLibraryIsReported) {
+  const ProcessResult missing = RunProcess(
+      {kFeedprof, "record", "-o", root_ + "/run", "--", "/nonexistent/cmd"},
+      env_, root_);
+  EXPECT_EQ(missing.exit_code(), 127);
+  auto env = env_;
+  env["FEEDPROF_LIBRARY"] = root_ + "/no-such-lib.so";
+  const ProcessResult nolib =
+      RunProcess({kFeedprof, "record", "--", "true"}, env, root_);
+  EXPECT_EQ(nolib.exit_code(), 1);
+  EXPECT_NE(nolib.err.find("FEEDPROF_LIBRARY"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace feedprof::testing
