@@ -139,10 +139,12 @@ void* FlushThreadMain(void* arg) {
   return nullptr;
 }
 
-// cuptiActivityFlushAll may deliver the buffers on the calling thread. When
-// that thread is inside one of the recorder's own entry points (the exit
-// handler, the writer), the recorder refuses packets from it; the flush
-// then runs on a short-lived thread of its own so nothing is lost.
+// cuptiActivityFlushAll may deliver the buffers on the calling thread, and
+// the recorder refuses packets from a thread inside one of its own entry
+// points. The lifecycle calls every flush outside the recorder's guard (the
+// exit handler stops collection before taking it; the writer thread drops
+// it around its periodic flush). A caller still inside the guard gets a
+// short-lived thread of its own for the flush, so nothing is lost.
 void FlushAll(const CuptiApi& api, uint32_t flag) {
   if (preload::t_recorder.in_call == 0) {
     api.ActivityFlushAll(flag);

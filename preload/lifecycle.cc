@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -31,8 +32,9 @@ constexpr int kSignalFlushTimeoutMs = 1000;
 constexpr int kHandledSignals[] = {SIGTERM, SIGINT};
 
 bool g_loaded = false;
-bool g_recording = false;
-bool g_exited = false;
+// Read by the signal handler: lock-free atomics are async-signal-safe.
+std::atomic<bool> g_recording{false};
+std::atomic<bool> g_exited{false};
 uint64_t g_sampling_interval_ns = 0;
 struct sigaction g_previous_action[NSIG];
 bool g_handler_installed[NSIG];
@@ -77,12 +79,32 @@ void ClaimInjectionVariable(const char* name, const char* self,
           consequence);
 }
 
-void OnProcessExit() {
-  if (!g_recording || g_exited || t_recorder.in_call != 0) return;
-  g_exited = true;
-  // CUPTI's final flush may hand buffers to the recorder on this thread:
-  // stop it before this thread counts as inside feedprof.
 #ifdef FEEDPROF_HAVE_CUPTI
+// Runs on the writer thread every flush interval, outside the recorder's
+// guard: completed activity buffers reach the trace while the program
+// runs, so a killed process keeps its GPU activity up to the last flush.
+void FlushGpuActivityPeriodically() {
+  if (g_recording && !g_exited) cupti::FlushCollection(/*force=*/false);
+}
+
+void FlushGpuActivityAtExit() {
+  // The CUDA teardown follows: no periodic flush from here on.
+  SetPeriodicFlushHook(nullptr);
+  if (g_recording && !g_exited && t_recorder.in_call == 0) {
+    cupti::FlushCollection(/*force=*/true);
+  }
+}
+#endif
+
+void OnProcessExit() {
+  if (!g_recording || t_recorder.in_call != 0 || g_exited.exchange(true)) {
+    return;
+  }
+  // CUPTI's final flush hands buffers to the recorder on this thread: stop
+  // it before this thread counts as inside feedprof, so nothing it
+  // delivers is refused.
+#ifdef FEEDPROF_HAVE_CUPTI
+  SetPeriodicFlushHook(nullptr);
   cupti::StopCollection();
 #endif
   ReentrancyGuard guard;
@@ -221,7 +243,15 @@ int OnCudaInjection() {
   ReentrancyGuard guard;
   MarkProcessUsesGpu();
 #ifdef FEEDPROF_HAVE_CUPTI
-  if (g_recording && RecordingEnabled()) cupti::StartCollection();
+  if (g_recording && RecordingEnabled() && cupti::StartCollection()) {
+    // The CUDA runtime registers its own teardown after this library's
+    // exit handler and so runs it first; an exit handler registered now
+    // (at cuInit) may run before that teardown and flush while the context
+    // still exists. The final flush in OnProcessExit still follows.
+    static std::atomic<bool> flush_registered{false};
+    if (!flush_registered.exchange(true)) atexit(FlushGpuActivityAtExit);
+    SetPeriodicFlushHook(&FlushGpuActivityPeriodically);
+  }
 #endif
   return 1;
 }

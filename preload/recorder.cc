@@ -63,6 +63,9 @@ __attribute__((noinline)) EventChunk* ChunkForAppendSlow(uint32_t epoch) {
   } else {
     t.chunk = c;
     t.epoch = epoch;
+    if (g_state.pool.free_chunks() < g_state.pool.chunk_count() / 2) {
+      Writer().RequestEarlyDrain();
+    }
     if (!t.exit_hook) {
       pthread_once(&g_thread_exit_once, CreateThreadExitKey);
       pthread_setspecific(g_thread_exit_key, reinterpret_cast<void*>(1));
@@ -250,6 +253,10 @@ void StopRecorder(const char* reason, RecorderSummary* summary) {
 
 const char* SessionDirPath() { return g_state.session.path; }
 
+void SetPeriodicFlushHook(PeriodicFlushHook hook) {
+  g_state.periodic_flush_hook.store(hook, std::memory_order_release);
+}
+
 void MarkProcessUsesGpu() {
   g_state.uses_gpu.store(true, std::memory_order_relaxed);
 }
@@ -283,6 +290,8 @@ void RecorderChildAfterFork() {
     g_state.epoch.store(0, std::memory_order_relaxed);
     return;
   }
+  // CUDA is unusable after fork: the child's writer never calls into CUPTI.
+  g_state.periodic_flush_hook.store(nullptr, std::memory_order_relaxed);
   // Drop the parent's buffered events: they are in the parent's trace.
   g_state.pool.ResetAll();
   g_state.packets.Clear();

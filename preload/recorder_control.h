@@ -39,6 +39,14 @@ const char* SessionDirPath();
 // The process used CUDA (CUPTI was started): its file is always kept.
 void MarkProcessUsesGpu();
 
+// A function the writer thread calls before each periodic flush (every
+// FEEDPROF_FLUSH_INTERVAL_MS), outside the recorder's reentrancy guard, so
+// that what it submits (CUPTI's completed activity buffers) goes into the
+// same write-out. nullptr: none. The hook must check for itself whether it
+// may still run (the process may be exiting or be a fork child).
+using PeriodicFlushHook = void (*)();
+void SetPeriodicFlushHook(PeriodicFlushHook hook);
+
 // Asks the writer to flush from a signal handler (async-signal-safe) and
 // waits up to `timeout_ms`. `final_flush`: the process is about to die of
 // the signal: also write the footer. Returns true when the writer finished.

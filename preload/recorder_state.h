@@ -33,6 +33,9 @@ struct RecorderState {
   std::atomic<uint64_t> zero_timestamp_records{0};
   std::atomic<uint64_t> cupti_buffers_dropped{0};
   std::atomic<bool> uses_gpu{false};
+  // Called by the writer thread before each periodic flush; see
+  // SetPeriodicFlushHook in recorder_control.h.
+  std::atomic<void (*)()> periodic_flush_hook{nullptr};
 
   // Written before the writer starts, read-only afterwards.
   Config config;

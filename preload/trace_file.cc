@@ -15,10 +15,14 @@ namespace {
 constexpr mode_t kFileMode = 0644;
 constexpr int kMaxNameAttempts = 1000;
 
-void NameForAttempt(const void* context, int attempt, char* out,
-                    size_t size) {
-  TraceFileName(*static_cast<const ProcessFacts*>(context), attempt, out,
-                size);
+void NameForAttempt(const void* context, int attempt, char* out, size_t size) {
+  TraceFileName(*static_cast<const ProcessFacts*>(context), attempt, out, size);
+}
+
+// "dir/name"; a path too long for PATH_MAX is cut (it is only shown).
+void JoinPath(char* out, size_t size, const char* dir, const char* name) {
+  const int n = std::snprintf(out, size, "%s/%s", dir, name);
+  if (n < 0 || static_cast<size_t>(n) >= size) out[size - 1] = '\0';
 }
 
 }  // namespace
@@ -37,20 +41,19 @@ void TraceFile::Open(const SessionDir* dir, const ProcessFacts* facts,
   name_[0] = '\0';
   path_[0] = '\0';
   error_[0] = '\0';
-  const int fd = openat(dir->fd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC,
-                        kFileMode);
+  const int fd =
+      openat(dir->fd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, kFileMode);
   if (fd < 0) return;  // not supported here: created by name later
   fd_ = MoveToPrivateFd(fd);
   unnamed_ = true;
-  std::snprintf(path_, sizeof path_, "%s/(unnamed)", dir->path);
+  JoinPath(path_, sizeof path_, dir->path, "(unnamed)");
   WriteAll(header_, header_size_);
 }
 
 bool TraceFile::Fail(const char* what, int err) {
   const char* reason = (err == ENOSPC || err == EDQUOT) ? "the disk is full"
                                                         : std::strerror(err);
-  std::snprintf(error_, sizeof error_, "cannot %s %s: %s", what, path_,
-                reason);
+  std::snprintf(error_, sizeof error_, "cannot %s %s: %s", what, path_, reason);
   failed_ = true;
   return false;
 }
@@ -60,9 +63,8 @@ bool TraceFile::LinkUnnamed() {
   std::snprintf(proc_path, sizeof proc_path, "/proc/self/fd/%d", fd_);
   for (int attempt = 0; attempt < kMaxNameAttempts; ++attempt) {
     NameForAttempt(facts_, attempt, name_, sizeof name_);
-    if (linkat(AT_FDCWD, proc_path, dir_->fd, name_, AT_SYMLINK_FOLLOW) ==
-        0) {
-      std::snprintf(path_, sizeof path_, "%s/%s", dir_->path, name_);
+    if (linkat(AT_FDCWD, proc_path, dir_->fd, name_, AT_SYMLINK_FOLLOW) == 0) {
+      JoinPath(path_, sizeof path_, dir_->path, name_);
       created_ = true;
       unnamed_ = false;
       return true;
@@ -81,7 +83,7 @@ bool TraceFile::CreateNamed() {
                O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, kFileMode);
     if (fd >= 0) {
       fd_ = MoveToPrivateFd(fd);
-      std::snprintf(path_, sizeof path_, "%s/%s", dir_->path, name_);
+      JoinPath(path_, sizeof path_, dir_->path, name_);
       created_ = true;
       return WriteAll(header_, header_size_);
     }

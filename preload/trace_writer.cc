@@ -103,11 +103,10 @@ bool TraceWriter::Start() {
   }
   std::memset(seen_tids_, 0, kSeenTidSlots * sizeof(uint32_t));
   out_ = wire::WireWriter(scratch_, scratch_size_);
-  file_.Reset(&State().session, &State().facts, header_, 0);
   ended_ = false;
   strings_emitted_ = 0;
   events_written_.store(0, std::memory_order_relaxed);
-  last_status_fingerprint_ = 0;
+  has_last_status_ = false;
   result_ = WriterResult{};
   stop_requested_.store(false, std::memory_order_relaxed);
   final_signal_.store(0, std::memory_order_relaxed);
@@ -115,6 +114,22 @@ bool TraceWriter::Start() {
   signal_done_.store(0, std::memory_order_relaxed);
   flush_requested_.store(0, std::memory_order_relaxed);
   flush_done_ = 0;
+
+  // The header (with the platform snapshot, which reads /proc and /sys) and
+  // the file are prepared here, on the thread that starts recording, never
+  // on the writer thread: see trace_file.h.
+  wire::WireWriter header(header_, header_capacity_);
+  EncodeHeaderPacket(State().facts, EncodePlatform, header);
+  if (header.overflowed()) {  // a huge platform: keep the essentials
+    header.Truncate(0);
+    EncodeHeaderPacket(State().facts, nullptr, header);
+  }
+  file_.Open(&State().session, &State().facts, header_, header.size());
+  if (file_.failed()) {
+    LogWarning("%s; recording is off, the program continues",
+               file_.error_message());
+    return false;
+  }
 
   if (wake_fd_ < 0) wake_fd_ = MakeEventFd();
   if (done_fd_ < 0) done_fd_ = MakeEventFd();
@@ -155,15 +170,6 @@ void TraceWriter::Wake() {
 }
 
 void TraceWriter::Run() {
-  {
-    wire::WireWriter header(header_, header_capacity_);
-    EncodeHeaderPacket(State().facts, EncodePlatform, header);
-    if (header.overflowed()) {  // a huge platform: keep the essentials
-      header.Truncate(0);
-      EncodeHeaderPacket(State().facts, nullptr, header);
-    }
-    file_.Reset(&State().session, &State().facts, header_, header.size());
-  }
   const int64_t interval_ms = State().config.flush_interval_ms;
   int64_t next_flush_ms = MonotonicMs() + interval_ms;
   for (;;) {
@@ -174,6 +180,7 @@ void TraceWriter::Run() {
     pollfd pfd{wake_fd_, POLLIN, 0};
     poll(&pfd, 1, static_cast<int>(wait_ms));
     ClearEventFd(wake_fd_);
+    drain_requested_.store(false, std::memory_order_relaxed);
 
     const bool stopping = stop_requested_.load(std::memory_order_acquire);
     const uint32_t signal_seq =
@@ -185,20 +192,10 @@ void TraceWriter::Run() {
     const bool requested = flush_seq != flush_done_;
 
     if (!ended_) {
+      if (periodic && !stopping) CallPeriodicFlushHook();
       Drain();
       if (stopping) {
-        AppendStatusPackets();
-        AppendFooter(stop_reason_, 0);
-        ended_ = true;
-        if (!file_.created() && ProcessIsTrivial()) {
-          result_.discarded = true;
-        } else {
-          WriteOut();
-          if (ProcessIsTrivial() && file_.created()) {
-            file_.Remove();
-            result_.discarded = true;
-          }
-        }
+        FinishTrace();
       } else if (periodic || signal_flush || requested) {
         AppendStatusPackets();
         const int sig = final_signal_.load(std::memory_order_acquire);
@@ -206,12 +203,11 @@ void TraceWriter::Run() {
           AppendFooter("signal", sig);
           ended_ = true;
         }
-        // A periodic write-out before anything was recorded waits: a
-        // helper that lives shorter than that leaves no file.
-        if (!periodic || file_.created() || !ProcessIsTrivial() ||
-            signal_flush || requested) {
-          WriteOut();
-        }
+        // A periodic flush of a process that is still trivial leaves its
+        // file unnamed: a helper that ends soon leaves nothing behind.
+        const bool stay_unnamed = periodic && !signal_flush && !requested &&
+                                  !file_.created() && ProcessIsTrivial();
+        if (!stay_unnamed) WriteOut();
       } else if (out_.size() >= kWriteOutThreshold) {
         WriteOut();
       }
@@ -235,6 +231,30 @@ void TraceWriter::Run() {
   result_.failed = file_.failed();
   result_.events = events_written_.load(std::memory_order_relaxed);
   std::snprintf(result_.path, sizeof result_.path, "%s", file_.path());
+}
+
+void TraceWriter::CallPeriodicFlushHook() {
+  void (*hook)() =
+      State().periodic_flush_hook.load(std::memory_order_acquire);
+  if (hook == nullptr) return;
+  // Outside the guard: what the hook submits from this thread (CUPTI
+  // delivers completed buffers on the flushing thread) is accepted.
+  t_recorder.in_call = 0;
+  hook();
+  t_recorder.in_call = 1;
+}
+
+void TraceWriter::FinishTrace() {
+  AppendStatusPackets();
+  AppendFooter(stop_reason_, 0);
+  ended_ = true;
+  if (ProcessIsTrivial()) {
+    file_.Remove();  // an unnamed file just vanishes
+    out_.Truncate(0);
+    result_.discarded = true;
+    return;
+  }
+  WriteOut();
 }
 
 bool TraceWriter::ProcessIsTrivial() const {
@@ -376,17 +396,17 @@ void TraceWriter::AppendStatusPackets() {
   t.strings_dropped = s.strings.dropped();
   t.samples_dropped = s.samples_dropped.load(std::memory_order_relaxed);
   t.packets_dropped = s.packets.dropped();
-  t.bytes_written = file_.bytes_written() + out_.size();
-  // Written when anything but the byte count moved since the last one.
-  const uint64_t fingerprint =
-      (t.events_recorded * 31 + t.events_dropped) * 31 +
-      t.cupti_records_dropped + t.zero_timestamp_records * 7 +
-      t.cupti_buffers_dropped * 13 + t.strings_dropped * 17 +
-      t.samples_dropped * 19 + t.packets_dropped * 23 + 1;
+  // Written when a count other than the byte count moved since the last
+  // one, and always at the end.
   const bool final_packet = stop_requested_.load(std::memory_order_relaxed) ||
                             final_signal_.load(std::memory_order_relaxed) != 0;
-  if (fingerprint == last_status_fingerprint_ && !final_packet) return;
-  last_status_fingerprint_ = fingerprint;
+  if (!final_packet && has_last_status_ &&
+      std::memcmp(&t, &last_status_, sizeof t) == 0) {
+    return;
+  }
+  last_status_ = t;
+  has_last_status_ = true;
+  t.bytes_written = file_.bytes_written() + out_.size();
   if (!EnsureRoom(160)) return;
   EncodeClockSnapshotPacket(NowNs(), RealtimeNs(), out_);
   EncodeDropCountsPacket(t, out_);
@@ -467,7 +487,7 @@ void TraceWriter::ChildAfterFork() {
   running_.store(false, std::memory_order_relaxed);
   pthread_mutex_init(&mutex_, nullptr);
   pthread_cond_init(&flushed_, nullptr);
-  file_.AbandonInChild();
+  file_.Close();  // the child's copy of the parent's descriptor
   if (wake_fd_ >= 0) close(wake_fd_);
   if (done_fd_ >= 0) close(done_fd_);
   wake_fd_ = -1;

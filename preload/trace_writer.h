@@ -23,6 +23,7 @@
 #include <cstdint>
 
 #include "preload/trace_file.h"
+#include "preload/trace_packets.h"
 #include "preload/wire_writer.h"
 
 namespace feedprof::preload {
@@ -44,6 +45,13 @@ class TraceWriter {
   // Writes everything recorded so far to the file (creating it) and waits
   // up to `timeout_ms`. No-op on the writer thread itself.
   void Flush(int timeout_ms);
+
+  // Called by a recording thread that took a chunk from a pool more than
+  // half used: wakes the writer to drain now rather than at its next tick.
+  // One eventfd write per drain cycle at most.
+  void RequestEarlyDrain() {
+    if (!drain_requested_.exchange(true, std::memory_order_relaxed)) Wake();
+  }
 
   // Async-signal-safe flush request; see RecorderSignalFlush.
   bool SignalFlush(int signal_number, bool final_flush, int timeout_ms);
@@ -73,6 +81,8 @@ class TraceWriter {
   void EmitThreadInfo(uint32_t tid, const char* name);
   void AppendStatusPackets();
   void AppendFooter(const char* reason, int signal_number);
+  void FinishTrace();
+  void CallPeriodicFlushHook();
   bool EnsureRoom(size_t bytes);
   void WriteOut();
   void DisableAfterFailure();
@@ -93,6 +103,7 @@ class TraceWriter {
   std::atomic<uint32_t> signal_done_{0};
   std::atomic<int> final_signal_{0};
   std::atomic<bool> stop_requested_{false};
+  std::atomic<bool> drain_requested_{false};
   const char* stop_reason_ = "exit";
 
   // Writer-thread state.
@@ -106,7 +117,8 @@ class TraceWriter {
   uint32_t strings_emitted_ = 0;
   uint32_t* seen_tids_ = nullptr;  // open addressing, 0 = empty
   std::atomic<uint64_t> events_written_{0};
-  uint64_t last_status_fingerprint_ = 0;
+  DropTotals last_status_;  // bytes_written left 0
+  bool has_last_status_ = false;
   WriterResult result_;
 };
 

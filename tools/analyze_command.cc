@@ -163,8 +163,7 @@ int RunAnalyze(int argc, char** argv) {
   // Reader warnings (salvaged input) also go to stderr so a JSON consumer
   // piping stdout still sees them on the terminal.
   for (const std::string& w : report->warnings) {
-    std::fprintf(stderr, "feedprof analyze: warning: %s: %s\n", path.c_str(),
-                 w.c_str());
+    std::fprintf(stderr, "feedprof analyze: warning: %s\n", w.c_str());
   }
   TextReportOptions text;
   text.details = !summary_only;

@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "preload/host/proc_text.h"
+
 namespace feedprof::preload::host {
 
 OpenFileCache::~OpenFileCache() { Release(); }
@@ -39,10 +41,7 @@ int OpenFileCache::Open(int dir_fd, const char* path) {
   size_t slot = 0;
   while (slot < capacity_ && entries_[slot].fd >= 0) ++slot;
   if (slot == capacity_) return -1;
-  int fd;
-  do {
-    fd = openat(dir_fd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-  } while (fd < 0 && errno == EINTR);
+  const int fd = OpenPrivate(dir_fd, path, O_RDONLY | O_NOCTTY);
   if (fd < 0) return -1;
   struct stat st;
   if (fstat(fd, &st) != 0) {
@@ -61,6 +60,8 @@ long OpenFileCache::Read(int slot, char* buf, size_t cap) const {
   }
   const int fd = entries_[slot].fd;
   if (fd < 0) return -1;
+  // One pread: the files kept here are one-line stat files, and a second
+  // call to see the end would double the cost of a sample.
   ssize_t n;
   do {
     n = pread(fd, buf, cap - 1, 0);

@@ -5,28 +5,41 @@
 
 #include <cerrno>
 
+#include "preload/private_fd.h"
+
 namespace feedprof::preload::host {
 
 long ReadFileAt(int dir_fd, const char* path, char* buf, size_t cap) {
   if (cap == 0) return -1;
+  const int fd = OpenPrivate(dir_fd, path, O_RDONLY | O_NOCTTY);
+  if (fd < 0) return -1;
+  const long n = PreadText(fd, buf, cap);
+  close(fd);
+  return n;
+}
+
+int OpenPrivate(int dir_fd, const char* path, int flags) {
   int fd;
   do {
-    fd = openat(dir_fd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    fd = openat(dir_fd, path, flags | O_CLOEXEC);
   } while (fd < 0 && errno == EINTR);
-  if (fd < 0) return -1;
+  return MoveToPrivateFd(fd);
+}
+
+long PreadText(int fd, char* buf, size_t cap) {
+  if (cap == 0) return -1;
   size_t used = 0;
   while (used + 1 < cap) {
-    const ssize_t n = read(fd, buf + used, cap - 1 - used);
+    const ssize_t n =
+        pread(fd, buf + used, cap - 1 - used, static_cast<off_t>(used));
     if (n < 0) {
       if (errno == EINTR) continue;
-      close(fd);
       buf[0] = '\0';
       return -1;
     }
     if (n == 0) break;
     used += static_cast<size_t>(n);
   }
-  close(fd);
   buf[used] = '\0';
   return static_cast<long>(used);
 }

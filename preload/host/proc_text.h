@@ -23,6 +23,19 @@ long ReadFileAt(int dir_fd, const char* path, char* buf, size_t cap);
 // Same, relative to the current directory or absolute.
 long ReadFile(const char* path, char* buf, size_t cap);
 
+// openat(dir_fd, path, flags | O_CLOEXEC), retried on EINTR, with the
+// descriptor moved at once to a private high number (preload/private_fd.h):
+// the sampler opens files on its own thread while the program runs, and a
+// low number held even briefly could be the one a shell is about to dup2
+// onto, or the lowest free one a program expects its next open to get.
+// -1 when the open fails.
+int OpenPrivate(int dir_fd, const char* path, int flags);
+
+// Reads the whole file behind `fd` from offset 0 with pread (the offset of
+// the descriptor is neither used nor moved; a procfs file regenerates its
+// content on a read from 0) into `buf`, like ReadFileAt.
+long PreadText(int fd, char* buf, size_t cap);
+
 // Reads a one-line sysfs attribute and strips trailing whitespace.
 // Returns an empty view when the file is missing.
 std::string_view ReadAttribute(const char* path, char* buf, size_t cap);

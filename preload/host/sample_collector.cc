@@ -71,11 +71,7 @@ void TaskPath(uint32_t tid, const char* leaf, char* out, size_t cap) {
 }
 
 int OpenDirectory(int dir_fd, const char* path) {
-  int fd;
-  do {
-    fd = openat(dir_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  } while (fd < 0 && errno == EINTR);
-  return fd;
+  return OpenPrivate(dir_fd, path, O_RDONLY | O_DIRECTORY);
 }
 
 uint64_t TimevalNs(const timeval& tv) {

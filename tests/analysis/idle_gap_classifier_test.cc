@@ -107,6 +107,18 @@ TEST(IdleGapClassifierTest, HostWaitOffCpuIoFromSamples) {
   EXPECT_EQ(idle[IdleCause::kHostWaitOffCpuWait], 0);
 }
 
+TEST(IdleGapClassifierTest, HostWaitOffCpuIoFromBlockIoDelayCounter) {
+  TimelineBuilder b = WithFirstKernel();
+  b.Sample(0, 0, ThreadState::kSleeping);
+  b.Sample(1000, 100, ThreadState::kSleeping);              // 10% CPU
+  b.timeline().thread_samples.back().io_wait_ns = Us(600);  // 60% in I/O
+  b.Launch(120, 121, 122, 130);
+  const IdleByCause idle = IdleOf(b.timeline());
+  EXPECT_EQ(idle[IdleCause::kHostWaitOnCpu], Us(10));
+  EXPECT_EQ(idle[IdleCause::kHostWaitOffCpuIo], Us(60));
+  EXPECT_EQ(idle[IdleCause::kHostWaitOffCpuWait], Us(30));
+}
+
 TEST(IdleGapClassifierTest, HostWaitOffCpuWaitingFromSamples) {
   TimelineBuilder b = WithFirstKernel();
   b.Sample(0, 0, ThreadState::kSleeping);

@@ -167,6 +167,43 @@ TEST(VerdictRulesTest, SyncBoundTriggers) {
   EXPECT_EQ(r.sync_points[0].api, "cudaStreamSynchronize");
 }
 
+TEST(VerdictRulesTest, LongHostPhaseAfterSyncIsNotSyncBound) {
+  // After each sync the host computes for 5 ms before the next launch: the
+  // long on-CPU phase is preprocessing, not a refill after a drain.
+  TimelineBuilder b;
+  double t = 0;
+  for (int i = 0; i < 20; ++i) {
+    b.Launch(t, t + 5, t + 10, t + 1010);
+    b.Api("cudaStreamSynchronize", t + 5, t + 1012);
+    t += 6010;
+  }
+  b.Sample(0, 0, ThreadState::kRunning);
+  b.Sample(t, t, ThreadState::kRunning);
+  const Report r = AnalyzeAll(b.Take());
+  EXPECT_FALSE(Rule(r, "sync_bound").triggered);
+  EXPECT_EQ(r.verdict.primary, "preprocessing_bound");
+}
+
+TEST(VerdictRulesTest, DataLoaderRangesAreEvidence) {
+  Timeline tl = HostBound(ThreadState::kRunning, 1.0);
+  Range loader;
+  loader.start = Us(1010);
+  loader.end = Us(6000);
+  loader.pid = TimelineBuilder::kPid;
+  loader.name = tl.strings.Intern(
+      "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
+  loader.source = RangeSource::kDataLoader;
+  tl.ranges.push_back(loader);
+  const Report r = AnalyzeAll(tl);
+  EXPECT_EQ(r.host.dataloader_ranges, 1u);
+  EXPECT_EQ(r.host.dataloader_ns, Us(4990));
+  bool mentioned = false;
+  for (const std::string& e : r.verdict.evidence) {
+    mentioned |= e.find("DataLoader") != std::string::npos;
+  }
+  EXPECT_TRUE(mentioned);
+}
+
 TEST(VerdictRulesTest, SyncBoundDoesNotTriggerOnLaunchBound) {
   EXPECT_FALSE(Rule(AnalyzeAll(LaunchBound()), "sync_bound").triggered);
 }

@@ -1,6 +1,7 @@
 // SampleCollector on a fixture /proc tree and on this very process.
 #include "preload/host/sample_collector.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -8,6 +9,8 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -18,6 +21,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "preload/host/proc_text.h"
+#include "preload/private_fd.h"
 #include "tests/host/fixture_tree.h"
 
 namespace feedprof::preload::host {
@@ -452,6 +457,59 @@ TEST(SampleCollectorLive, SixtyFourThreadsAllSampledAndNamed) {
   c.CollectThreads(&TestInterner::Intern, &interner);
   EXPECT_EQ(c.announcement_count(), 0u);
   EXPECT_GE(c.thread_count(), 65u);
+}
+
+// Every descriptor the collector keeps open (the /proc directories, the
+// cached stat files) is above the numbers a program expects to get back
+// from its own open/dup: the kernel hands out the lowest free number.
+TEST(SampleCollectorLive, KeptDescriptorsAreHighPrivateNumbers) {
+  ParkedThreads threads;
+  for (int i = 0; i < 8; ++i) threads.Add("fd-worker-" + std::to_string(i));
+  threads.WaitReady();
+  SampleCollector c;
+  ASSERT_TRUE(c.Open(CollectorOptions{})) << c.error();
+  c.CollectThreads(nullptr, nullptr);
+  c.CollectThreads(nullptr, nullptr);
+  ASSERT_GE(c.thread_count(), 9u);
+  const std::string own = "/proc/" + std::to_string(getpid());
+  size_t proc_fds = 0;
+  for (int fd = 0; fd < 4096; ++fd) {
+    char link[64];
+    char target[4096];
+    std::snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    const ssize_t n = readlink(link, target, sizeof target - 1);
+    if (n <= 0) continue;
+    target[n] = '\0';
+    const std::string t(target);
+    if (t == "/proc" || t.rfind(own, 0) == 0) {
+      ++proc_fds;
+      EXPECT_GE(fd, preload::kFirstPrivateFd) << fd << " -> " << t;
+    }
+  }
+  // /proc, /proc/PID, its task directory and a stat file per thread.
+  EXPECT_GE(proc_fds, 3u + 9u);
+  c.Close();
+}
+
+TEST(ProcText, OpenPrivateReturnsAHighDescriptorAndPreadReadsItAll) {
+  const int fd = OpenPrivate(AT_FDCWD, "/proc/self/status", O_RDONLY);
+  ASSERT_GE(fd, preload::kFirstPrivateFd);
+  EXPECT_TRUE(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+  char a[8192];
+  char b[8192];
+  const long n = PreadText(fd, a, sizeof a);
+  ASSERT_GT(n, 100);
+  EXPECT_EQ(std::strlen(a), static_cast<size_t>(n));
+  EXPECT_NE(std::string(a).find("Name:"), std::string::npos);
+  // pread does not move the offset: a second read sees the file again.
+  ASSERT_GT(PreadText(fd, b, sizeof b), 100);
+  EXPECT_EQ(std::string(a, 5), std::string(b, 5));
+  // A buffer smaller than the file gets its start, NUL-terminated.
+  char small[16];
+  EXPECT_EQ(PreadText(fd, small, sizeof small), 15);
+  EXPECT_EQ(std::string(small), std::string(a, 15));
+  close(fd);
+  EXPECT_EQ(OpenPrivate(AT_FDCWD, "/proc/self/no-such-file", O_RDONLY), -1);
 }
 
 TEST(SampleCollectorLive, NewAndExitedThreadsAreSeenInTheNextRound) {

@@ -1,6 +1,7 @@
 // The process lifecycle under LD_PRELOAD with ordinary programs: the exit
 // line, unchanged output and exit codes, disabled and failing output,
 // helpers that leave no clutter, SIGTERM, fork.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -80,6 +81,46 @@ TEST_F(LifecycleTest, ExitPrintsOneLineAndLeavesACompleteTrace) {
   EXPECT_TRUE(env_ok);
   ASSERT_TRUE(t.packets.back().has_footer());
   EXPECT_EQ(t.packets.back().footer().reason(), "exit");
+}
+
+TEST_F(LifecycleTest, ChildrenSeeTheSessionAndTheInjectionPaths) {
+  const ProcessResult r =
+      RunProcess({"sh", "-c",
+                  "printf '%s\\n%s\\n' \"$FEEDPROF_SESSION_DIR\" "
+                  "\"$NVTX_INJECTION64_PATH\""},
+                 Env({{"NVTX_INJECTION64_PATH", ""}}), root_);
+  EXPECT_EQ(r.exit_code(), 0);
+  char resolved[PATH_MAX];
+  ASSERT_NE(realpath(kLibrary.c_str(), resolved), nullptr);
+  EXPECT_EQ(r.out, session_ + "\n" + std::string(resolved) + "\n");
+  EXPECT_TRUE(FeedprofLines(r.err).empty()) << r.err;
+}
+
+TEST_F(LifecycleTest, AnotherToolsNvtxInjectionIsLeftAloneWithOneLine) {
+  const ProcessResult r = RunProcess(
+      {"sh", "-c", "printf '%s' \"$NVTX_INJECTION64_PATH\""},
+      Env({{"NVTX_INJECTION64_PATH", "/opt/other/libtool.so"}}), root_);
+  EXPECT_EQ(r.exit_code(), 0);
+  EXPECT_EQ(r.out, "/opt/other/libtool.so");
+  const auto lines = FeedprofLines(r.err);
+  ASSERT_EQ(lines.size(), 1u) << r.err;
+  EXPECT_NE(lines[0].find("NVTX_INJECTION64_PATH is already set to "
+                          "/opt/other/libtool.so"),
+            std::string::npos)
+      << lines[0];
+}
+
+TEST_F(LifecycleTest, InitializeInjectionReturnsOne) {
+  // Loaded the way the CUDA driver loads it (dlopen), with recording off so
+  // the test process itself is not recorded.
+  setenv("FEEDPROF_DISABLE", "1", 1);
+  void* handle = dlopen(kLibrary.c_str(), RTLD_NOW | RTLD_LOCAL);
+  unsetenv("FEEDPROF_DISABLE");
+  ASSERT_NE(handle, nullptr) << dlerror();
+  auto* init =
+      reinterpret_cast<int (*)()>(dlsym(handle, "InitializeInjection"));
+  ASSERT_NE(init, nullptr);
+  EXPECT_EQ(init(), 1);
 }
 
 TEST_F(LifecycleTest, RankGoesIntoTheFileName) {

@@ -5,6 +5,8 @@
 #include <dirent.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -14,8 +16,10 @@
 #include <vector>
 
 #include "preload/recorder_control.h"
+#include "preload/reentrancy_guard.h"
 #include "preload/trace_framing.h"
 #include "preload/trace_packets.h"
+#include "preload/wire_writer.h"
 #include "tests/recording/trace_test_util.h"
 
 namespace feedprof::preload {
@@ -187,14 +191,18 @@ TEST_F(RecorderTest, ThreadsRecordAndTheFileHoldsEveryEvent) {
 }
 
 TEST_F(RecorderTest, FullBuffersDropAndCount) {
-  // 1 MiB cap: room for ~13,000 records; the writer drains every 50 ms, so
-  // a burst of 2,000,000 records from one thread overflows it.
+  // 1 MiB cap: room for ~13,000 records. The fork-prepare hook takes the
+  // recorder's locks as fork(2) would; the writer then stalls at its next
+  // drain, so at most about two pools' worth of a 2,000,000-record burst is
+  // written and the rest must be dropped and counted.
   ASSERT_TRUE(StartRecorder(MakeConfig(1, 3600000), TraceOrigin::kStart));
   const uint32_t name = InternString("burst");
   constexpr uint64_t kBurst = 2000000;
+  RecorderPrepareFork();
   for (uint64_t i = 0; i < kBurst; ++i) {
     RecordNvtxMark(NvtxMarkRecord{1000 + i, name, 0, 0, 0});
   }
+  RecorderParentAfterFork();
   RecorderSummary summary;
   StopRecorder("shutdown", &summary);
   ASSERT_TRUE(summary.file_written);
@@ -241,6 +249,52 @@ TEST_F(RecorderTest, PeriodicFlushWritesBeforeTheEnd) {
     if (marks == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   EXPECT_EQ(marks, 1);
+}
+
+// What the periodic hook saw: it runs on the writer thread, outside the
+// recorder's guard, so a packet it submits is accepted.
+std::atomic<int> g_hook_calls{0};
+std::atomic<int> g_hook_in_call{-1};
+std::atomic<int> g_hook_submitted{0};
+
+void PeriodicHookForTest() {
+  g_hook_in_call.store(t_recorder.in_call);
+  if (g_hook_calls.fetch_add(1) == 0) {
+    // A ThreadInfo packet for a made-up tid, as CUPTI's buffers would be.
+    uint8_t packet[64];
+    wire::WireWriter w(packet, sizeof packet);
+    const auto thread = w.BeginNested(8);  // Packet.thread
+    w.Uint(1, 424242);
+    w.String(2, "hooked");
+    w.EndNested(thread);
+    if (SubmitPacket(w.data(), w.size())) g_hook_submitted.store(1);
+  }
+}
+
+TEST_F(RecorderTest, PeriodicFlushCallsTheHookOutsideTheGuard) {
+  g_hook_calls.store(0);
+  g_hook_submitted.store(0);
+  ASSERT_TRUE(StartRecorder(MakeConfig(4, 20), TraceOrigin::kStart));
+  SetPeriodicFlushHook(&PeriodicHookForTest);
+  // Every 20 ms: at least 3 calls within 2 s even on a loaded machine.
+  for (int i = 0; i < 200 && g_hook_calls.load() < 3; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  SetPeriodicFlushHook(nullptr);
+  EXPECT_GE(g_hook_calls.load(), 3);
+  EXPECT_EQ(g_hook_in_call.load(), 0);
+  EXPECT_EQ(g_hook_submitted.load(), 1);
+  const int calls_after_reset = g_hook_calls.load();
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_LE(g_hook_calls.load(), calls_after_reset + 1);  // one in flight
+  RecorderSummary summary;
+  StopRecorder("shutdown", &summary);
+  ASSERT_TRUE(summary.file_written);
+  int hooked = 0;
+  for (const auto& p : ParseTraceFile(summary.path).packets) {
+    if (p.has_thread() && p.thread().tid() == 424242u) ++hooked;
+  }
+  EXPECT_EQ(hooked, 1);
 }
 
 TEST_F(RecorderTest, NothingHappensWhenNotRecording) {

@@ -74,8 +74,9 @@ struct GapStats {
   // waits for data with it.
   std::array<IdleByCause, kGapBuckets> by_bucket{};
   // Idle of gaps in which the launching thread had been blocked in a sync
-  // call (the gap follows a queue drain).
+  // call (the gap follows a queue drain), in total and per bucket.
   IdleByCause after_sync{};
+  std::array<IdleByCause, kGapBuckets> after_sync_by_bucket{};
 };
 
 // HTA-compatible per-stream idle breakdown (HTA's "idle time" analysis).
@@ -200,6 +201,10 @@ struct HostReport {
   std::vector<ThreadReport> threads;  // by CUDA API time, then CPU
   std::vector<WorkerProcess> workers;
   TimeNs workers_cpu_ns = 0;
+  // Time inside DataLoader ranges ("enumerate(DataLoader)#..."), summed;
+  // evidence for input-pipeline waits when there are no CPU samples.
+  TimeNs dataloader_ns = 0;
+  uint64_t dataloader_ranges = 0;
 };
 
 struct StepInfo {

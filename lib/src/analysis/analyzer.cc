@@ -127,7 +127,11 @@ absl::StatusOr<Report> Analyze(const Timeline& timeline,
   report.steps = ComputeSteps(prepared, options, busy);
   if (!options.rank.has_value()) report.ranks = ComputeRanks(timeline, report);
 
-  if (!report.has_gpu_activity) {
+  const bool reader_said_no_gpu = std::any_of(
+      report.warnings.begin(), report.warnings.end(), [](const std::string& w) {
+        return w.find("no GPU activity") != std::string::npos;
+      });
+  if (!report.has_gpu_activity && !reader_said_no_gpu) {
     report.warnings.push_back(
         "no GPU activity (kernels, copies, memsets) in the analysed window: "
         "the verdict is inconclusive");

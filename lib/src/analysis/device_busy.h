@@ -21,16 +21,36 @@ struct Interval {
   TimeNs end = 0;
 };
 
+// Union length of intervals added in start order, without storing them:
+// for totals that need no later queries (per-kind busy time).
+class UnionLength {
+ public:
+  void Add(TimeNs start, TimeNs end) {
+    if (end <= start) return;
+    if (open_ && start <= end_) {
+      end_ = end > end_ ? end : end_;
+      return;
+    }
+    if (open_) total_ += end_ - start_;
+    start_ = start;
+    end_ = end;
+    open_ = true;
+  }
+  TimeNs Total() const { return total_ + (open_ ? end_ - start_ : 0); }
+
+ private:
+  TimeNs start_ = 0;
+  TimeNs end_ = 0;
+  TimeNs total_ = 0;
+  bool open_ = false;
+};
+
 class BusyIntervals {
  public:
   BusyIntervals() = default;
   // `ops` sorted by start. `first_op[i]` is the index in `ops` of the op
   // that opens merged interval i (the op that ends the gap before it).
   explicit BusyIntervals(const std::vector<OpRef>& ops);
-  // Only the ops for which keep(op) is true (still one sweep).
-  template <typename Keep>
-  static BusyIntervals Of(const std::vector<OpRef>& ops, Keep keep);
-
   TimeNs busy() const { return prefix_.empty() ? 0 : prefix_.back(); }
   TimeNs span_start() const { return iv_.empty() ? 0 : iv_.front().start; }
   TimeNs span_end() const { return iv_.empty() ? 0 : iv_.back().end; }
@@ -53,16 +73,6 @@ class BusyIntervals {
   std::vector<uint32_t> first_op_;
   std::vector<TimeNs> prefix_;  // prefix_[i]: busy in intervals [0, i]
 };
-
-template <typename Keep>
-BusyIntervals BusyIntervals::Of(const std::vector<OpRef>& ops, Keep keep) {
-  BusyIntervals b;
-  for (size_t i = 0; i < ops.size(); ++i) {
-    if (keep(ops[i])) b.Add(ops[i].start, ops[i].end, static_cast<uint32_t>(i));
-  }
-  b.Finish();
-  return b;
-}
 
 }  // namespace feedprof::analysis
 

@@ -81,17 +81,28 @@ DeviceReport ComputeDeviceReport(const PreparedTimeline& prepared,
                                      static_cast<double>(r.span_ns)
                                : 0.0;
 
-  auto of_kind = [&tl, &device](GpuOpKind kind) {
-    return BusyIntervals::Of(device.ops, [&tl, kind](const OpRef& op) {
-      return tl.gpu_ops[op.op].kind == kind;
-    });
-  };
-  const BusyIntervals kernels = of_kind(GpuOpKind::kKernel);
-  const BusyIntervals copies = of_kind(GpuOpKind::kMemcpy);
-  r.compute_ns = kernels.busy();
-  r.memcpy_ns = copies.busy();
-  r.memset_ns = of_kind(GpuOpKind::kMemset).busy();
-  r.exposed_memcpy_ns = r.memcpy_ns - copies.Overlap(kernels);
+  // Per-kind unions in one more sweep, nothing stored. Exposed copy time
+  // is |copies ∪ kernels| − |kernels|: copy time no kernel overlaps.
+  UnionLength kernels, copies, memsets, kernels_or_copies;
+  for (const OpRef& op : device.ops) {
+    switch (tl.gpu_ops[op.op].kind) {
+      case GpuOpKind::kKernel:
+        kernels.Add(op.start, op.end);
+        kernels_or_copies.Add(op.start, op.end);
+        break;
+      case GpuOpKind::kMemcpy:
+        copies.Add(op.start, op.end);
+        kernels_or_copies.Add(op.start, op.end);
+        break;
+      case GpuOpKind::kMemset:
+        memsets.Add(op.start, op.end);
+        break;
+    }
+  }
+  r.compute_ns = kernels.Total();
+  r.memcpy_ns = copies.Total();
+  r.memset_ns = memsets.Total();
+  r.exposed_memcpy_ns = kernels_or_copies.Total() - r.compute_ns;
 
   r.idle_by_cause = ClassifyIdleGaps(prepared, device, busy, &r.gaps);
   r.launch_overhead_share =

@@ -86,6 +86,18 @@ HostReport ComputeHostStats(const PreparedTimeline& prepared) {
                      b.cpu_user_ns + b.cpu_system_ns;
             });
 
+  for (const Range& range : tl.ranges) {
+    if (range.source != RangeSource::kDataLoader ||
+        !prepared.Selected(range.pid)) {
+      continue;
+    }
+    const TimeNs d =
+        std::min(range.end, w.end) - std::max(range.start, w.start);
+    if (d <= 0) continue;
+    r.dataloader_ns += d;
+    ++r.dataloader_ranges;
+  }
+
   // Worker processes: forked children of an analysed process.
   for (const Process& p : tl.processes) {
     if (!prepared.Selected(p.pid)) continue;

@@ -60,7 +60,15 @@ bool SplitHostWait(const PreparedTimeline& prepared, const ThreadView* thread,
       const double w = static_cast<double>(overlap);
       covered += w;
       cpu_w += w * f;
-      if (s1.state == ThreadState::kDiskWait) io_w += w * (1 - f);
+      // Off-CPU time in I/O: the block-I/O delay counter when the sampler
+      // has it, else the thread state at the end of the interval.
+      const int64_t io_delay = s1.io_wait_ns - s0.io_wait_ns;
+      if (io_delay > 0) {
+        io_w += w * std::min(1.0 - f, static_cast<double>(io_delay) /
+                                          static_cast<double>(dt));
+      } else if (s1.state == ThreadState::kDiskWait) {
+        io_w += w * (1 - f);
+      }
     }
   }
   if (covered <= 0) {
@@ -120,7 +128,11 @@ IdleByCause ClassifyIdleGaps(const PreparedTimeline& prepared,
       total.ns[static_cast<size_t>(c)] += v;
       gaps->by_bucket[static_cast<size_t>(bucket)].ns[static_cast<size_t>(c)] +=
           v;
-      if (after_sync) gaps->after_sync.ns[static_cast<size_t>(c)] += v;
+      if (after_sync) {
+        gaps->after_sync.ns[static_cast<size_t>(c)] += v;
+        gaps->after_sync_by_bucket[static_cast<size_t>(bucket)]
+            .ns[static_cast<size_t>(c)] += v;
+      }
     }
   }
   return total;

@@ -67,12 +67,16 @@ absl::StatusOr<PreparedTimeline> PreparedTimeline::Build(
     if (p.pids_.empty()) {
       std::sort(ranks.begin(), ranks.end());
       ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
-      return absl::NotFoundError(absl::StrCat(
-          "no process with rank ", *options.rank, " in the trace; ",
+      return absl::NotFoundError(
           ranks.empty()
-              ? std::string("the trace has no rank information")
-              : absl::StrCat("ranks present: ", absl::StrJoin(ranks, ", ")),
-          ". Run without --rank or pick one of those."));
+              ? absl::StrCat("no process with rank ", *options.rank,
+                             ": the trace has no rank information (not a "
+                             "distributed run, or the ranks were not "
+                             "recorded). Run without --rank.")
+              : absl::StrCat("no process with rank ", *options.rank,
+                             " in the trace; ranks present: ",
+                             absl::StrJoin(ranks, ", "),
+                             ". Pick one of those with --rank."));
     }
   }
   std::sort(p.pids_.begin(), p.pids_.end());
@@ -239,6 +243,13 @@ void PreparedTimeline::JoinCorrelations(bool /*exclude_unmatched*/) {
 
 void PreparedTimeline::BuildDevices(bool exclude_unmatched) {
   const auto& ops = timeline_->gpu_ops;
+  // Most traces have one device per process: size its array once.
+  if (!ops.empty()) {
+    devices_.emplace_back();
+    devices_.back().pid = ops.front().pid;
+    devices_.back().device = ops.front().device;
+    devices_.back().ops.reserve(ops.size());
+  }
   DeviceView* cached = nullptr;
   for (size_t i = 0; i < ops.size(); ++i) {
     const GpuOp& op = ops[i];
@@ -270,10 +281,14 @@ void PreparedTimeline::BuildDevices(bool exclude_unmatched) {
     auto [it, inserted] = first_gpu_start_.try_emplace(op.pid, op.start);
     if (!inserted) it->second = std::min(it->second, op.start);
   }
+  std::erase_if(devices_, [](const DeviceView& d) {
+    return d.ops.empty() && d.excluded.empty();
+  });
   auto by_start = [](const OpRef& a, const OpRef& b) {
     return a.start != b.start ? a.start < b.start : a.end < b.end;
   };
   for (DeviceView& d : devices_) {
+    if (d.ops.capacity() > 2 * d.ops.size() + 1024) d.ops.shrink_to_fit();
     if (!std::is_sorted(d.ops.begin(), d.ops.end(), by_start)) {
       std::sort(d.ops.begin(), d.ops.end(), by_start);
     }

@@ -65,6 +65,12 @@ void AddEvidence(const Report& report, const VerdictSignals& s,
         ", off-CPU waiting on other threads ",
         FormatDuration(s.idle[IdleCause::kHostWaitOffCpuWait]), ", unknown ",
         FormatDuration(s.idle[IdleCause::kHostWaitUnknown]), ")."));
+    if (report.host.dataloader_ranges > 0) {
+      out->push_back(absl::StrCat(
+          "The main process spent ", FormatDuration(report.host.dataloader_ns),
+          " in ", report.host.dataloader_ranges,
+          " DataLoader ranges (waiting for the next batch)."));
+    }
     if (!report.host.workers.empty()) {
       out->push_back(absl::StrCat(
           report.host.workers.size(), " worker processes used ",
@@ -76,11 +82,11 @@ void AddEvidence(const Report& report, const VerdictSignals& s,
                      FormatDuration(s.idle[IdleCause::kHostWaitOffCpuIo]),
                      " while the GPU was idle: ", Pct(s.io), " of the span."));
   } else if (verdict == "sync_bound") {
-    out->push_back(
-        absl::StrCat(Pct(s.sync),
-                     " of the GPU span is idle time in gaps that followed a "
-                     "host synchronization (",
-                     FormatDuration(s.after_sync.Total()), ")."));
+    out->push_back(absl::StrCat(
+        Pct(s.sync),
+        " of the GPU span is idle time while the host refilled the queue "
+        "after a synchronization drained it (",
+        FormatDuration(s.sync_claimed.Total()), ")."));
     if (!report.sync_points.empty()) {
       const SyncPoint& p = report.sync_points.front();
       out->push_back(absl::StrCat(
@@ -168,10 +174,16 @@ Verdict ComputeVerdict(const Report& report) {
   }
   if (runner != nullptr) v.runner_up = runner->verdict;
 
-  v.evidence.push_back(absl::StrCat(
-      "GPU busy ", Pct(s.busy_share), " of a ", FormatDuration(s.span_ns),
-      " span (idle ", Pct(s.idle_share), ") over ", report.devices.size(),
-      report.devices.size() == 1 ? " device." : " devices."));
+  if (report.devices.size() == 1) {
+    v.evidence.push_back(absl::StrCat("GPU busy ", Pct(s.busy_share), " of a ",
+                                      FormatDuration(s.span_ns), " span (idle ",
+                                      Pct(s.idle_share), ")."));
+  } else {
+    v.evidence.push_back(absl::StrCat(
+        "GPU busy ", Pct(s.busy_share), " of the summed span of ",
+        report.devices.size(), " devices (", FormatDuration(s.span_ns),
+        "; idle ", Pct(s.idle_share), ")."));
+  }
   if (primary == nullptr) {
     v.primary = "inconclusive";
     const RuleScore* best = nullptr;

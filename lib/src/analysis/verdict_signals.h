@@ -15,8 +15,9 @@ struct VerdictSignals {
   TimeNs busy_ns = 0;
   double busy_share = 0;
   double idle_share = 0;
-  IdleByCause idle;        // summed over devices
-  IdleByCause after_sync;  // idle of gaps that followed a sync
+  IdleByCause idle;          // summed over devices
+  IdleByCause after_sync;    // idle of gaps that followed a sync
+  IdleByCause sync_claimed;  // the part of it the sync rule claims
   // Shares of the span explained by each candidate cause (see
   // docs/verdict-rules.md for the formulas).
   double launch = 0;

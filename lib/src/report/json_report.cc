@@ -231,6 +231,10 @@ void WriteHost(JsonWriter& w, const Report& r) {
   w.EndArray();
   w.Key("workers_cpu_ns");
   w.Int(h.workers_cpu_ns);
+  w.Key("dataloader_ns");
+  w.Int(h.dataloader_ns);
+  w.Key("dataloader_ranges");
+  w.Uint(h.dataloader_ranges);
   w.EndObject();
 }
 
