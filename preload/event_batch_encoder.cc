@@ -12,6 +12,7 @@ enum : uint32_t {
   kBatchApiCalls = 3,
   kBatchRanges = 4,
   kBatchMarks = 5,
+  kBatchBaseCorrelation = 13,
 };
 
 uint64_t Duration(uint64_t start, uint64_t end) {
@@ -50,20 +51,33 @@ void EncodeMark(const NvtxMarkRecord& r, uint64_t* prev, wire::WireWriter& w) {
   *prev = r.ts_ns;
 }
 
+// `prev_correlation`: the correlation id of the previous call of the batch
+// (at first, the batch's base_correlation_id).
 void EncodeApiCall(const ApiCallRecord& r, uint64_t* prev,
-                   wire::WireWriter& w) {
+                   uint64_t* prev_correlation, wire::WireWriter& w) {
   const auto n = w.BeginNested(kBatchApiCalls, 1);
   w.Sint(1, Delta(r.start_ns, *prev));
   w.Uint(2, Duration(r.start_ns, r.end_ns));
   w.Uint(3, r.name_id);
-  w.Uint(4, r.correlation_id);
   w.Uint(5, r.call_site_id);
   w.Uint(6, r.domain);
-  w.Uint(7, r.callback_id);
+  if (r.name_id == 0) w.Uint(7, r.callback_id);  // the name says it
   w.Uint(8, r.bytes);
   w.Int(9, r.return_code);
+  w.Sint(10, Delta(r.correlation_id, *prev_correlation));
   w.EndNested(n);
   *prev = r.start_ns;
+  *prev_correlation = r.correlation_id;
+}
+
+// Correlation id of the first API call among `records`; 0 when none.
+uint64_t FirstCorrelationId(const EventRecord* records, size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    if (records[i].kind == RecordKind::kApiCall) {
+      return records[i].api.correlation_id;
+    }
+  }
+  return 0;
 }
 
 }  // namespace
@@ -91,6 +105,8 @@ size_t EncodeEventBatch(uint32_t tid, const EventRecord* records, size_t count,
   const PacketScope scope = BeginPacket(w, kPacketEvents);
   w.Uint(kBatchTid, tid);
   w.Uint(kBatchBaseTs, base);
+  uint64_t prev_correlation = FirstCorrelationId(records, count);
+  w.Uint(kBatchBaseCorrelation, prev_correlation);
   uint64_t prev_api = base;
   uint64_t prev_range = base;
   uint64_t prev_mark = base;
@@ -105,7 +121,7 @@ size_t EncodeEventBatch(uint32_t tid, const EventRecord* records, size_t count,
         EncodeMark(r.mark, &prev_mark, w);
         break;
       case RecordKind::kApiCall:
-        EncodeApiCall(r.api, &prev_api, w);
+        EncodeApiCall(r.api, &prev_api, &prev_correlation, w);
         break;
     }
   }

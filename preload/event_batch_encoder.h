@@ -19,7 +19,7 @@ namespace feedprof::preload {
 // Upper bound of the encoded size of one event, tags and length included.
 inline constexpr size_t kMaxEncodedEventBytes = 96;
 // Upper bound of an EventBatch packet's own fields and framing.
-inline constexpr size_t kEventBatchOverheadBytes = 32;
+inline constexpr size_t kEventBatchOverheadBytes = 48;
 
 // Appends one framed Trace.packet holding EventBatch{tid, records[0..k)} to
 // `w`, as many records as fit, and returns k. Returns 0 (and writes

@@ -29,6 +29,8 @@ namespace feedprof::preload {
 namespace {
 
 constexpr int kSignalFlushTimeoutMs = 1000;
+// The sampler answers after the round it is in (well under 10 ms).
+constexpr int kSamplerFlushTimeoutMs = 200;
 constexpr int kHandledSignals[] = {SIGTERM, SIGINT};
 
 bool g_loaded = false;
@@ -48,6 +50,16 @@ void StartSampler() {
 void StopSampler() {
 #ifdef FEEDPROF_HAVE_HOST_SAMPLER
   host::StopSampler();
+#endif
+}
+
+// From the signal handler: the sampler's open batch (up to 0.5 s of
+// samples) goes to the recorder before the writer's last flush. Skipped
+// when the interrupted thread is inside feedprof: it may hold a lock the
+// sampler needs to submit.
+void FlushSamplerFromSignal() {
+#ifdef FEEDPROF_HAVE_HOST_SAMPLER
+  if (t_recorder.in_call == 0) host::FlushSamplerBatch(kSamplerFlushTimeoutMs);
 #endif
 }
 
@@ -135,6 +147,7 @@ void OnTerminatingSignal(int sig, siginfo_t* info, void* context) {
   // Without a handler of its own the process dies of the signal: that flush
   // is the last one, with a footer. With one, it may go on running.
   if (g_recording && !g_exited) {
+    FlushSamplerFromSignal();
     RecorderSignalFlush(sig, !has_handler, kSignalFlushTimeoutMs);
   }
   if (has_handler) {

@@ -153,6 +153,10 @@ bool SubmitPacket(const uint8_t* packet, size_t size) {
   return g_state.packets.Push(packet, size);
 }
 
+void CountDroppedEvents(uint64_t n) {
+  g_state.events_dropped.fetch_add(n, std::memory_order_relaxed);
+}
+
 void CountDroppedSamples(uint64_t n) {
   g_state.samples_dropped.fetch_add(n, std::memory_order_relaxed);
 }

@@ -45,7 +45,11 @@ void RecordApiCall(const ApiCallRecord& record);
 // bytes; returns false (and counts a drop) when the writer queue is full.
 bool SubmitPacket(const uint8_t* packet, size_t size);
 
-// Adds to the drop counters written into the trace.
+// Adds to the drop counters written into the trace. CountDroppedEvents is
+// for events a producer could not record before they reached the recorder
+// (NVTX ranges nested too deep, a full start/end table, unmatched pops);
+// they add to DropCounts.events_dropped.
+void CountDroppedEvents(uint64_t n);
 void CountDroppedSamples(uint64_t n);
 void CountCuptiDrops(uint64_t records_dropped, uint64_t zero_timestamps,
                      uint64_t buffers_dropped);

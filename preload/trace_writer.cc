@@ -79,6 +79,34 @@ void ClearEventFd(int fd) {
 
 int64_t MonotonicMs() { return static_cast<int64_t>(NowNs() / 1000000); }
 
+// Reads one varint at `*pos`; false past `size` or after 10 bytes.
+bool ReadVarint(const uint8_t* data, size_t size, size_t* pos,
+                uint64_t* value) {
+  *value = 0;
+  for (int shift = 0; shift < 64 && *pos < size; shift += 7) {
+    const uint8_t byte = data[(*pos)++];
+    *value |= static_cast<uint64_t>(byte & 0x7f) << shift;
+    if ((byte & 0x80) == 0) return true;
+  }
+  return false;
+}
+
+// The tid a producer's ThreadInfo packet names (Packet.thread, field 8,
+// whose first field is ThreadInfo.tid); 0 for any other packet.
+uint32_t ThreadInfoPacketTid(const uint8_t* packet, size_t size) {
+  constexpr uint8_t kThreadTag = (kPacketThread << 3) | 2;
+  constexpr uint8_t kTidTag = (1 << 3) | 0;
+  if (size < 4 || packet[0] != kThreadTag) return 0;
+  size_t pos = 1;
+  uint64_t length = 0;
+  uint64_t tid = 0;
+  if (!ReadVarint(packet, size, &pos, &length) || pos >= size ||
+      packet[pos++] != kTidTag || !ReadVarint(packet, size, &pos, &tid)) {
+    return 0;
+  }
+  return static_cast<uint32_t>(tid);
+}
+
 }  // namespace
 
 TraceWriter& Writer() {
@@ -301,6 +329,9 @@ void TraceWriter::Drain() {
 
 void TraceWriter::AppendPacket(const uint8_t* packet, size_t size) {
   EmitNewStrings();
+  // A name given by the program (nvtxNameOsThread) or read by the sampler
+  // is already in the trace: the chunk's name is not written after it.
+  if (const uint32_t tid = ThreadInfoPacketTid(packet, size)) MarkTidSeen(tid);
   const size_t framing = 1 + wire::VarintSize(size);
   if (EnsureRoom(framing + size)) {
     out_.Tag(kTracePacketField, wire::WireType::kLengthDelimited);
@@ -368,17 +399,24 @@ void TraceWriter::EmitNewStrings() {
   }
 }
 
-void TraceWriter::EmitThreadInfo(uint32_t tid, const char* name) {
-  if (tid == 0) return;
+bool TraceWriter::MarkTidSeen(uint32_t tid) {
   uint32_t slot = (tid * 2654435761u) & (kSeenTidSlots - 1);
   for (uint32_t probes = 0;; ++probes) {
-    if (probes == kSeenTidSlots / 2) return;  // table full: skip the info
-    if (seen_tids_[slot] == tid) return;
+    if (probes == kSeenTidSlots / 2) return false;  // full: skip the info
+    if (seen_tids_[slot] == tid) return false;
     if (seen_tids_[slot] == 0) break;
     slot = (slot + 1) & (kSeenTidSlots - 1);
   }
   seen_tids_[slot] = tid;
-  if (!EnsureRoom(128)) return;
+  return true;
+}
+
+void TraceWriter::EmitThreadInfo(uint32_t tid, const char* name) {
+  // No name (the thread exited before it was read, or never had one) says
+  // nothing: the tid stays unseen so a later chunk with a name is written,
+  // and a name written earlier is never replaced by an empty one.
+  if (tid == 0 || name == nullptr || name[0] == '\0') return;
+  if (!MarkTidSeen(tid) || !EnsureRoom(128)) return;
   EncodeThreadInfoPacket(tid, name, tid == State().facts.pid, out_);
 }
 

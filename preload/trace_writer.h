@@ -78,6 +78,7 @@ class TraceWriter {
   void DrainChunks();
   void AppendPacket(const uint8_t* packet, size_t size);
   void EmitNewStrings();
+  bool MarkTidSeen(uint32_t tid);  // true when `tid` was not seen before
   void EmitThreadInfo(uint32_t tid, const char* name);
   void AppendStatusPackets();
   void AppendFooter(const char* reason, int signal_number);

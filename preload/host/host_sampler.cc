@@ -85,6 +85,13 @@ void StopSampler() {
   pthread_mutex_unlock(&g_lifecycle_mutex);
 }
 
+bool FlushSamplerBatch(int timeout_ms) {
+  // No lifecycle mutex here (a signal handler calls this): the object is
+  // never destroyed, and RequestFlush checks that its thread runs.
+  HostSamplerThread* sampler = g_sampler;
+  return sampler != nullptr && sampler->RequestFlush(timeout_ms);
+}
+
 void RestartSamplerAfterFork() {
   // Another parent thread may have held the mutex at the fork; in the
   // child nobody will release it.

@@ -24,6 +24,14 @@ bool StartSampler(uint64_t interval_ns);
 // Idempotent; safe when never started.
 void StopSampler();
 
+// Async-signal-safe (the SIGTERM/SIGINT flush calls it): asks the sampling
+// thread to submit the batch it is filling (up to the flush interval,
+// 0.5 s, of samples) and waits up to `timeout_ms` for it; the thread
+// answers after the round it may be in. Takes no lock: returns false at
+// once when sampling is not running, and false after the timeout when the
+// thread did not answer.
+bool FlushSamplerBatch(int timeout_ms);
+
 // For the child side of pthread_atfork: the sampling thread did not
 // survive the fork. Forgets the parent's state and, if the parent was
 // sampling, starts a new thread for this process.

@@ -1,5 +1,6 @@
 #include "preload/host/host_sampler_thread.h"
 
+#include <poll.h>
 #include <signal.h>
 #include <time.h>
 
@@ -18,31 +19,13 @@ uint64_t MonotonicNs() {
          static_cast<uint64_t>(ts.tv_nsec);
 }
 
-timespec ToTimespec(uint64_t ns) {
-  timespec ts;
-  ts.tv_sec = static_cast<time_t>(ns / 1000000000ull);
-  ts.tv_nsec = static_cast<long>(ns % 1000000000ull);
-  return ts;
-}
-
-void InitSync(pthread_mutex_t* mutex, pthread_cond_t* cond) {
-  pthread_mutex_init(mutex, nullptr);
-  pthread_condattr_t attr;
-  pthread_condattr_init(&attr);
-  pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-  pthread_cond_init(cond, &attr);
-  pthread_condattr_destroy(&attr);
-}
-
 }  // namespace
 
-HostSamplerThread::HostSamplerThread() { InitSync(&mutex_, &cond_); }
+HostSamplerThread::HostSamplerThread() = default;
 
 HostSamplerThread::~HostSamplerThread() {
   Stop();
   Release();
-  pthread_cond_destroy(&cond_);
-  pthread_mutex_destroy(&mutex_);
 }
 
 bool HostSamplerThread::Init(const SamplerOptions& options,
@@ -81,12 +64,16 @@ void HostSamplerThread::Release() {
 }
 
 bool HostSamplerThread::Start() {
-  if (running_) return true;
+  if (running()) return true;
   if (!initialized_) {
     error_ = "the sampler was not initialized";
     return false;
   }
-  stop_requested_ = false;
+  if (!flush_request_.Open()) {
+    error_ = "cannot create the sampling thread's eventfd";
+    return false;
+  }
+  stop_requested_.store(false, std::memory_order_relaxed);
   // The thread inherits this mask: it must never run the host's signal
   // handlers.
   sigset_t all;
@@ -108,28 +95,34 @@ bool HostSamplerThread::Start() {
   // Named here too, so the name is there when Start returns
   // ("feedprof-sampler" does not fit the kernel's 15 bytes).
   pthread_setname_np(thread_, kSamplerThreadComm);
-  running_ = true;
+  running_.store(true, std::memory_order_release);
   return true;
 }
 
 void HostSamplerThread::Stop() {
-  if (!running_) return;
-  pthread_mutex_lock(&mutex_);
-  stop_requested_ = true;
-  pthread_cond_signal(&cond_);
-  pthread_mutex_unlock(&mutex_);
+  if (!running()) return;
+  stop_requested_.store(true, std::memory_order_release);
+  flush_request_.Wake();
   pthread_join(thread_, nullptr);
-  running_ = false;
+  running_.store(false, std::memory_order_release);
+}
+
+bool HostSamplerThread::RequestFlush(int timeout_ms) {
+  if (!running()) return false;
+  return flush_request_.RequestAndWait(timeout_ms);
 }
 
 bool HostSamplerThread::RestartAfterFork() {
-  // The parent's thread does not exist here, and it may have held the
-  // mutex at the fork: start from fresh synchronization objects.
-  InitSync(&mutex_, &cond_);
-  const bool was_running = running_;
-  running_ = false;
-  stop_requested_ = false;
+  // The parent's thread does not exist here, and the eventfds it polls are
+  // shared with the parent: open new ones.
+  const bool was_running = running();
+  running_.store(false, std::memory_order_relaxed);
+  stop_requested_.store(false, std::memory_order_relaxed);
   if (!initialized_ || !was_running) return false;
+  if (!flush_request_.Reopen()) {
+    error_ = "cannot create the sampling thread's eventfd";
+    return false;
+  }
   // Samples not yet sent belong to the parent, which sends them.
   encoder_ = HostSampleBatchEncoder(packet_buf_, options_.packet_bytes);
   rounds_ = 0;
@@ -157,19 +150,34 @@ void HostSamplerThread::Loop() {
     // Fell behind (suspended, overloaded): skip the missed rounds instead
     // of sampling in a burst.
     if (next <= now) next = now + options_.interval_ns;
-    const timespec deadline = ToTimespec(next);
-    pthread_mutex_lock(&mutex_);
-    int rc = 0;
-    while (!stop_requested_ && rc != ETIMEDOUT) {
-      rc = pthread_cond_timedwait(&cond_, &mutex_, &deadline);
-    }
-    const bool stop = stop_requested_;
-    pthread_mutex_unlock(&mutex_);
-    if (stop) break;
+    if (!WaitUntil(next)) break;
   }
   // The last round shows the final CPU times.
   SampleRound();
   FlushBatch();
+  flush_request_.Served(flush_request_.Pending());
+}
+
+bool HostSamplerThread::WaitUntil(uint64_t deadline_ns) {
+  for (;;) {
+    if (stop_requested_.load(std::memory_order_acquire)) return false;
+    ServeFlushRequest();
+    const uint64_t now = MonotonicNs();
+    if (now >= deadline_ns) return true;
+    const uint64_t wait = deadline_ns - now;
+    const timespec timeout{static_cast<time_t>(wait / 1000000000ull),
+                           static_cast<long>(wait % 1000000000ull)};
+    pollfd pfd{flush_request_.wake_fd(), POLLIN, 0};
+    ppoll(&pfd, 1, &timeout, nullptr);
+    flush_request_.ClearWake();
+  }
+}
+
+void HostSamplerThread::ServeFlushRequest() {
+  const uint32_t request = flush_request_.Pending();
+  if (request == 0) return;
+  FlushBatch();
+  flush_request_.Served(request);
 }
 
 void HostSamplerThread::Drop(uint64_t n) {
@@ -198,6 +206,9 @@ void HostSamplerThread::SampleRound() {
 
   for (size_t i = 0; i < collector_.announcement_count(); ++i) {
     const ThreadAnnouncement a = collector_.announcement(i);
+    // An empty name (a thread gone before its stat was read) would replace
+    // the one already announced; a later rename announces it again.
+    if (a.name.empty()) continue;
     uint8_t buf[128];
     const size_t n =
         EncodeThreadInfoPacket(a.tid, a.name, a.is_main, buf, sizeof buf);

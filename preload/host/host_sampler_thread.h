@@ -16,9 +16,10 @@
 // (signals belong to the host's threads) and is named "feedprof-sample"
 // ("feedprof-sampler" cut to the kernel's 15 bytes).
 //
-// Locking: `mutex_` guards `stop_requested_` only; it is taken by the
-// sampler thread while it waits and by whoever calls Stop(). Start, Stop
-// and RestartAfterFork must not race each other (the caller serializes).
+// Waking: the thread sleeps between rounds in ppoll on an eventfd, so that
+// Stop() and RequestFlush() (which a signal handler may call: no locks)
+// reach it at once. Start, Stop and RestartAfterFork must not race each
+// other (the caller serializes).
 #ifndef FEEDPROF_PRELOAD_HOST_HOST_SAMPLER_THREAD_H_
 #define FEEDPROF_PRELOAD_HOST_HOST_SAMPLER_THREAD_H_
 
@@ -30,6 +31,7 @@
 
 #include "preload/host/host_sample_batch_encoder.h"
 #include "preload/host/sample_collector.h"
+#include "preload/signal_safe_request.h"
 
 namespace feedprof::preload::host {
 
@@ -72,7 +74,13 @@ class HostSamplerThread {
   // Stops the thread: it takes a last round, submits the open batch and
   // exits. Idempotent.
   void Stop();
-  bool running() const { return running_; }
+  bool running() const { return running_.load(std::memory_order_acquire); }
+
+  // Async-signal-safe: asks the running thread to submit its open batch
+  // now (after the round it may be in) and waits up to `timeout_ms`.
+  // True when the batch was submitted in time; false when the thread is
+  // not running or did not answer.
+  bool RequestFlush(int timeout_ms);
 
   // In the child of a fork, where the thread no longer exists: forgets
   // the parent's threads and unsent samples and starts again if the
@@ -109,11 +117,15 @@ class HostSamplerThread {
   std::atomic<uint64_t> rounds_{0};
   uint64_t skipped_reported_ = 0;
 
+  // Sleeps until `deadline_ns` (CLOCK_MONOTONIC), serving flush requests
+  // meanwhile; false when asked to stop.
+  bool WaitUntil(uint64_t deadline_ns);
+  void ServeFlushRequest();
+
   pthread_t thread_{};
-  pthread_mutex_t mutex_;
-  pthread_cond_t cond_;
-  bool stop_requested_ = false;
-  bool running_ = false;
+  SignalSafeRequest flush_request_;  // its wake_fd also carries Stop()
+  std::atomic<bool> stop_requested_{false};
+  std::atomic<bool> running_{false};
   bool initialized_ = false;
 };
 

@@ -49,7 +49,10 @@ int PushRange(ThreadNvtxState& state, uint32_t domain_id,
   range.depth = 0;
   range.start_ns = NowNs();
   const int depth = state.stack.Push(range);
-  if (depth < 0) g_pushes_dropped.fetch_add(1, std::memory_order_relaxed);
+  if (depth < 0) [[unlikely]] {
+    g_pushes_dropped.fetch_add(1, std::memory_order_relaxed);
+    CountDroppedEvents(1);
+  }
   return depth;
 }
 
@@ -61,6 +64,7 @@ int PopRange(ThreadNvtxState& state, uint32_t domain_id) {
       return kNotTracked;
     case RangeStack::PopResult::kEmpty:
       g_unmatched_pops.fetch_add(1, std::memory_order_relaxed);
+      CountDroppedEvents(1);
       return -1;
     case RangeStack::PopResult::kPopped:
       break;
@@ -139,7 +143,12 @@ nvtxRangeId_t StartRange(ThreadNvtxState& state, uint32_t domain_id,
     state.start_end_hint = tid * 61u + 1u;
   }
   range.start_ns = NowNs();
-  return GlobalStartEndTable().Start(range, tid, &state.start_end_hint);
+  const nvtxRangeId_t id =
+      GlobalStartEndTable().Start(range, tid, &state.start_end_hint);
+  if (id == 0) [[unlikely]] {
+    CountDroppedEvents(1);  // the table is full (counted there too)
+  }
+  return id;
 }
 
 void EndRange(nvtxRangeId_t id) {

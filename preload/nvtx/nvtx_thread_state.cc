@@ -5,7 +5,7 @@
 
 namespace feedprof::preload::nvtx {
 
-thread_local ThreadNvtxState* t_nvtx_state
+constinit thread_local ThreadNvtxState* t_nvtx_state
     __attribute__((tls_model("initial-exec"))) = nullptr;
 
 namespace {

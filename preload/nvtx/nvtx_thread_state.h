@@ -23,7 +23,7 @@ struct ThreadNvtxState {
   NameCache names;
 };
 
-extern thread_local ThreadNvtxState* t_nvtx_state
+extern constinit thread_local ThreadNvtxState* t_nvtx_state
     __attribute__((tls_model("initial-exec")));
 
 // Maps the calling thread's state; nullptr when memory is short.

@@ -234,6 +234,12 @@ TEST(VerdictRulesTest, LatencyBoundTriggers) {
   EXPECT_EQ(r.verdict.primary, "latency_bound");
 }
 
+TEST(VerdictRulesTest, LatencyBoundWithoutSmCountUsesSingleBlockGrids) {
+  Timeline tl = LatencyBound();
+  tl.devices[0].sm_count = 0;
+  EXPECT_EQ(AnalyzeAll(tl).verdict.primary, "latency_bound");
+}
+
 TEST(VerdictRulesTest, LatencyBoundDoesNotTriggerOnLargeGrids) {
   EXPECT_FALSE(Rule(AnalyzeAll(GpuBound()), "latency_bound").triggered);
 }

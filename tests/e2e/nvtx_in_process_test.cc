@@ -176,6 +176,18 @@ TEST_F(NvtxInProcessTest, PushesPastTheStackAreDroppedAndCounted) {
             static_cast<uint64_t>(kDeepPushes - 64));
 }
 
+TEST_F(NvtxInProcessTest, NvtxDropsReachTheTracesDropCounts) {
+  // 6 pushes past the stack and 1 unmatched pop; the recorder itself had
+  // room for everything.
+  ASSERT_TRUE(trace().has_drops);
+  const auto& d = g_recorded->drops;
+  EXPECT_EQ(d.start_end_table_full, 0u);
+  EXPECT_EQ(trace().drops.events_dropped(),
+            d.pushes_past_max_depth + d.unmatched_pops);
+  EXPECT_EQ(trace().drops.events_dropped(),
+            static_cast<uint64_t>(kDeepPushes - 64 + 1));
+}
+
 TEST_F(NvtxInProcessTest, WideNamesDomainsAndRegisteredStrings) {
   const auto domain_range = trace().RangesNamed("domain-wide");
   ASSERT_EQ(domain_range.size(), 1u);

@@ -120,7 +120,8 @@ TEST_F(FullTraceDumpTest, StartsWithAHeaderLine) {
 TEST_F(FullTraceDumpTest, CountsLinesOfEveryType) {
   const std::map<std::string, size_t> expected = {
       {"header", 1},        {"call_site", 1},
-      {"device", 1},        {"thread", 2},
+      {"device", 1},        {"thread", 3},
+      {"nvtx_category", 2},
       {"api_call", 3},      {"nvtx_range", 2},
       {"nvtx_mark", 1},     {"kernel", 2},
       {"memcpy", 1},        {"memset", 1},
@@ -139,6 +140,20 @@ TEST_F(FullTraceDumpTest, CountsLinesOfEveryType) {
   EXPECT_EQ(counted, expected);
 }
 
+TEST_F(FullTraceDumpTest, ShowsCategoryNamesAndPacketDrops) {
+  const auto categories = OfType(lines_, "nvtx_category");
+  ASSERT_EQ(categories.size(), 2u);
+  EXPECT_EQ(categories[0]->Str("domain"), "my.domain");
+  EXPECT_EQ(categories[0]->Int("category"), 2);
+  EXPECT_EQ(categories[0]->Str("name"), "data-loading");
+  EXPECT_EQ(categories[1]->Int("category"), 7);
+  EXPECT_EQ(categories[1]->Str("name"), "forward");
+  const auto drops = OfType(lines_, "drops");
+  ASSERT_EQ(drops.size(), 2u);
+  EXPECT_EQ(drops[1]->Int("packets_dropped"), 7);
+  EXPECT_EQ(drops[1]->Int("samples_dropped"), 6);
+}
+
 TEST_F(FullTraceDumpTest, DecodesEventTimesAndResolvesNames) {
   const auto calls = OfType(lines_, "api_call");
   ASSERT_EQ(calls.size(), 3u);
@@ -146,7 +161,11 @@ TEST_F(FullTraceDumpTest, DecodesEventTimesAndResolvesNames) {
   EXPECT_EQ(calls[2]->Int("dur_ns"), 5);
   EXPECT_EQ(calls[2]->Int("tid"), 4242);
   EXPECT_EQ(calls[0]->Str("name"), "cudaLaunchKernel");
+  // Decoded from base_correlation_id + deltas, or absolute.
   EXPECT_EQ(calls[0]->Int("correlation_id"), 11);
+  EXPECT_EQ(calls[1]->Int("correlation_id"), 12);
+  EXPECT_EQ(calls[2]->Int("correlation_id"), 13);
+  EXPECT_EQ(calls[1]->Find("correlation_delta"), nullptr);
   EXPECT_EQ(calls[0]->Int("call_site_id"), 5);
   EXPECT_EQ(calls[0]->Str("domain"), "runtime");
   EXPECT_EQ(calls[2]->Str("domain"), "driver");
@@ -253,7 +272,11 @@ TEST(TraceDump, TruncatedFileIsDumpedWithAWarning) {
   DumpOutput out = DumpInProcess(path);
   ASSERT_TRUE(out.summary.ok()) << out.summary.status();
   ASSERT_EQ(out.summary->warnings.size(), 1u);
-  EXPECT_NE(out.summary->warnings[0].find("truncated after 13 packets"),
+  // Every packet but the cut footer.
+  const std::string whole = "truncated after " +
+                            std::to_string(testing::FullTracePackets().size() - 1) +
+                            " packets";
+  EXPECT_NE(out.summary->warnings[0].find(whole),
             std::string::npos)
       << out.summary->warnings[0];
   const std::vector<JsonValue> lines = ParseLines(out.text);
@@ -326,7 +349,7 @@ TEST(DumpCommand, PrintsJsonLinesForATrace) {
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_TRUE(run.err.empty()) << run.err;
   const std::vector<JsonValue> lines = ParseLines(run.out);
-  ASSERT_EQ(lines.size(), 30u);
+  ASSERT_EQ(lines.size(), 33u);  // CountsLinesOfEveryType's sum
   EXPECT_EQ(lines[0].Str("type"), "header");
   EXPECT_EQ(lines[0].Int("pid"), 4242);
   const JsonValue& kernel = *OfType(lines, "kernel").at(0);
@@ -342,10 +365,13 @@ TEST(DumpCommand, WarnsOnStderrAboutATruncatedFile) {
   WriteFile(path, bytes.substr(0, bytes.size() - 1));
   const RunResult run = RunFeedprof("dump " + path, dir);
   EXPECT_EQ(run.exit_code, 0);
-  EXPECT_NE(run.err.find("warning: " + path + ": truncated after 13 packets"),
+  const std::string whole = "truncated after " +
+                            std::to_string(testing::FullTracePackets().size() - 1) +
+                            " packets";
+  EXPECT_NE(run.err.find("warning: " + path + ": " + whole),
             std::string::npos)
       << run.err;
-  EXPECT_EQ(ParseLines(run.out).size(), 29u);
+  EXPECT_EQ(ParseLines(run.out).size(), 32u);  // all but the footer
 }
 
 TEST(DumpCommand, BadPathExitsWithOne) {

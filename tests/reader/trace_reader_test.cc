@@ -122,6 +122,8 @@ TEST_F(FullTraceTest, DecodesApiCallsSortedByStart) {
   EXPECT_EQ(c.end, 2'000'420);
   EXPECT_EQ(Name(t_, c.name), "cudaMemcpyAsync");
   EXPECT_EQ(c.bytes, uint64_t{1} << 20);
+  // Base 11 plus a delta of 1.
+  EXPECT_EQ(c.correlation, 12u);
 }
 
 TEST_F(FullTraceTest, RemapsCallSitesAndTheirFrames) {
@@ -279,6 +281,20 @@ TEST_F(FullTraceTest, KeepsTheLastDropCounts) {
   EXPECT_EQ(t_.drops.cupti_buffers_dropped, 4u);
   EXPECT_EQ(t_.drops.strings_dropped, 5u);
   EXPECT_EQ(t_.drops.samples_dropped, 6u);
+  EXPECT_EQ(t_.drops.packets_dropped, 7u);
+}
+
+TEST_F(FullTraceTest, NamesNvtxCategories) {
+  ASSERT_EQ(t_.nvtx_categories.size(), 2u);
+  const NvtxCategoryName& a = t_.nvtx_categories[0];
+  EXPECT_EQ(a.pid, 4242);
+  EXPECT_EQ(Name(t_, a.domain), "my.domain");
+  EXPECT_EQ(a.category, 2u);
+  EXPECT_EQ(Name(t_, a.name), "data-loading");
+  const NvtxCategoryName& b = t_.nvtx_categories[1];
+  EXPECT_EQ(b.domain, 0u);  // the default domain
+  EXPECT_EQ(b.category, 7u);
+  EXPECT_EQ(Name(t_, b.name), "forward");
 }
 
 TEST_F(FullTraceTest, SetsAvailability) {

@@ -137,7 +137,8 @@ std::vector<trace::Packet> FullTracePackets() {
                                    {7, "train.py"},
                                    {8, "step"},
                                    {9, "loader-0"},
-                                   {10, "cudaMemcpyAsync"}}));
+                                   {10, "cudaMemcpyAsync"},
+                                   {11, "data-loading"}}));
 
   trace::Packet call_sites;
   trace::CallSite* site = call_sites.mutable_call_sites()->add_call_sites();
@@ -169,17 +170,36 @@ std::vector<trace::Packet> FullTracePackets() {
   thread.mutable_thread()->set_name("python3");
   thread.mutable_thread()->set_is_main(true);
   packets.push_back(thread);
+  // A later ThreadInfo without a name (an older writer, a thread gone before
+  // it was read) keeps the name above.
+  thread.mutable_thread()->set_tid(4243);
+  thread.mutable_thread()->clear_name();
+  thread.mutable_thread()->set_is_main(false);
+  packets.push_back(thread);
+
+  // NVTX category names: 2 in "my.domain", 7 in the default domain.
+  trace::Packet category;
+  category.mutable_nvtx_category()->set_domain_id(4);
+  category.mutable_nvtx_category()->set_category(2);
+  category.mutable_nvtx_category()->set_name_id(11);
+  packets.push_back(category);
+  category.mutable_nvtx_category()->set_domain_id(0);
+  category.mutable_nvtx_category()->set_category(7);
+  category.mutable_nvtx_category()->set_name_id(3);
+  packets.push_back(category);
 
   // Host events of thread 4242; starts 2'000'100, 2'000'400, 2'000'350.
   trace::Packet host;
   trace::EventBatch& hb = *host.mutable_events();
   hb.set_tid(4242);
   hb.set_base_ts_ns(2'000'000);
+  // Correlations 11, 12, 13: the recorder's way (a base and deltas) for the
+  // first two, an absolute id (older files, CUPTI records) for the third.
+  hb.set_base_correlation_id(11);
   trace::ApiCall* call = hb.add_api_calls();
   call->set_start_delta(100);
   call->set_duration_ns(50);
   call->set_name_id(1);
-  call->set_correlation_id(11);
   call->set_call_site_id(5);
   call->set_domain(trace::API_DOMAIN_RUNTIME);
   call->set_callback_id(211);
@@ -187,7 +207,7 @@ std::vector<trace::Packet> FullTracePackets() {
   call->set_start_delta(300);
   call->set_duration_ns(20);
   call->set_name_id(10);
-  call->set_correlation_id(12);
+  call->set_correlation_delta(1);
   call->set_domain(trace::API_DOMAIN_RUNTIME);
   call->set_bytes(1 << 20);
   call = hb.add_api_calls();
@@ -195,6 +215,7 @@ std::vector<trace::Packet> FullTracePackets() {
   call->set_duration_ns(5);
   call->set_name_id(1);
   call->set_correlation_id(13);
+  call->set_correlation_delta(-7);  // ignored beside an absolute id
   call->set_domain(trace::API_DOMAIN_DRIVER);
   // Ranges: 1'999'000 + 5000, 1'999'010 + 100.
   trace::NvtxRange* range = hb.add_ranges();
@@ -355,6 +376,7 @@ std::vector<trace::Packet> FullTracePackets() {
   drops.mutable_drops()->set_cupti_buffers_dropped(4);
   drops.mutable_drops()->set_strings_dropped(5);
   drops.mutable_drops()->set_samples_dropped(6);
+  drops.mutable_drops()->set_packets_dropped(7);
   drops.mutable_drops()->set_bytes_written(999);
   packets.push_back(drops);
 

@@ -101,4 +101,23 @@ TEST(LibraryInvariantsTest, CarriesNoSharedCxxRuntimeOrProtobuf) {
   EXPECT_GT(strong, 10);  // libc functions, at least
 }
 
+TEST(LibraryInvariantsTest, NoThreadLocalWrapperSymbols) {
+  if (!HaveTool("nm")) GTEST_SKIP() << "nm not installed";
+  // A thread_local that is not constinit gets a TLS init function
+  // (_ZTH...) and wrapper (_ZTW...): a weak undefined reference left in the
+  // dynamic table, and a call on every access of the hot path.
+  const std::string symbols = Capture("nm -D --format=posix " + kLibrary);
+  std::istringstream in(symbols);
+  int checked = 0;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream fields(line);
+    std::string name;
+    fields >> name;
+    ++checked;
+    EXPECT_NE(name.rfind("_ZTH", 0), 0u) << name;
+    EXPECT_NE(name.rfind("_ZTW", 0), 0u) << name;
+  }
+  EXPECT_GT(checked, 10);
+}
+
 }  // namespace

@@ -3,6 +3,7 @@
 #include "preload/recorder.h"
 
 #include <dirent.h>
+#include <sys/prctl.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -17,6 +18,7 @@
 
 #include "preload/recorder_control.h"
 #include "preload/reentrancy_guard.h"
+#include "preload/thread_buffer.h"
 #include "preload/trace_framing.h"
 #include "preload/trace_packets.h"
 #include "preload/wire_writer.h"
@@ -160,14 +162,17 @@ TEST_F(RecorderTest, ThreadsRecordAndTheFileHoldsEveryEvent) {
       const auto call_starts =
           Decode(e.base_ts_ns(), e.api_calls(),
                  [](const auto& a) { return a.start_delta(); });
+      // Correlation ids: the batch's base plus each call's delta.
+      uint64_t correlation = e.base_correlation_id();
       for (int i = 0; i < e.api_calls_size(); ++i) {
         const auto& a = e.api_calls(i);
         ASSERT_EQ(strings[a.name_id()], "cudaLaunchKernel");
-        const uint64_t index = a.correlation_id() - 1;
+        correlation += static_cast<uint64_t>(a.correlation_delta());
+        const uint64_t index = correlation - 1;
         EXPECT_EQ(call_starts[static_cast<size_t>(i)],
                   1000000000ull + t * 1000000ull + index * 100 + 10);
         EXPECT_EQ(a.duration_ns(), 20u);
-        EXPECT_EQ(a.callback_id(), 211u);
+        EXPECT_EQ(a.callback_id(), 0u);  // left out: the call is named
       }
       for (const auto& m : e.marks()) {
         (void)m;
@@ -295,6 +300,40 @@ TEST_F(RecorderTest, PeriodicFlushCallsTheHookOutsideTheGuard) {
     if (p.has_thread() && p.thread().tid() == 424242u) ++hooked;
   }
   EXPECT_EQ(hooked, 1);
+}
+
+TEST_F(RecorderTest, ThreadInfoNeverHasAnEmptyName) {
+  ASSERT_TRUE(StartRecorder(MakeConfig(4, 3600000), TraceOrigin::kStart));
+  const uint32_t name = InternString("unnamed-then-named");
+  uint32_t tid = 0;
+  std::thread worker([&] {
+    tid = CurrentTid();
+    prctl(PR_SET_NAME, "");
+    RecordNvtxMark(NvtxMarkRecord{NowNs(), name, 0, 0, 0});
+    FlushNow(2000);  // the first chunk is written without a name
+    prctl(PR_SET_NAME, "named-later");
+    // Fill the first chunk: the next one carries the new name.
+    for (uint32_t i = 0; i < kChunkRecords + 1; ++i) {
+      RecordNvtxMark(NvtxMarkRecord{NowNs(), name, 0, 0, 0});
+    }
+  });
+  worker.join();
+  RecorderSummary summary;
+  StopRecorder("shutdown", &summary);
+  ASSERT_TRUE(summary.file_written);
+  std::vector<std::string> names;
+  int marks = 0;
+  for (const auto& p : ParseTraceFile(summary.path).packets) {
+    if (p.has_thread() && p.thread().tid() == tid) {
+      names.push_back(p.thread().name());
+    }
+    if (p.has_events() && p.events().tid() == tid) {
+      marks += p.events().marks_size();
+    }
+  }
+  EXPECT_EQ(marks, static_cast<int>(kChunkRecords) + 2);
+  ASSERT_EQ(names.size(), 1u);
+  EXPECT_EQ(names[0], "named-later");
 }
 
 TEST_F(RecorderTest, NothingHappensWhenNotRecording) {

@@ -146,7 +146,9 @@ TEST(TracePacketsTest, EventBatchDeltaEncodesEachFieldOnItsOwn) {
   records[3].kind = RecordKind::kNvtxMark;
   records[3].mark = NvtxMarkRecord{999000, 9, 1, 4, 5};
   records[4].kind = RecordKind::kApiCall;
-  records[4].api = ApiCallRecord{1003000, 1002000, 56, 0, 13, 0, 1, 0, 2};
+  // No name: the callback id is written. An older correlation id than the
+  // previous call's: a negative delta.
+  records[4].api = ApiCallRecord{1003000, 1002000, 50, 0, 0, 0, 1, 0, 2};
 
   Buffer b;
   ASSERT_EQ(EncodeEventBatch(777, records.data(), records.size(), b.w), 5u);
@@ -177,20 +179,27 @@ TEST(TracePacketsTest, EventBatchDeltaEncodesEachFieldOnItsOwn) {
   EXPECT_EQ(r1.start_tid(), 4321u);
 
   ASSERT_EQ(e.api_calls_size(), 2);
+  // Correlation ids: a base per batch, a delta per call.
+  EXPECT_EQ(e.base_correlation_id(), 55u);
   const auto& a0 = e.api_calls(0);
   EXPECT_EQ(a0.start_delta(), 1000);  // relative to base
   EXPECT_EQ(a0.duration_ns(), 500u);
-  EXPECT_EQ(a0.correlation_id(), 55u);
+  EXPECT_EQ(a0.correlation_id(), 0u);  // not written
+  EXPECT_EQ(a0.correlation_delta(), 0);
   EXPECT_EQ(a0.bytes(), 4096u);
   EXPECT_EQ(a0.name_id(), 11u);
   EXPECT_EQ(a0.call_site_id(), 12u);
-  EXPECT_EQ(a0.callback_id(), 211u);
+  EXPECT_EQ(a0.callback_id(), 0u);  // named: the callback id is left out
   EXPECT_EQ(a0.return_code(), -2);
   EXPECT_EQ(a0.domain(), trace::API_DOMAIN_RUNTIME);
   const auto& a1 = e.api_calls(1);
   EXPECT_EQ(a1.start_delta(), 2000);  // relative to the previous call
   EXPECT_EQ(a1.duration_ns(), 0u);    // end before start clamps to 0
   EXPECT_EQ(a1.domain(), trace::API_DOMAIN_DRIVER);
+  EXPECT_EQ(a1.correlation_id(), 0u);
+  EXPECT_EQ(a1.correlation_delta(), -5);  // 50 after 55
+  EXPECT_EQ(a1.name_id(), 0u);
+  EXPECT_EQ(a1.callback_id(), 1u);
 
   ASSERT_EQ(e.marks_size(), 1);
   EXPECT_EQ(e.marks(0).ts_delta(), -1000);  // before the base: negative
@@ -283,9 +292,9 @@ TEST(TracePacketsTest, TypicalEventsTakeAFewBytes) {
     return static_cast<double>(b.w.size()) / static_cast<double>(kCount);
   };
   EXPECT_LE(bytes_per_event(ranges), 16.0);
-  // An API call also carries its correlation id, CUPTI callback id and
-  // domain: about 4 more bytes.
-  EXPECT_LE(bytes_per_event(calls), 21.0);
+  // An API call also carries its correlation id (as a one-byte delta) and
+  // domain; the callback id is left out beside a name.
+  EXPECT_LE(bytes_per_event(calls), 16.0);
 }
 
 }  // namespace

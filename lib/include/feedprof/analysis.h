@@ -27,7 +27,7 @@ namespace feedprof {
 // (the earliest GPU op, API call or host range of the selected processes).
 struct AnalysisOptions {
   std::optional<TimeNs> from;   // inclusive; unset: trace start
-  std::optional<TimeNs> to;     // exclusive; unset: trace end
+  std::optional<TimeNs> to;     // inclusive; unset: trace end
   std::optional<int32_t> rank;  // restrict to the processes of one rank
   std::string step_range_name;  // user-named step range (exact or prefix)
   // Keep GPU work whose correlation id matches no API call (launched before

@@ -164,6 +164,15 @@ struct Mark {
   StringId domain = 0;
 };
 
+// The name a process gave an NVTX category (nvtxNameCategory,
+// nvtxDomainNameCategory) in one domain.
+struct NvtxCategoryName {
+  int32_t pid = 0;
+  StringId domain = 0;  // 0: the default domain
+  uint32_t category = 0;
+  StringId name = 0;
+};
+
 enum class ThreadState : uint8_t {
   kUnknown,
   kRunning,
@@ -327,6 +336,7 @@ struct Timeline {
   std::vector<SystemSample> system_samples;
   std::vector<CounterSample> counters;
   std::vector<CallSite> call_sites;  // index 0 is the empty call site
+  std::vector<NvtxCategoryName> nvtx_categories;
   Platform platform;
   DropCounts drops;
   Availability available;

@@ -47,6 +47,11 @@ DeviceReport ComputeDeviceReport(const PreparedTimeline& prepared,
     }
   }
 
+  // A grid with fewer blocks than SMs leaves SMs idle. Without the SM
+  // count, fewer than 8 blocks is small on any current data-center GPU.
+  constexpr uint32_t kSmallGridWithoutSmCount = 8;
+  const uint64_t small_grid_blocks =
+      sm_count > 0 ? sm_count : kSmallGridWithoutSmCount;
   r.excluded_ops.count = device.excluded.size();
   r.excluded_ops.busy_ns = BusyIntervals(device.excluded).busy();
   if (device.ops.empty()) return r;
@@ -59,7 +64,7 @@ DeviceReport ComputeDeviceReport(const PreparedTimeline& prepared,
       case GpuOpKind::kKernel: {
         ++r.kernel_count;
         const uint64_t blocks = uint64_t{g.grid[0]} * g.grid[1] * g.grid[2];
-        if (sm_count > 0 && blocks > 0 && blocks < sm_count) {
+        if (blocks > 0 && blocks < small_grid_blocks) {
           r.small_grid_kernel_ns += op.end - op.start;
         }
         break;

@@ -34,6 +34,8 @@ HostReport ComputeHostStats(const PreparedTimeline& prepared) {
     if (auto it = names.find(ThreadKey(tv.pid, tv.tid)); it != names.end()) {
       t.name = it->second->name;
     }
+    // The profiler's own sampler and writer threads are not the workload.
+    if (t.name.starts_with("feedprof-") && tv.api_count == 0) continue;
     t.api_calls = tv.api_count;
     for (const ThreadCall& c : tv.calls) {
       const TimeNs d = std::min(c.end, w.end) - std::max(c.start, w.start);

@@ -65,12 +65,15 @@ StepReport ComputeSteps(const PreparedTimeline& prepared,
       report.source = "ProfilerStep";
     } else {
       // Step-like names: the one with the largest total duration wins.
+      // Ranges shorter than this are marks or helpers, not loop steps.
+      constexpr TimeNs kMinAutoStepNs = 1'000;
       std::vector<int8_t> step_like(tl.strings.size(), -1);
       std::vector<TimeNs> total(tl.strings.size(), 0);
       StringId best = 0;
       for (const Range& r : tl.ranges) {
-        if (!in_scope(r) || (r.source != RangeSource::kNvtx &&
-                             r.source != RangeSource::kUserAnnotation)) {
+        if (!in_scope(r) || r.end - r.start < kMinAutoStepNs ||
+            (r.source != RangeSource::kNvtx &&
+             r.source != RangeSource::kUserAnnotation)) {
           continue;
         }
         if (r.name >= step_like.size()) continue;
@@ -84,6 +87,7 @@ StepReport ComputeSteps(const PreparedTimeline& prepared,
         report.source = "range:" + std::string(tl.strings.Get(best));
         for (const Range& r : tl.ranges) {
           if (in_scope(r) && r.name == best &&
+              r.end - r.start >= kMinAutoStepNs &&
               (r.source == RangeSource::kNvtx ||
                r.source == RangeSource::kUserAnnotation)) {
             chosen.push_back(&r);

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "readers/api_call_correlation.h"
 
 namespace feedprof::readers {
 namespace {
@@ -138,6 +139,7 @@ void FeedprofTimelineBuilder::StartSection() {
   section_.marks_begin = t.marks.size();
   section_.counters_begin = t.counters.size();
   section_.call_sites_begin = t.call_sites.size();
+  section_.nvtx_categories_begin = t.nvtx_categories.size();
 }
 
 void FeedprofTimelineBuilder::AddPacket(const trace::Packet& packet) {
@@ -184,9 +186,11 @@ void FeedprofTimelineBuilder::AddPacket(const trace::Packet& packet) {
       // Clock pairs serve cross-host alignment, which needs no timeline
       // field yet.
       break;
+    case trace::Packet::kNvtxCategory:
+      AddNvtxCategory(packet.nvtx_category());
+      break;
     default:
-      // NVTX category names have no place in the timeline model yet;
-      // packets from a newer writer are skipped.
+      // Packets from a newer writer are skipped.
       break;
   }
   section_.has_packets = true;
@@ -288,12 +292,13 @@ void FeedprofTimelineBuilder::AddEvents(const trace::EventBatch& batch) {
 
   // Each repeated field is its own delta chain starting at base_ts_ns.
   TimeNs previous = base;
+  ApiCallCorrelationChain correlations(batch);
   for (const trace::ApiCall& call : batch.api_calls()) {
     previous = AddDelta(previous, call.start_delta());
     ApiCall& out = t.api_calls.emplace_back();
     out.start = previous;
     out.end = AddDuration(previous, call.duration_ns());
-    out.correlation = call.correlation_id();
+    out.correlation = correlations.Next(call);
     out.bytes = call.bytes();
     out.pid = pid;
     out.tid = tid;
@@ -542,6 +547,17 @@ void FeedprofTimelineBuilder::AddThread(const trace::ThreadInfo& info) {
   thread.is_main = thread.is_main || info.is_main();
 }
 
+void FeedprofTimelineBuilder::AddNvtxCategory(
+    const trace::NvtxCategoryName& category) {
+  if (category.name_id() == 0) return;  // nothing to show
+  // Ids stay file-local until the section ends, like the events'.
+  NvtxCategoryName& out = timeline_->nvtx_categories.emplace_back();
+  out.pid = section_.pid;
+  out.domain = category.domain_id();
+  out.category = category.category();
+  out.name = category.name_id();
+}
+
 void FeedprofTimelineBuilder::AddFooter(const trace::Footer& footer) {
   if (!section_.has_header) return;
   section_.has_footer = true;
@@ -607,6 +623,11 @@ void FeedprofTimelineBuilder::ResolveSectionIds() {
   }
   for (size_t i = section_.counters_begin; i < t.counters.size(); ++i) {
     t.counters[i].name = ResolveString(t.counters[i].name);
+  }
+  for (size_t i = section_.nvtx_categories_begin;
+       i < t.nvtx_categories.size(); ++i) {
+    t.nvtx_categories[i].domain = ResolveString(t.nvtx_categories[i].domain);
+    t.nvtx_categories[i].name = ResolveString(t.nvtx_categories[i].name);
   }
   for (size_t i = section_.call_sites_begin; i < t.call_sites.size(); ++i) {
     for (Frame& frame : t.call_sites[i].frames) {

@@ -56,6 +56,7 @@ class FeedprofTimelineBuilder {
     size_t marks_begin = 0;
     size_t counters_begin = 0;
     size_t call_sites_begin = 0;
+    size_t nvtx_categories_begin = 0;
     // File-local string id -> timeline id; kUndefined where not (yet)
     // defined. Ids past kDenseStringIds go to the sparse map.
     std::vector<StringId> dense_strings;
@@ -82,6 +83,7 @@ class FeedprofTimelineBuilder {
   void AddDevice(const trace::DeviceInfo& device);
   void AddThread(const trace::ThreadInfo& thread);
   void AddFooter(const trace::Footer& footer);
+  void AddNvtxCategory(const trace::NvtxCategoryName& category);
 
   void NoteTime(TimeNs start, TimeNs end);
   StringId ResolveString(uint32_t local_id);

@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/message.h"
+#include "readers/api_call_correlation.h"
 #include "readers/json_writer.h"
 #include "readers/packet_stream.h"
 #include "readers/trace_files.h"
@@ -256,9 +257,12 @@ class FileDumper {
   }
 
   // An event with a decoded time: the common keys first, then the rest.
+  // `correlation`: a decoded correlation id written as "correlation_id"
+  // (API calls, whose ids may be delta-encoded); none when negative.
   void EventLine(std::string_view type, int64_t tid, int64_t ts,
                  const Message& event, std::string_view name,
-                 std::initializer_list<std::string_view> skip) {
+                 std::initializer_list<std::string_view> skip,
+                 int64_t correlation = -1) {
     BeginLine(type, tid);
     json_.Key("ts_ns").Int(ts);
     const auto* duration =
@@ -268,6 +272,9 @@ class FileDumper {
           event.GetReflection()->GetUInt64(event, duration));
     }
     json_.Key("name").String(name);
+    if (correlation >= 0) {
+      json_.Key("correlation_id").Uint(static_cast<uint64_t>(correlation));
+    }
     Fields(event, skip);
     EndLine();
   }
@@ -379,10 +386,13 @@ class FileDumper {
     const auto base = static_cast<int64_t>(batch.base_ts_ns());
     const int64_t tid = batch.tid();
     int64_t ts = base;
+    ApiCallCorrelationChain correlations(batch);
     for (const trace::ApiCall& e : batch.api_calls()) {
       ts = AddDelta(ts, e.start_delta());
       EventLine("api_call", tid, ts, e, Text(e.name_id()),
-                {"start_delta", "duration_ns", "name_id"});
+                {"start_delta", "duration_ns", "name_id", "correlation_id",
+                 "correlation_delta"},
+                static_cast<int64_t>(correlations.Next(e)));
     }
     ts = base;
     for (const trace::NvtxRange& e : batch.ranges()) {

@@ -155,46 +155,48 @@ void Details(const Report& r, const TextReportOptions& o, std::string* out) {
   Line(out, "---- details ----");
   Devices(r, out);
   const LaunchStats& l = r.launch;
-  Line(out, "");
-  Line(out,
-       absl::StrCat("Launches: ", l.count, " calls, ", l.kernels,
-                    " kernels; median call ", FormatDuration(l.median_api_ns),
-                    ", median kernel ", FormatDuration(l.median_kernel_ns),
-                    ", shorter than launch ",
-                    FormatPercent(l.share_kernels_shorter_than_launch),
-                    "; launch delay median ",
-                    FormatDuration(l.median_launch_delay_ns), ", p90 ",
-                    FormatDuration(l.p90_launch_delay_ns)));
-  Line(out, "");
-  Line(out,
-       absl::StrCat("Sync points (", r.sync_points.size(), " groups, ",
-                    r.gpu_side_waits, " GPU-side stream waits not counted):"));
-  int rows = 0;
-  for (const SyncPoint& p : r.sync_points) {
-    if (rows++ >= o.max_rows) break;
+  if (r.has_gpu_activity) {
+    Line(out, "");
     Line(out,
-         absl::StrCat("  ", p.api, " [", SyncKindName(p.kind), ": ", p.reason,
-                      "] ", p.call_site.empty() ? "" : p.call_site + " ",
-                      p.count, "x blocked ", FormatDuration(p.blocked_ns), " (",
-                      FormatPercent(p.wall_share), " of wall), GPU idle after ",
-                      FormatDuration(p.idle_after_ns)));
-  }
-  const CopyReport& c = r.copies;
-  Line(out, "");
-  Line(out,
-       absl::StrCat("Copies: ", c.count, ", ", FormatBytes(c.bytes), " in ",
-                    FormatDuration(c.time_ns), ", pageable ",
-                    FormatPercent(c.pageable_share), "; PCIe link ",
-                    c.link_known
-                        ? absl::StrFormat("gen%g x%d (%.1f GB/s)", c.link_gen,
-                                          c.link_width, c.link_theoretical_gbps)
-                        : std::string(kNotAvailable)));
-  for (const CopyDirectionStats& d : c.directions) {
+         absl::StrCat("Launches: ", l.count, " calls, ", l.kernels,
+                      " kernels; median call ", FormatDuration(l.median_api_ns),
+                      ", median kernel ", FormatDuration(l.median_kernel_ns),
+                      ", shorter than launch ",
+                      FormatPercent(l.share_kernels_shorter_than_launch),
+                      "; launch delay median ",
+                      FormatDuration(l.median_launch_delay_ns), ", p90 ",
+                      FormatDuration(l.p90_launch_delay_ns)));
+    Line(out, "");
+    Line(out, absl::StrCat("Sync points (", r.sync_points.size(), " groups, ",
+                           r.gpu_side_waits,
+                           " GPU-side stream waits not counted):"));
+    int rows = 0;
+    for (const SyncPoint& p : r.sync_points) {
+      if (rows++ >= o.max_rows) break;
+      Line(out, absl::StrCat(
+                    "  ", p.api, " [", SyncKindName(p.kind), ": ", p.reason,
+                    "] ", p.call_site.empty() ? "" : p.call_site + " ", p.count,
+                    "x blocked ", FormatDuration(p.blocked_ns), " (",
+                    FormatPercent(p.wall_share), " of wall), GPU idle after ",
+                    FormatDuration(p.idle_after_ns)));
+    }
+    const CopyReport& c = r.copies;
+    Line(out, "");
     Line(out,
-         absl::StrFormat("  %-5s %6d copies %10s %10s %8.2f GB/s pageable %s",
-                         d.direction, d.count, FormatBytes(d.bytes),
-                         FormatDuration(d.time_ns), d.achieved_gbps,
-                         FormatPercent(d.pageable_share)));
+         absl::StrCat("Copies: ", c.count, ", ", FormatBytes(c.bytes), " in ",
+                      FormatDuration(c.time_ns), ", pageable ",
+                      FormatPercent(c.pageable_share), "; PCIe link ",
+                      c.link_known ? absl::StrFormat("gen%g x%d (%.1f GB/s)",
+                                                     c.link_gen, c.link_width,
+                                                     c.link_theoretical_gbps)
+                                   : std::string(kNotAvailable)));
+    for (const CopyDirectionStats& d : c.directions) {
+      Line(out,
+           absl::StrFormat("  %-5s %6d copies %10s %10s %8.2f GB/s pageable %s",
+                           d.direction, d.count, FormatBytes(d.bytes),
+                           FormatDuration(d.time_ns), d.achieved_gbps,
+                           FormatPercent(d.pageable_share)));
+    }
   }
   const HostReport& h = r.host;
   Line(out, "");
@@ -202,7 +204,7 @@ void Details(const Report& r, const TextReportOptions& o, std::string* out) {
                          ", blocked in syncs ",
                          FormatDuration(h.sync_blocked_ns), "; CPU samples ",
                          h.samples_available ? "available" : kNotAvailable));
-  rows = 0;
+  int rows = 0;
   for (const ThreadReport& t : h.threads) {
     if (rows++ >= o.max_rows) break;
     std::string cpu =
