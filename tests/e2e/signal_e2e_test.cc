@@ -4,6 +4,7 @@
 // footer, and the program still dies by SIGTERM as it would without us.
 #include <signal.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "gtest/gtest.h"
@@ -100,6 +101,17 @@ TEST_F(SignalE2eTest, SigtermedRunIsCompleteAndStillDiesBySigterm) {
   EXPECT_EQ(trace.trailing_bytes, 0u);
   EXPECT_EQ(trace.RangesNamed("outer").size(), 10u);
   EXPECT_GE(trace.RangesNamed("tick").size(), 1u);
+  // The sampler's open batch (it sends one every 0.5 s) was flushed by the
+  // signal: the last host sample is from the last few rounds (10 ms each)
+  // before the footer, not from up to half a second earlier.
+  uint64_t last_sample_ns = 0;
+  for (const ThreadSample& s : trace.thread_samples) {
+    last_sample_ns = std::max(last_sample_ns, s.ts_ns);
+  }
+  ASSERT_GT(last_sample_ns, 0u);
+  EXPECT_LE(last_sample_ns, trace.footer.end_ns());
+  EXPECT_LT(trace.footer.end_ns() - last_sample_ns, 150'000'000u)
+      << "the last host samples were lost";
   // stdout printed before the signal is not lost or duplicated.
   EXPECT_EQ(process->Stdout().find("looping"),
             process->Stdout().rfind("looping"));

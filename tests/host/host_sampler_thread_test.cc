@@ -2,6 +2,7 @@
 // parsed with libprotobuf; stop, drops and fork.
 #include "preload/host/host_sampler_thread.h"
 
+#include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -255,6 +256,72 @@ TEST(HostSamplerThread, ThreadChurnLeaksNoDescriptors) {
   // Threads living 2 ms, sampled every 1 ms: most are caught.
   EXPECT_GT(sampled_churned, churned.size() / 4);
   EXPECT_EQ(sink.dropped, 0u);
+}
+
+TEST(HostSamplerThread, RequestFlushSubmitsTheOpenBatchAtOnce) {
+  CapturingSink sink;
+  HostSamplerThread sampler;
+  EXPECT_FALSE(sampler.RequestFlush(1000));  // not running: at once
+  SamplerOptions options;
+  options.interval_ns = 1000000;            // 1 kHz
+  options.flush_interval_ns = 3600000000000;  // never on its own
+  ASSERT_TRUE(sampler.Init(options, sink.Sinks()));
+  ASSERT_TRUE(sampler.Start());
+  while (sampler.rounds() < 5) usleep(1000);
+  const auto host_batches = [&] {
+    size_t n = 0;
+    for (const Packet& p : sink.Parsed()) n += p.has_host_samples() ? 1 : 0;
+    return n;
+  };
+  EXPECT_EQ(host_batches(), 0u);
+  ASSERT_TRUE(sampler.RequestFlush(5000));
+  // Submitted before RequestFlush returned: one batch of >= 5 rounds.
+  ASSERT_EQ(host_batches(), 1u);
+  size_t process_samples = 0;
+  for (const Packet& p : sink.Parsed()) {
+    if (p.has_host_samples()) {
+      process_samples +=
+          static_cast<size_t>(p.host_samples().process_size());
+    }
+  }
+  EXPECT_GE(process_samples, 5u);
+  sampler.Stop();
+  EXPECT_FALSE(sampler.RequestFlush(1000));
+  sampler.Release();
+}
+
+// The same request from a signal handler, as the SIGTERM flush makes it.
+HostSamplerThread* g_signal_sampler = nullptr;
+std::atomic<int> g_signal_flush_result{-1};
+
+void FlushFromHandler(int) {
+  g_signal_flush_result.store(g_signal_sampler->RequestFlush(5000) ? 1 : 0);
+}
+
+TEST(HostSamplerThread, RequestFlushWorksFromASignalHandler) {
+  CapturingSink sink;
+  HostSamplerThread sampler;
+  SamplerOptions options;
+  options.interval_ns = 1000000;
+  options.flush_interval_ns = 3600000000000;
+  ASSERT_TRUE(sampler.Init(options, sink.Sinks()));
+  ASSERT_TRUE(sampler.Start());
+  while (sampler.rounds() < 3) usleep(1000);
+  g_signal_sampler = &sampler;
+  g_signal_flush_result.store(-1);
+  struct sigaction action = {};
+  struct sigaction previous = {};
+  action.sa_handler = &FlushFromHandler;
+  sigemptyset(&action.sa_mask);
+  ASSERT_EQ(sigaction(SIGUSR1, &action, &previous), 0);
+  raise(SIGUSR1);
+  sigaction(SIGUSR1, &previous, nullptr);
+  EXPECT_EQ(g_signal_flush_result.load(), 1);
+  size_t batches = 0;
+  for (const Packet& p : sink.Parsed()) batches += p.has_host_samples();
+  EXPECT_EQ(batches, 1u);
+  sampler.Stop();
+  sampler.Release();
 }
 
 TEST(HostSamplerThread, ForkedChildRestartsAndSamplesItself) {
