@@ -60,13 +60,21 @@ class SignalSafeRequest {
     return wake_fd_ >= 0 && done_fd_ >= 0;
   }
 
-  // In a fork child: drops the eventfds shared with the parent, forgets
-  // its requests and opens new ones.
-  bool Reopen() {
+  // Closes the eventfds. Only when no requester can be using them: a
+  // closed number may be reused, and a late request would write to it.
+  // (No destructor does this: the library's workers live until the process
+  // ends.)
+  void Close() {
     for (int* fd : {&wake_fd_, &done_fd_}) {
       if (*fd >= 0) close(*fd);
       *fd = -1;
     }
+  }
+
+  // In a fork child: drops the eventfds shared with the parent, forgets
+  // its requests and opens new ones.
+  bool Reopen() {
+    Close();
     requested_.store(0, std::memory_order_relaxed);
     served_.store(0, std::memory_order_relaxed);
     return Open();
@@ -104,8 +112,7 @@ class SignalSafeRequest {
   // Worker: the latest request not yet served, or 0 when none is.
   uint32_t Pending() const {
     const uint32_t requested = requested_.load(std::memory_order_acquire);
-    return requested != served_.load(std::memory_order_relaxed) ? requested
-                                                                : 0;
+    return requested != served_.load(std::memory_order_relaxed) ? requested : 0;
   }
 
   // Worker: everything up to `request` (from Pending()) is done.

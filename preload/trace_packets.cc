@@ -96,13 +96,31 @@ uint32_t EncodeStringsPacket(uint32_t first_id, uint32_t last_id,
   return id - 1;
 }
 
-void EncodeThreadInfoPacket(uint32_t tid, std::string_view name, bool is_main,
+namespace {
+
+void EncodeThreadInfoFields(uint32_t tid, std::string_view name, bool is_main,
                             wire::WireWriter& w) {
-  const PacketScope scope = BeginPacket(w, kPacketThread, 1);
   w.Uint(1, tid);
   w.String(2, name);
   w.Bool(3, is_main);
+}
+
+}  // namespace
+
+void EncodeThreadInfoPacket(uint32_t tid, std::string_view name, bool is_main,
+                            wire::WireWriter& w) {
+  const PacketScope scope = BeginPacket(w, kPacketThread, 1);
+  EncodeThreadInfoFields(tid, name, is_main, w);
   EndPacket(w, scope);
+}
+
+size_t EncodeThreadInfoPacket(uint32_t tid, std::string_view name, bool is_main,
+                              uint8_t* buffer, size_t capacity) {
+  wire::WireWriter w(buffer, capacity);
+  const auto thread = w.BeginNested(kPacketThread);
+  EncodeThreadInfoFields(tid, name, is_main, w);
+  w.EndNested(thread);
+  return w.overflowed() ? 0 : w.size();
 }
 
 void EncodeClockSnapshotPacket(uint64_t monotonic_ns, uint64_t realtime_ns,

@@ -5,6 +5,7 @@
 #ifndef FEEDPROF_PRELOAD_TRACE_PACKETS_H_
 #define FEEDPROF_PRELOAD_TRACE_PACKETS_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -34,6 +35,13 @@ uint32_t EncodeStringsPacket(uint32_t first_id, uint32_t last_id,
 
 void EncodeThreadInfoPacket(uint32_t tid, std::string_view name, bool is_main,
                             wire::WireWriter& w);
+
+// The same packet without the Trace framing, as producers hand packets to
+// SubmitPacket (the host sampler's announcements, nvtxNameOsThread):
+// `Packet { thread: ThreadInfo }` in `buffer`. Returns its size, or 0 when
+// it does not fit.
+size_t EncodeThreadInfoPacket(uint32_t tid, std::string_view name, bool is_main,
+                              uint8_t* buffer, size_t capacity);
 
 void EncodeClockSnapshotPacket(uint64_t monotonic_ns, uint64_t realtime_ns,
                                wire::WireWriter& w);

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -15,10 +14,10 @@
 
 #include "preload/event_batch_encoder.h"
 #include "preload/log.h"
-#include "preload/private_fd.h"
 #include "preload/recorder.h"
 #include "preload/recorder_state.h"
 #include "preload/reentrancy_guard.h"
+#include "preload/signal_safe_request.h"
 #include "preload/trace_framing.h"
 #include "preload/trace_packets.h"
 
@@ -59,22 +58,6 @@ uint64_t ProcessCpuNs() {
   if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return UINT64_MAX;
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull +
          static_cast<uint64_t>(ts.tv_nsec);
-}
-
-int MakeEventFd() {
-  return MoveToPrivateFd(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
-}
-
-void SignalEventFd(int fd) {
-  const uint64_t one = 1;
-  ssize_t ignored = write(fd, &one, sizeof one);
-  (void)ignored;
-}
-
-void ClearEventFd(int fd) {
-  uint64_t value;
-  ssize_t ignored = read(fd, &value, sizeof value);
-  (void)ignored;
 }
 
 int64_t MonotonicMs() { return static_cast<int64_t>(NowNs() / 1000000); }
@@ -138,8 +121,6 @@ bool TraceWriter::Start() {
   result_ = WriterResult{};
   stop_requested_.store(false, std::memory_order_relaxed);
   final_signal_.store(0, std::memory_order_relaxed);
-  signal_requested_.store(0, std::memory_order_relaxed);
-  signal_done_.store(0, std::memory_order_relaxed);
   flush_requested_.store(0, std::memory_order_relaxed);
   flush_done_ = 0;
 
@@ -159,9 +140,7 @@ bool TraceWriter::Start() {
     return false;
   }
 
-  if (wake_fd_ < 0) wake_fd_ = MakeEventFd();
-  if (done_fd_ < 0) done_fd_ = MakeEventFd();
-  if (wake_fd_ < 0 || done_fd_ < 0) {
+  if (!signal_flush_.Open()) {
     LogWarning(
         "cannot create the trace writer's eventfd: %s; recording is "
         "off",
@@ -193,9 +172,7 @@ void* TraceWriter::ThreadMain(void* self) {
   return nullptr;
 }
 
-void TraceWriter::Wake() {
-  if (wake_fd_ >= 0) SignalEventFd(wake_fd_);
-}
+void TraceWriter::Wake() { signal_flush_.Wake(); }
 
 void TraceWriter::Run() {
   const int64_t interval_ms = State().config.flush_interval_ms;
@@ -205,18 +182,16 @@ void TraceWriter::Run() {
     int64_t wait_ms = next_flush_ms - now_ms;
     if (wait_ms > kDrainTickMs) wait_ms = kDrainTickMs;
     if (wait_ms < 0) wait_ms = 0;
-    pollfd pfd{wake_fd_, POLLIN, 0};
+    pollfd pfd{signal_flush_.wake_fd(), POLLIN, 0};
     poll(&pfd, 1, static_cast<int>(wait_ms));
-    ClearEventFd(wake_fd_);
+    signal_flush_.ClearWake();
     drain_requested_.store(false, std::memory_order_relaxed);
 
     const bool stopping = stop_requested_.load(std::memory_order_acquire);
-    const uint32_t signal_seq =
-        signal_requested_.load(std::memory_order_acquire);
+    const uint32_t signal_seq = signal_flush_.Pending();
     const uint64_t flush_seq = flush_requested_.load(std::memory_order_acquire);
     const bool periodic = MonotonicMs() >= next_flush_ms;
-    const bool signal_flush =
-        signal_seq != signal_done_.load(std::memory_order_relaxed);
+    const bool signal_flush = signal_seq != 0;
     const bool requested = flush_seq != flush_done_;
 
     if (!ended_) {
@@ -242,10 +217,7 @@ void TraceWriter::Run() {
     }
     if (periodic) next_flush_ms = MonotonicMs() + interval_ms;
 
-    if (signal_flush) {
-      signal_done_.store(signal_seq, std::memory_order_release);
-      SignalEventFd(done_fd_);
-    }
+    signal_flush_.Served(signal_seq);
     if (requested || stopping) {
       pthread_mutex_lock(&mutex_);
       flush_done_ = flush_seq;
@@ -262,8 +234,7 @@ void TraceWriter::Run() {
 }
 
 void TraceWriter::CallPeriodicFlushHook() {
-  void (*hook)() =
-      State().periodic_flush_hook.load(std::memory_order_acquire);
+  void (*hook)() = State().periodic_flush_hook.load(std::memory_order_acquire);
   if (hook == nullptr) return;
   // Outside the guard: what the hook submits from this thread (CUPTI
   // delivers completed buffers on the flushing thread) is accepted.
@@ -483,19 +454,7 @@ bool TraceWriter::SignalFlush(int signal_number, bool final_flush,
   if (final_flush) {
     final_signal_.store(signal_number, std::memory_order_release);
   }
-  const uint32_t want =
-      signal_requested_.fetch_add(1, std::memory_order_acq_rel) + 1;
-  SignalEventFd(wake_fd_);
-  const int64_t deadline = MonotonicMs() + timeout_ms;
-  while (static_cast<int32_t>(signal_done_.load(std::memory_order_acquire) -
-                              want) < 0) {
-    const int64_t left = deadline - MonotonicMs();
-    if (left <= 0) return false;
-    pollfd pfd{done_fd_, POLLIN, 0};
-    poll(&pfd, 1, static_cast<int>(left));
-    ClearEventFd(done_fd_);
-  }
-  return true;
+  return signal_flush_.RequestAndWait(timeout_ms);
 }
 
 void TraceWriter::Stop(const char* reason, int timeout_ms,
@@ -526,10 +485,9 @@ void TraceWriter::ChildAfterFork() {
   pthread_mutex_init(&mutex_, nullptr);
   pthread_cond_init(&flushed_, nullptr);
   file_.Close();  // the child's copy of the parent's descriptor
-  if (wake_fd_ >= 0) close(wake_fd_);
-  if (done_fd_ >= 0) close(done_fd_);
-  wake_fd_ = -1;
-  done_fd_ = -1;
+  // The parent's writer polls the inherited eventfds: the child gets its
+  // own.
+  signal_flush_.Reopen();
 }
 
 }  // namespace feedprof::preload

@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "preload/signal_safe_request.h"
 #include "preload/trace_file.h"
 #include "preload/trace_packets.h"
 #include "preload/wire_writer.h"
@@ -92,16 +93,15 @@ class TraceWriter {
 
   pthread_t thread_{};
   std::atomic<bool> running_{false};
-  int wake_fd_ = -1;  // eventfd: work for the writer
-  int done_fd_ = -1;  // eventfd: the writer finished a signal flush
+  // Its wake-up eventfd also carries Wake(); signal flushes are its
+  // requests.
+  SignalSafeRequest signal_flush_;
 
   pthread_mutex_t mutex_ = PTHREAD_MUTEX_INITIALIZER;
   pthread_cond_t flushed_ = PTHREAD_COND_INITIALIZER;
   std::atomic<uint64_t> flush_requested_{0};
   uint64_t flush_done_ = 0;  // guarded by mutex_
 
-  std::atomic<uint32_t> signal_requested_{0};
-  std::atomic<uint32_t> signal_done_{0};
   std::atomic<int> final_signal_{0};
   std::atomic<bool> stop_requested_{false};
   std::atomic<bool> drain_requested_{false};

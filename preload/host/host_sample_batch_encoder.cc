@@ -5,7 +5,6 @@ namespace {
 
 // Field numbers of proto/feedprof.proto.
 constexpr uint32_t kPacketHostSamples = 4;
-constexpr uint32_t kPacketThread = 8;
 constexpr uint32_t kBatchBaseTs = 1;
 constexpr uint32_t kBatchThreads = 2;
 constexpr uint32_t kBatchProcess = 3;
@@ -114,17 +113,6 @@ size_t HostSampleBatchEncoder::Finish() {
   writer_.EndNested(batch_);
   if (writer_.overflowed()) return 0;
   return writer_.size();
-}
-
-size_t EncodeThreadInfoPacket(uint32_t tid, std::string_view name, bool is_main,
-                              uint8_t* buffer, size_t capacity) {
-  feedprof::wire::WireWriter w(buffer, capacity);
-  auto m = w.BeginNested(kPacketThread);
-  w.Uint(1, tid);
-  w.String(2, name);
-  w.Bool(3, is_main);
-  w.EndNested(m);
-  return w.overflowed() ? 0 : w.size();
 }
 
 }  // namespace feedprof::preload::host

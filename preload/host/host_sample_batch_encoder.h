@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "preload/host/host_sample_records.h"
+#include "preload/trace_packets.h"  // EncodeThreadInfoPacket, for announcements
 #include "preload/wire_writer.h"
 
 namespace feedprof::preload::host {
@@ -56,11 +57,6 @@ class HostSampleBatchEncoder {
   size_t samples_ = 0;
   bool begun_ = false;
 };
-
-// Encodes `Packet { thread: ThreadInfo }` into `buffer`; returns its size,
-// or 0 when it does not fit.
-size_t EncodeThreadInfoPacket(uint32_t tid, std::string_view name, bool is_main,
-                              uint8_t* buffer, size_t capacity);
 
 }  // namespace feedprof::preload::host
 

@@ -26,6 +26,7 @@ HostSamplerThread::HostSamplerThread() = default;
 HostSamplerThread::~HostSamplerThread() {
   Stop();
   Release();
+  flush_request_.Close();
 }
 
 bool HostSamplerThread::Init(const SamplerOptions& options,

@@ -10,6 +10,7 @@
 #include "preload/nvtx/nvtx_thread_state.h"
 #include "preload/recorder.h"
 #include "preload/reentrancy_guard.h"
+#include "preload/trace_packets.h"
 #include "preload/wire_writer.h"
 
 namespace feedprof::preload::nvtx {
@@ -322,12 +323,9 @@ void DomainNameCategoryW(nvtxDomainHandle_t domain, uint32_t category,
 // A thread name becomes a ThreadInfo packet (Packet field 8).
 void SubmitThreadName(uint32_t tid, const char* name, size_t length) {
   uint8_t buffer[kMaxNameBytes + 64];
-  wire::WireWriter writer(buffer, sizeof buffer);
-  const wire::WireWriter::Nested thread = writer.BeginNested(8, 2);
-  writer.Uint(1, tid);
-  writer.String(2, std::string_view(name, length));
-  writer.EndNested(thread);
-  if (!writer.overflowed()) SubmitPacket(writer.data(), writer.size());
+  const size_t size = EncodeThreadInfoPacket(
+      tid, std::string_view(name, length), false, buffer, sizeof buffer);
+  if (size != 0) SubmitPacket(buffer, size);
 }
 
 void NameOsThreadA(uint32_t tid, const char* name) {

@@ -1,7 +1,11 @@
 // Host statistics, steps, ranks and copies on constructed timelines.
 #include <gtest/gtest.h>
 
+#include <string>
+
+#include "absl/strings/str_cat.h"
 #include "feedprof/analysis.h"
+#include "feedprof/report.h"
 #include "tests/analysis/timeline_builder.h"
 
 namespace feedprof {
@@ -33,6 +37,80 @@ TEST(HostStatsTest, PerThreadCpuStateAndCudaTime) {
   EXPECT_EQ(io.tid, 202);
   EXPECT_DOUBLE_EQ(io.disk_wait_share, 1.0);
   EXPECT_EQ(io.cuda_api_ns, 0);
+}
+
+// The profiler's threads (names cut to 15 characters by the kernel) are
+// overhead: not the program's CPU time, CUDA time or worker CPU, and never
+// the thread the preprocessing evidence names.
+TEST(HostStatsTest, ProfilerThreadsAreOverheadNotProgram) {
+  TimelineBuilder b;
+  double t = 0;
+  for (int i = 0; i < 20; ++i) {  // host-bound: 6 ms of host work per kernel
+    b.Launch(t, t + 5, t + 10, t + 1010);
+    t += 6010;
+  }
+  b.Sample(0, 0, ThreadState::kRunning);
+  b.Sample(t, t * 0.9, ThreadState::kRunning);
+  // The sampler burns more CPU than the program thread.
+  b.Sample(0, 0, ThreadState::kRunning, /*tid=*/201);
+  b.Sample(t, t, ThreadState::kRunning, /*tid=*/201);
+  b.Sample(0, 0, ThreadState::kSleeping, /*tid=*/202);
+  b.Sample(t, 100, ThreadState::kSleeping, /*tid=*/202);
+  b.timeline().threads = {{TimelineBuilder::kPid, TimelineBuilder::kTid,
+                           "main", true},
+                          {TimelineBuilder::kPid, 201, "feedprof-sample", false},
+                          {TimelineBuilder::kPid, 202, "feedprof-writer", false}};
+  const Report r = *Analyze(b.timeline(), {});
+  ASSERT_EQ(r.host.threads.size(), 1u);
+  EXPECT_EQ(r.host.threads[0].name, "main");
+  EXPECT_EQ(r.host.program_cpu_ns, Us(t * 0.9));
+  ASSERT_EQ(r.host.profiler_threads.size(), 2u);
+  EXPECT_EQ(r.host.profiler_threads[0].name, "feedprof-sample");
+  EXPECT_EQ(r.host.profiler_cpu_ns, Us(t) + Us(100));
+
+  EXPECT_EQ(r.verdict.primary, "preprocessing_bound");
+  bool named_main = false;
+  for (const std::string& e : r.verdict.evidence) {
+    EXPECT_EQ(e.find("feedprof-"), std::string::npos) << e;
+    named_main |= e.find("\"main\"") != std::string::npos;
+  }
+  EXPECT_TRUE(named_main);
+  for (const std::string& step : r.verdict.next_steps) {
+    EXPECT_EQ(step.find("feedprof-"), std::string::npos) << step;
+  }
+
+  const std::string json = WriteJsonReport(r);
+  EXPECT_NE(json.find("\"profiler_threads\": [\n"), std::string::npos);
+  EXPECT_NE(json.find("\"name\": \"feedprof-sample\""), std::string::npos);
+  EXPECT_NE(json.find(absl::StrCat("\"profiler_cpu_ns\": ",
+                                   Us(t) + Us(100))),
+            std::string::npos);
+  const std::string text = WriteTextReport(r, {});
+  EXPECT_NE(text.find("profiler overhead (not counted above)"),
+            std::string::npos);
+}
+
+// A worker's process counters include the profiler thread inside it.
+TEST(HostStatsTest, WorkerCpuExcludesItsProfilerThreads) {
+  TimelineBuilder b;
+  b.Launch(0, 1, 2, 10);
+  Process worker;
+  worker.pid = 300;
+  worker.ppid = TimelineBuilder::kPid;
+  worker.origin = "fork";
+  b.timeline().processes.push_back(worker);
+  ProcessSample s0, s1;
+  s0.pid = s1.pid = 300;
+  s1.ts = Us(10);
+  s1.user_ns = Us(8);
+  b.timeline().process_samples = {s0, s1};
+  b.Sample(0, 0, ThreadState::kSleeping, /*tid=*/301, /*pid=*/300);
+  b.Sample(10, 3, ThreadState::kSleeping, /*tid=*/301, /*pid=*/300);
+  b.timeline().threads = {{300, 301, "feedprof-sample", false}};
+  const Report r = *Analyze(b.timeline(), {});
+  ASSERT_EQ(r.host.workers.size(), 1u);
+  EXPECT_EQ(r.host.workers[0].cpu_user_ns, Us(5));
+  EXPECT_EQ(r.host.workers_cpu_ns, Us(5));
 }
 
 TEST(HostStatsTest, ForkedWorkersAreListed) {
@@ -94,6 +172,63 @@ TEST(StepStatsTest, NvtxStepRangesAndUserNamedRanges) {
   r = *Analyze(b.timeline(), o);
   EXPECT_EQ(r.steps.source, "user:batch");
   EXPECT_EQ(r.steps.count, 3u);
+}
+
+// Names that only contain "step" are no loop steps; "Step N" ranges group
+// under one name; depth 0 wins over more frequent nested step names; a name
+// seen once is no loop.
+TEST(StepStatsTest, OnlyWholeStepNamesAtTopLevelRepeatedCount) {
+  TimelineBuilder b;
+  b.Launch(0, 1, 10, 30);
+  for (int i = 0; i < 6; ++i) {  // 30 ns each, many of them: not steps
+    b.Range("domain-step", i * 1.0, i * 1.0 + 0.03);
+  }
+  b.Range("Step 1", 0, 50);
+  b.Range("Step 2", 50, 100);
+  b.Range("Step 3", 100, 160);
+  for (int i = 0; i < 9; ++i) {  // nested, more frequent
+    b.Range("iteration", i * 10.0, i * 10.0 + 5);
+    b.timeline().ranges.back().depth = 1;
+  }
+  b.Range("train_step", 0, 200);  // once: no loop
+  Report r = *Analyze(b.timeline(), {});
+  ASSERT_TRUE(r.steps.available);
+  EXPECT_EQ(r.steps.source, "range:step");
+  EXPECT_EQ(r.steps.count, 3u);
+  EXPECT_EQ(r.steps.median_ns, Us(50));
+
+  // Only nested step ranges: the most frequent name is taken.
+  TimelineBuilder nested;
+  nested.Launch(0, 1, 10, 30);
+  for (int i = 0; i < 4; ++i) {
+    nested.Range("iteration", i * 10.0, i * 10.0 + 5);
+    nested.timeline().ranges.back().depth = 2;
+  }
+  nested.Range("step#1", 0, 20);
+  nested.timeline().ranges.back().depth = 1;
+  nested.Range("step#2", 20, 40);
+  nested.timeline().ranges.back().depth = 1;
+  r = *Analyze(nested.timeline(), {});
+  EXPECT_EQ(r.steps.source, "range:iteration");
+  EXPECT_EQ(r.steps.count, 4u);
+}
+
+TEST(StepStatsTest, UnknownStepRangeNameWarns) {
+  TimelineBuilder b;
+  b.Launch(0, 1, 10, 30);
+  b.Range("domain-step", 0, 0.03);
+  b.Range("domain-step", 1, 1.03);
+  Report r = *Analyze(b.timeline(), {});
+  EXPECT_FALSE(r.steps.available);
+  AnalysisOptions o;
+  o.step_range_name = "batch";
+  r = *Analyze(b.timeline(), o);
+  EXPECT_FALSE(r.steps.available);
+  bool warned = false;
+  for (const std::string& w : r.warnings) {
+    warned |= w.find("--step-range batch") != std::string::npos;
+  }
+  EXPECT_TRUE(warned);
 }
 
 TEST(StepStatsTest, NoStepsIsNotAvailable) {

@@ -192,6 +192,12 @@ TEST(ReportOutputTest, JsonParsesAndHasTheDocumentedFields) {
                            "launch.count",
                            "launch.median_api_ns",
                            "launch.median_kernel_ns",
+                           "launch.graph_launches",
+                           "launch.graph_kernels",
+                           "launch.median_graph_launch_api_ns",
+                           "launch.top_kernels[].name",
+                           "launch.top_kernels[].count",
+                           "launch.top_kernels[].total_ns",
                            "sync_points[].api",
                            "sync_points[].kind",
                            "sync_points[].reason",
@@ -207,6 +213,9 @@ TEST(ReportOutputTest, JsonParsesAndHasTheDocumentedFields) {
                            "host.samples_available",
                            "host.threads[].cpu_user_ns",
                            "host.workers",
+                           "host.program_cpu_ns",
+                           "host.profiler_threads",
+                           "host.profiler_cpu_ns",
                            "steps.available",
                            "steps.count",
                            "steps.median_ns",
@@ -220,6 +229,8 @@ TEST(ReportOutputTest, JsonParsesAndHasTheDocumentedFields) {
   // Not available is null, never zero.
   EXPECT_EQ(parsed.scalars().at("host.threads[].cpu_user_ns"), "null");
   EXPECT_EQ(parsed.scalars().at("copies.link"), "null");
+  EXPECT_EQ(parsed.scalars().at("host.program_cpu_ns"), "null");
+  EXPECT_EQ(parsed.scalars().at("launch.median_graph_launch_api_ns"), "null");
   EXPECT_EQ(parsed.scalars().at("warnings[]"),
             "file truncated after packet 3 \"quoted\"");
   EXPECT_FALSE(parsed.paths().count("ranks"));  // one process only
@@ -251,6 +262,67 @@ TEST(ReportOutputTest, NoGpuActivitySaysSo) {
   ASSERT_TRUE(parsed.Parse(WriteJsonReport(r)));
   EXPECT_EQ(parsed.scalars().at("verdict.primary"), "inconclusive");
   EXPECT_EQ(parsed.scalars().at("has_gpu_activity"), "false");
+}
+
+// What was not measured prints "not available" (text) and null (JSON),
+// never "0 ns"; counts agree with their nouns; the text ends with a newline.
+TEST(ReportOutputTest, UnmeasuredMediansAreNotAvailable) {
+  TimelineBuilder b;  // copies only: no kernel, no launch call
+  b.Copy("cudaMemcpy", 0, 20, 5, 15, CopyKind::kHtoD, 1 << 20);
+  b.Copy("cudaMemcpy", 30, 50, 35, 45, CopyKind::kHtoD, 1 << 20);
+  const Report r = *Analyze(b.timeline(), {});
+  const std::string text = WriteTextReport(r);
+  ASSERT_FALSE(text.empty());
+  EXPECT_EQ(text.back(), '\n');
+  EXPECT_NE(text.find("median call not available, median kernel not "
+                      "available"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("launch delay median not available"), std::string::npos);
+  EXPECT_EQ(text.find("median call 0 ns"), std::string::npos);
+  EXPECT_NE(text.find("2 calls"), std::string::npos);
+  JsonPaths parsed;
+  ASSERT_TRUE(parsed.Parse(WriteJsonReport(r)));
+  EXPECT_EQ(parsed.scalars().at("launch.median_api_ns"), "null");
+  EXPECT_EQ(parsed.scalars().at("launch.median_kernel_ns"), "null");
+  EXPECT_EQ(parsed.scalars().at("launch.median_launch_delay_ns"), "null");
+
+  TimelineBuilder one;  // one sync call, one step: singular nouns
+  one.Launch(0, 1, 2, 10);
+  one.Api("cudaDeviceSynchronize", 1, 11);
+  one.Launch(12, 13, 14, 20);
+  one.Range("ProfilerStep#1", 0, 21, RangeSource::kProfilerStep);
+  const std::string single = WriteTextReport(*Analyze(one.timeline(), {}));
+  EXPECT_NE(single.find("1 call,"), std::string::npos) << single;
+  EXPECT_NE(single.find("1 step ("), std::string::npos) << single;
+  EXPECT_NE(single.find("(1 group,"), std::string::npos) << single;
+  EXPECT_EQ(single.find("1 calls"), std::string::npos);
+  EXPECT_EQ(single.find("1 steps"), std::string::npos);
+}
+
+// A GPU-bound run's first next step names the kernel with the most GPU
+// time, its parameter list dropped.
+TEST(ReportOutputTest, GpuBoundNextStepNamesTheTopKernel) {
+  TimelineBuilder b;
+  double t = 0;
+  for (int i = 0; i < 10; ++i) {
+    GpuOp& k = b.Launch(t, t + 2, t + 3, t + 103);
+    k.name = b.timeline().strings.Intern(
+        i % 5 == 0 ? "void gemm_kernel<float, 128>(float const*, int)"
+                   : "relu_kernel(float*)");
+    t += 101;
+  }
+  const Report r = *Analyze(b.timeline(), {});
+  ASSERT_EQ(r.verdict.primary, "gpu_bound");
+  ASSERT_FALSE(r.launch.top_kernels.empty());
+  EXPECT_EQ(r.launch.top_kernels[0].name, "relu_kernel(float*)");
+  EXPECT_EQ(r.launch.top_kernels[0].count, 8u);
+  EXPECT_EQ(r.launch.top_kernels[0].total_ns, 8 * testing::Us(100));
+  ASSERT_FALSE(r.verdict.next_steps.empty());
+  EXPECT_NE(r.verdict.next_steps[0].find("relu_kernel (8 launches, 800 µs, "
+                                         "80.0% of GPU busy time)"),
+            std::string::npos)
+      << r.verdict.next_steps[0];
 }
 
 TEST(ReportOutputTest, ParseTimeArg) {

@@ -105,6 +105,47 @@ TEST(SyncPointsTest, GroupedByCallSite) {
   EXPECT_EQ(log->count, 1u);
 }
 
+// Call sites with distinct ids but the same innermost frame (traces give
+// every call its own stack) are one group: the report prints that frame.
+TEST(SyncPointsTest, SameFrameDifferentSiteIdsAreOneGroup) {
+  TimelineBuilder b;
+  Timeline& tl = b.timeline();
+  for (int i = 0; i < 3; ++i) {
+    CallSite site;
+    site.frames.push_back(
+        Frame{tl.strings.Intern("app.c"), tl.strings.Intern("main"), 7});
+    site.frames.push_back(Frame{tl.strings.Intern("crt.c"),
+                                tl.strings.Intern("start"),
+                                static_cast<uint32_t>(i)});
+    tl.call_sites.push_back(site);
+  }
+  b.Launch(0, 1, 2, 10);
+  for (uint32_t i = 1; i <= 3; ++i) {
+    b.Api("cudaDeviceSynchronize", 10.0 * i + 1, 10.0 * i + 2);
+    tl.api_calls.back().call_site = i;
+  }
+  const Report r = *Analyze(tl, {});
+  ASSERT_EQ(r.sync_points.size(), 1u);
+  EXPECT_EQ(r.sync_points[0].call_site, "main (app.c:7)");
+  EXPECT_EQ(r.sync_points[0].count, 3u);
+}
+
+// A run of syncs before the GPU resumes shares one idle stretch: it is
+// counted once, so idle-after never exceeds the span.
+TEST(SyncPointsTest, IdleAfterARunOfSyncsIsCountedOnce) {
+  TimelineBuilder b;
+  b.Launch(0, 1, 2, 10);
+  b.Api("cudaFree", 11, 20);
+  b.Api("cudaFree", 21, 30);
+  b.Api("cudaFree", 31, 40);
+  b.Launch(41, 42, 50, 60);  // GPU idle 10 .. 50
+  const Report r = *Analyze(b.timeline(), {});
+  ASSERT_EQ(r.sync_points.size(), 1u);
+  EXPECT_EQ(r.sync_points[0].count, 3u);
+  EXPECT_EQ(r.sync_points[0].idle_after_ns, Us(50 - 11));
+  EXPECT_LE(r.sync_points[0].idle_after_ns, r.devices[0].idle_ns);
+}
+
 TEST(SyncPointsTest, VersionSuffixedNamesClassify) {
   TimelineBuilder b;
   b.Launch(0, 1, 2, 10);

@@ -12,6 +12,7 @@
 #include <condition_variable>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
@@ -220,11 +221,11 @@ size_t OpenDescriptors() {
 TEST(HostSamplerThread, ThreadChurnLeaksNoDescriptors) {
   const size_t fds_before = OpenDescriptors();
   CapturingSink sink;
-  HostSamplerThread sampler;
+  auto sampler = std::make_unique<HostSamplerThread>();
   SamplerOptions options;
   options.interval_ns = 1000000;  // 1 kHz: many rounds during the churn
-  ASSERT_TRUE(sampler.Init(options, sink.Sinks()));
-  ASSERT_TRUE(sampler.Start());
+  ASSERT_TRUE(sampler->Init(options, sink.Sinks()));
+  ASSERT_TRUE(sampler->Start());
   std::set<uint32_t> churned;
   for (int wave = 0; wave < 30; ++wave) {
     std::vector<std::thread> threads;
@@ -240,11 +241,14 @@ TEST(HostSamplerThread, ThreadChurnLeaksNoDescriptors) {
     }
     for (auto& t : threads) t.join();
   }
-  const uint64_t rounds_during = sampler.rounds();
+  const uint64_t rounds_during = sampler->rounds();
   usleep(20000);
-  sampler.Stop();
-  sampler.Release();
+  sampler->Stop();
+  sampler->Release();
   EXPECT_GE(rounds_during, 20u);
+  // Only the two eventfds of its wake-up channel, kept while it exists.
+  EXPECT_EQ(OpenDescriptors(), fds_before + 2);
+  sampler.reset();
   EXPECT_EQ(OpenDescriptors(), fds_before);
   size_t sampled_churned = 0;
   std::set<uint32_t> seen;
@@ -263,7 +267,7 @@ TEST(HostSamplerThread, RequestFlushSubmitsTheOpenBatchAtOnce) {
   HostSamplerThread sampler;
   EXPECT_FALSE(sampler.RequestFlush(1000));  // not running: at once
   SamplerOptions options;
-  options.interval_ns = 1000000;            // 1 kHz
+  options.interval_ns = 1000000;              // 1 kHz
   options.flush_interval_ns = 3600000000000;  // never on its own
   ASSERT_TRUE(sampler.Init(options, sink.Sinks()));
   ASSERT_TRUE(sampler.Start());
@@ -280,8 +284,7 @@ TEST(HostSamplerThread, RequestFlushSubmitsTheOpenBatchAtOnce) {
   size_t process_samples = 0;
   for (const Packet& p : sink.Parsed()) {
     if (p.has_host_samples()) {
-      process_samples +=
-          static_cast<size_t>(p.host_samples().process_size());
+      process_samples += static_cast<size_t>(p.host_samples().process_size());
     }
   }
   EXPECT_GE(process_samples, 5u);

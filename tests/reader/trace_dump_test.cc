@@ -119,17 +119,13 @@ TEST_F(FullTraceDumpTest, StartsWithAHeaderLine) {
 
 TEST_F(FullTraceDumpTest, CountsLinesOfEveryType) {
   const std::map<std::string, size_t> expected = {
-      {"header", 1},        {"call_site", 1},
-      {"device", 1},        {"thread", 3},
-      {"nvtx_category", 2},
-      {"api_call", 3},      {"nvtx_range", 2},
-      {"nvtx_mark", 1},     {"kernel", 2},
-      {"memcpy", 1},        {"memset", 1},
-      {"sync", 1},          {"overhead", 1},
-      {"memory", 1},        {"external_correlation", 1},
-      {"thread_sample", 3}, {"process_sample", 1},
-      {"system_sample", 1}, {"counter", 2},
-      {"drops", 2},         {"clock", 1},
+      {"header", 1},        {"call_site", 1},      {"device", 1},
+      {"thread", 3},        {"nvtx_category", 2},  {"api_call", 3},
+      {"nvtx_range", 2},    {"nvtx_mark", 1},      {"kernel", 2},
+      {"memcpy", 1},        {"memset", 1},         {"sync", 1},
+      {"overhead", 1},      {"memory", 1},         {"external_correlation", 1},
+      {"thread_sample", 3}, {"process_sample", 1}, {"system_sample", 1},
+      {"counter", 2},       {"drops", 2},          {"clock", 1},
       {"footer", 1}};
   std::map<std::string, size_t> counted;
   for (const JsonValue& v : lines_) {
@@ -273,11 +269,10 @@ TEST(TraceDump, TruncatedFileIsDumpedWithAWarning) {
   ASSERT_TRUE(out.summary.ok()) << out.summary.status();
   ASSERT_EQ(out.summary->warnings.size(), 1u);
   // Every packet but the cut footer.
-  const std::string whole = "truncated after " +
-                            std::to_string(testing::FullTracePackets().size() - 1) +
-                            " packets";
-  EXPECT_NE(out.summary->warnings[0].find(whole),
-            std::string::npos)
+  const std::string whole =
+      "truncated after " +
+      std::to_string(testing::FullTracePackets().size() - 1) + " packets";
+  EXPECT_NE(out.summary->warnings[0].find(whole), std::string::npos)
       << out.summary->warnings[0];
   const std::vector<JsonValue> lines = ParseLines(out.text);
   EXPECT_TRUE(OfType(lines, "footer").empty());
@@ -365,11 +360,10 @@ TEST(DumpCommand, WarnsOnStderrAboutATruncatedFile) {
   WriteFile(path, bytes.substr(0, bytes.size() - 1));
   const RunResult run = RunFeedprof("dump " + path, dir);
   EXPECT_EQ(run.exit_code, 0);
-  const std::string whole = "truncated after " +
-                            std::to_string(testing::FullTracePackets().size() - 1) +
-                            " packets";
-  EXPECT_NE(run.err.find("warning: " + path + ": " + whole),
-            std::string::npos)
+  const std::string whole =
+      "truncated after " +
+      std::to_string(testing::FullTracePackets().size() - 1) + " packets";
+  EXPECT_NE(run.err.find("warning: " + path + ": " + whole), std::string::npos)
       << run.err;
   EXPECT_EQ(ParseLines(run.out).size(), 32u);  // all but the footer
 }

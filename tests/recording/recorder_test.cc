@@ -3,8 +3,8 @@
 #include "preload/recorder.h"
 
 #include <dirent.h>
-#include <sys/prctl.h>
 #include <gtest/gtest.h>
+#include <sys/prctl.h>
 
 #include <atomic>
 #include <chrono>

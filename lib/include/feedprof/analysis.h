@@ -118,18 +118,32 @@ struct DeviceReport {
   std::vector<StreamIdle> streams;
 };
 
+// A kernel name's share of GPU time, for "start with this kernel".
+struct KernelTotal {
+  std::string name;
+  uint64_t count = 0;
+  TimeNs total_ns = 0;  // sum of its durations
+};
+
+// Kernel launches (docs/metrics.md): a runtime launch and the driver launch
+// inside it count once; a graph launch counts once for all its kernels.
 struct LaunchStats {
   uint64_t count = 0;  // kernel launch calls (incl. graph launches)
   uint64_t kernels = 0;
-  TimeNs median_api_ns = 0;
+  uint64_t graph_launches = 0;  // cudaGraphLaunch calls among `count`
+  uint64_t graph_kernels = 0;   // kernels those graph launches ran
+  TimeNs median_api_ns = 0;     // kernel launch calls, graphs apart
+  TimeNs median_graph_launch_api_ns = 0;
   TimeNs median_kernel_ns = 0;
   // Kernels shorter than their own launch call, over kernels with one.
   double share_kernels_shorter_than_launch = 0;
-  // Launch delay: launch call start → kernel start (HTA "launch delay").
+  // Launch delay: launch call start → kernel start (HTA "launch delay"),
+  // over kernels that are the first op of their launch call.
   TimeNs median_launch_delay_ns = 0;
   TimeNs p90_launch_delay_ns = 0;
   TimeNs max_launch_delay_ns = 0;
   std::string max_launch_delay_kernel;
+  std::vector<KernelTotal> top_kernels;  // by total time, at most 5
 };
 
 enum class SyncKind : uint8_t { kExplicit, kHidden };
@@ -199,6 +213,11 @@ struct HostReport {
   TimeNs sync_blocked_ns = 0;
   double sync_blocked_share = 0;      // of wall
   std::vector<ThreadReport> threads;  // by CUDA API time, then CPU
+  TimeNs program_cpu_ns = 0;          // user + sys of `threads`
+  // The profiler's own threads (names "feedprof-..."): overhead, not the
+  // program; kept out of every other host figure.
+  std::vector<ThreadReport> profiler_threads;
+  TimeNs profiler_cpu_ns = 0;
   std::vector<WorkerProcess> workers;
   TimeNs workers_cpu_ns = 0;
   // Time inside DataLoader ranges ("enumerate(DataLoader)#..."), summed;

@@ -259,7 +259,7 @@ struct Thread {
 struct Process {
   int32_t pid = 0;
   int32_t ppid = 0;
-  int32_t rank = -1;  // -1: not a ranked run
+  int32_t rank = -1;       // -1: not a ranked run
   int32_t world_size = 0;  // ranks in the run; 0 when unknown
   int32_t local_rank = -1;
   std::string hostname;

@@ -125,6 +125,13 @@ absl::StatusOr<Report> Analyze(const Timeline& timeline,
   report.copies = ComputeCopyStats(prepared);
   report.host = ComputeHostStats(prepared);
   report.steps = ComputeSteps(prepared, options, busy);
+  if (!options.step_range_name.empty() && !report.steps.available) {
+    report.warnings.push_back(absl::StrCat(
+        "--step-range ", options.step_range_name,
+        ": no range with this name (or name prefix) in the analysed window; "
+        "step statistics are not available. 'feedprof dump' lists the range "
+        "names."));
+  }
   if (!options.rank.has_value()) report.ranks = ComputeRanks(timeline, report);
 
   const bool reader_said_no_gpu = std::any_of(

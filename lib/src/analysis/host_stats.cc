@@ -7,12 +7,27 @@
 // before the first CUDA call, which belongs to the run); states are the share
 // of samples in each state. Where the trace has no samples the thread is marked
 // so and the writers print "not available".
+//
+// The profiler's own threads ("feedprof-writer", "feedprof-sample", ...) are
+// not the program: their CPU time is reported apart as profiler overhead and
+// never counts as the program's CPU time, CUDA time or worker CPU time, so it
+// cannot pose as preprocessing work.
 #include <algorithm>
 #include <unordered_map>
+#include <string>
 
 #include "analysis/analysis_passes.h"
 
 namespace feedprof::analysis {
+namespace {
+
+// Thread names are cut to 15 characters by the kernel ("feedprof-sample"
+// for the sampler), so the prefix is what identifies them.
+bool IsProfilerThread(const std::string& name) {
+  return name.starts_with("feedprof-");
+}
+
+}  // namespace
 
 HostReport ComputeHostStats(const PreparedTimeline& prepared) {
   const Timeline& tl = prepared.timeline();
@@ -34,8 +49,6 @@ HostReport ComputeHostStats(const PreparedTimeline& prepared) {
     if (auto it = names.find(ThreadKey(tv.pid, tv.tid)); it != names.end()) {
       t.name = it->second->name;
     }
-    // The profiler's own sampler and writer threads are not the workload.
-    if (t.name.starts_with("feedprof-") && tv.api_count == 0) continue;
     t.api_calls = tv.api_count;
     for (const ThreadCall& c : tv.calls) {
       const TimeNs d = std::min(c.end, w.end) - std::max(c.start, w.start);
@@ -71,6 +84,12 @@ HostReport ComputeHostStats(const PreparedTimeline& prepared) {
       t.sleeping_share = static_cast<double>(sleeping) / total;
       t.disk_wait_share = static_cast<double>(disk) / total;
     }
+    if (IsProfilerThread(t.name)) {
+      r.profiler_cpu_ns += t.cpu_user_ns + t.cpu_system_ns;
+      r.profiler_threads.push_back(std::move(t));
+      continue;
+    }
+    r.program_cpu_ns += t.cpu_user_ns + t.cpu_system_ns;
     r.cuda_api_ns += t.cuda_api_ns;
     r.sync_blocked_ns += t.sync_blocked_ns;
     max_blocked_share =
@@ -79,14 +98,13 @@ HostReport ComputeHostStats(const PreparedTimeline& prepared) {
     r.threads.push_back(std::move(t));
   }
   r.sync_blocked_share = max_blocked_share;
-  std::sort(r.threads.begin(), r.threads.end(),
-            [](const ThreadReport& a, const ThreadReport& b) {
-              if (a.cuda_api_ns != b.cuda_api_ns) {
-                return a.cuda_api_ns > b.cuda_api_ns;
-              }
-              return a.cpu_user_ns + a.cpu_system_ns >
-                     b.cpu_user_ns + b.cpu_system_ns;
-            });
+  auto by_cuda_then_cpu = [](const ThreadReport& a, const ThreadReport& b) {
+    if (a.cuda_api_ns != b.cuda_api_ns) return a.cuda_api_ns > b.cuda_api_ns;
+    return a.cpu_user_ns + a.cpu_system_ns > b.cpu_user_ns + b.cpu_system_ns;
+  };
+  std::sort(r.threads.begin(), r.threads.end(), by_cuda_then_cpu);
+  std::sort(r.profiler_threads.begin(), r.profiler_threads.end(),
+            by_cuda_then_cpu);
 
   for (const Range& range : tl.ranges) {
     if (range.source != RangeSource::kDataLoader ||
@@ -127,6 +145,14 @@ HostReport ComputeHostStats(const PreparedTimeline& prepared) {
       worker.samples = true;
       worker.cpu_user_ns = last->user_ns - first->user_ns;
       worker.cpu_system_ns = last->system_ns - first->system_ns;
+      // Process counters include the profiler's threads in the worker.
+      for (const ThreadReport& t : r.profiler_threads) {
+        if (t.pid != p.pid || !t.samples) continue;
+        worker.cpu_user_ns =
+            std::max<TimeNs>(0, worker.cpu_user_ns - t.cpu_user_ns);
+        worker.cpu_system_ns =
+            std::max<TimeNs>(0, worker.cpu_system_ns - t.cpu_system_ns);
+      }
     } else {
       // No process counters: add up the worker's thread samples.
       for (const ThreadReport& t : r.threads) {

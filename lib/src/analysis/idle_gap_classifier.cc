@@ -103,6 +103,11 @@ IdleByCause ClassifyIdleGaps(const PreparedTimeline& prepared,
     const OpRef& op = device.ops[first_op[i]];
     if (op.api < 0) {
       g[IdleCause::kUnattributed] = gap;
+    } else if (!prepared.FirstOpOfCall(op)) {
+      // A later kernel of a graph launch: submitted with the graph, it
+      // waited on the GPU side (its predecessors in the graph), not on a
+      // launch of its own.
+      g[IdleCause::kQueueLatency] = gap;
     } else {
       const ApiCall& launch = calls[static_cast<size_t>(op.api)];
       if (launch.start >= a) {

@@ -3,7 +3,17 @@
 //
 // Launch-bound runs show up here as kernels shorter than their own launch
 // call: the CPU cannot issue work as fast as the GPU retires it.
+//
+// A launch is counted once: a cuLaunchKernel inside cudaLaunchKernel on the
+// same thread is the same launch. A cudaGraphLaunch is one launch for all
+// the kernels of its graph: it counts as one call, its kernels count as
+// graph kernels, and only the graph's first kernel has a launch delay (the
+// later ones were submitted with the graph and wait on their predecessors,
+// not on the host).
 #include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "analysis/analysis_passes.h"
 
@@ -25,12 +35,23 @@ LaunchStats ComputeLaunchStats(const PreparedTimeline& prepared) {
   const Timeline& tl = prepared.timeline();
   LaunchStats s;
   std::vector<TimeNs> api_ns;
+  std::vector<TimeNs> graph_api_ns;
   for (uint32_t index : prepared.api_in_window()) {
     const ApiCall& c = tl.api_calls[index];
-    if (IsLaunch(prepared.ClassOf(c))) api_ns.push_back(c.end - c.start);
+    const ApiClass cls = prepared.ClassOf(c);
+    if (!IsLaunch(cls)) continue;
+    const int32_t top = prepared.TopOf(index);
+    if (top != static_cast<int32_t>(index) && top >= 0 &&
+        IsLaunch(prepared.ClassOf(tl.api_calls[static_cast<size_t>(top)]))) {
+      continue;  // the driver half of a runtime launch
+    }
+    (cls == ApiClass::kGraphLaunch ? graph_api_ns : api_ns)
+        .push_back(c.end - c.start);
   }
-  s.count = api_ns.size();
+  s.count = api_ns.size() + graph_api_ns.size();
+  s.graph_launches = graph_api_ns.size();
   s.median_api_ns = Quantile(api_ns, 0.5);
+  s.median_graph_launch_api_ns = Quantile(graph_api_ns, 0.5);
 
   size_t kernels = 0;
   for (const DeviceView& d : prepared.devices()) kernels += d.ops.size();
@@ -39,15 +60,21 @@ LaunchStats ComputeLaunchStats(const PreparedTimeline& prepared) {
   kernel_ns.reserve(kernels);
   delays.reserve(kernels);
   uint64_t with_launch = 0, shorter = 0;
+  std::vector<KernelTotal> by_name;  // indexed by the name's StringId
   for (const DeviceView& d : prepared.devices()) {
     for (const OpRef& op : d.ops) {
       const GpuOp& g = tl.gpu_ops[op.op];
       if (g.kind != GpuOpKind::kKernel) continue;
       kernel_ns.push_back(g.end - g.start);
+      if (g.name >= by_name.size()) by_name.resize(g.name + 1);
+      ++by_name[g.name].count;
+      by_name[g.name].total_ns += g.end - g.start;
       if (op.api < 0) continue;
       const ApiCall& c = tl.api_calls[static_cast<size_t>(op.api)];
       const ApiClass cls = prepared.ClassOf(c);
       if (!IsLaunch(cls)) continue;
+      if (cls == ApiClass::kGraphLaunch) ++s.graph_kernels;
+      if (!prepared.FirstOpOfCall(op)) continue;
       const TimeNs delay = g.start - c.start;
       delays.push_back(delay);
       if (delay > s.max_launch_delay_ns || s.max_launch_delay_kernel.empty()) {
@@ -61,6 +88,20 @@ LaunchStats ComputeLaunchStats(const PreparedTimeline& prepared) {
     }
   }
   s.kernels = kernel_ns.size();
+  for (StringId id = 0; id < by_name.size(); ++id) {
+    if (by_name[id].count > 0) by_name[id].name = tl.strings.Get(id);
+  }
+  std::erase_if(by_name, [](const KernelTotal& k) { return k.count == 0; });
+  constexpr size_t kTopKernels = 5;
+  const size_t top = std::min(kTopKernels, by_name.size());
+  std::partial_sort(by_name.begin(),
+                    by_name.begin() + static_cast<std::ptrdiff_t>(top),
+                    by_name.end(),
+                    [](const KernelTotal& a, const KernelTotal& b) {
+                      return a.total_ns > b.total_ns;
+                    });
+  by_name.resize(top);
+  s.top_kernels = std::move(by_name);
   s.median_kernel_ns = Quantile(kernel_ns, 0.5);
   s.median_launch_delay_ns = Quantile(delays, 0.5);
   s.p90_launch_delay_ns = Quantile(delays, 0.9);
@@ -86,7 +127,10 @@ absl::StatusOr<std::vector<KernelLaunchDelay>> ComputeLaunchDelays(
       const GpuOp& g = timeline.gpu_ops[op.op];
       if (g.kind != GpuOpKind::kKernel || op.api < 0) continue;
       const ApiCall& c = timeline.api_calls[static_cast<size_t>(op.api)];
-      if (!analysis::IsLaunch(prepared->ClassOf(c))) continue;
+      if (!analysis::IsLaunch(prepared->ClassOf(c)) ||
+          !prepared->FirstOpOfCall(op)) {
+        continue;
+      }
       out.push_back(KernelLaunchDelay{op.op, g.start - c.start});
     }
   }

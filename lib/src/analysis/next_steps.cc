@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "analysis/analysis_passes.h"
 #include "analysis/units.h"
+#include "analysis/verdict_signals.h"
 
 namespace feedprof::analysis {
 
@@ -22,15 +23,59 @@ std::vector<std::string> NextStepsFor(const Report& report) {
         "Increase the batch size so each kernel does more work per launch.",
         "Remove host syncs from the loop so the CPU can run ahead of the GPU.",
     };
+    const LaunchStats& l = report.launch;
+    if (l.count > 0 && !report.host.threads.empty()) {
+      // The thread with the most CUDA API time issues the launches.
+      steps.insert(
+          steps.begin(),
+          absl::StrCat(ThreadName(report.host.threads.front()), " made ",
+                       Counted(l.count, "launch call"), " (median ",
+                       FormatDuration(l.median_api_ns), ") for kernels of median ",
+                       FormatDuration(l.median_kernel_ns),
+                       ": cut the number of launches on that thread first."));
+    }
   } else if (v == "preprocessing_bound") {
-    steps = {
-        "Add DataLoader workers (num_workers) until the CPU cores saturate or "
-        "the workers contend; use persistent_workers and prefetch_factor.",
-        "Vectorize or cache the transforms (decode once, store preprocessed "
-        "tensors); avoid per-sample Python work.",
-        "Move decoding and augmentation to the GPU (NVIDIA DALI, "
-        "torchvision.io.decode_jpeg on device, GPU tokenizers).",
-    };
+    // DataLoader advice fits PyTorch runs; other programs get the general
+    // form of it.
+    const bool pytorch = report.source_format == "kineto" ||
+                         report.host.dataloader_ranges > 0 ||
+                         !report.host.workers.empty();
+    if (pytorch) {
+      steps = {
+          "Add DataLoader workers (num_workers) until the CPU cores saturate "
+          "or the workers contend; use persistent_workers and "
+          "prefetch_factor.",
+          "Vectorize or cache the transforms (decode once, store "
+          "preprocessed tensors); avoid per-sample Python work.",
+          "Move decoding and augmentation to the GPU (NVIDIA DALI, "
+          "torchvision.io.decode_jpeg on device, GPU tokenizers).",
+      };
+    } else {
+      steps = {
+          "Move the host work off the launching thread: prepare the next "
+          "batch in other threads or processes while the GPU runs the "
+          "current one (double buffering with pinned memory and async "
+          "copies).",
+          "Speed up or cache the host computation between launches, or move "
+          "it to the GPU.",
+      };
+    }
+    if (const ThreadReport* t = BusiestProgramThread(report.host)) {
+      steps.insert(
+          steps.begin(),
+          absl::StrCat("Profile what ", ThreadName(*t),
+                       " does between launches (perf record -t ", t->tid,
+                       ", or py-spy for Python): the busiest program "
+                       "thread, on-CPU ",
+                       FormatPercent(t->cpu_share), " of its sampled time."));
+    }
+    if (!report.available.host_samples) {
+      steps.insert(steps.begin(),
+                   "This trace has no host CPU samples: record the run with "
+                   "'feedprof record' to see whether the launching thread "
+                   "computes, waits for I/O or waits for other threads "
+                   "before acting on this.");
+    }
   } else if (v == "io_bound") {
     steps = {
         "Read from faster storage or a local cache; stage the dataset on local "
@@ -57,7 +102,7 @@ std::vector<std::string> NextStepsFor(const Report& report) {
           absl::StrCat(
               "Start with ", p.api, " (", p.reason, ")",
               p.call_site.empty() ? std::string() : " at " + p.call_site, ": ",
-              p.count, " calls, ", FormatDuration(p.idle_after_ns),
+              Counted(p.count, "call"), ", ", FormatDuration(p.idle_after_ns),
               " of GPU idle after them."));
     }
   } else if (v == "transfer_bound") {
@@ -83,6 +128,25 @@ std::vector<std::string> NextStepsFor(const Report& report) {
         "kernels to cut GPU time.",
         "Scale out (more GPUs) only after the per-kernel efficiency is known.",
     };
+    if (!report.launch.top_kernels.empty()) {
+      const KernelTotal& k = report.launch.top_kernels.front();
+      TimeNs busy = 0;
+      for (const DeviceReport& d : report.devices) busy += d.busy_ns;
+      steps.insert(
+          steps.begin(),
+          absl::StrCat(
+              "Start with the kernel that takes the most GPU time: ",
+              ShortKernelName(k.name),
+              " (", Counted(k.count, "launch", "launches"), ", ",
+              FormatDuration(k.total_ns),
+              busy > 0 ? absl::StrCat(", ",
+                                      FormatPercent(
+                                          static_cast<double>(k.total_ns) /
+                                          static_cast<double>(busy)),
+                                      " of GPU busy time")
+                       : std::string(),
+              ")."));
+    }
   } else if (v == "latency_bound") {
     steps = {
         "Give the GPU more parallel work: larger batches, or several "
@@ -91,6 +155,25 @@ std::vector<std::string> NextStepsFor(const Report& report) {
         "Capture the dependent chain in a CUDA graph to cut per-kernel "
         "latency.",
     };
+    TimeNs queued = 0, small_grid = 0;
+    for (const DeviceReport& d : report.devices) {
+      queued += d.idle_by_cause[IdleCause::kQueueLatency];
+      small_grid += d.small_grid_kernel_ns;
+    }
+    if (queued > small_grid) {
+      steps.insert(
+          steps.begin(),
+          absl::StrCat(
+              "The GPU sat idle ", FormatDuration(queued),
+              " with work already queued: find what that work waited for",
+              report.gpu_side_waits > 0
+                  ? absl::StrCat(" (", report.gpu_side_waits,
+                                 " cudaStreamWaitEvent cross-stream waits)")
+                  : std::string(),
+              ", events, collectives with other ranks, or a serial chain of "
+              "dependent kernels; the per-stream breakdown below shows which "
+              "streams wait."));
+    }
   } else if (!report.has_gpu_activity) {
     steps = {
         "Record with GPU collection enabled (feedprof record) and make sure "

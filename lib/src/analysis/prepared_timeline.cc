@@ -36,6 +36,17 @@ struct CorrelationTable {
   }
 };
 
+// Which of two calls with one correlation id launched the op: the runtime
+// call over a driver call it made (CUPTI and Nsight record both), else the
+// outer one (starts first, or ends last when they start together).
+bool PreferredLauncher(const ApiCall& a, const ApiCall& b) {
+  const bool a_runtime = a.domain == ApiDomain::kRuntime;
+  const bool b_runtime = b.domain == ApiDomain::kRuntime;
+  if (a_runtime != b_runtime) return a_runtime;
+  if (a.start != b.start) return a.start < b.start;
+  return a.end > b.end;
+}
+
 }  // namespace
 
 absl::StatusOr<PreparedTimeline> PreparedTimeline::Build(
@@ -188,9 +199,8 @@ void PreparedTimeline::JoinCorrelations(bool /*exclude_unmatched*/) {
     }
     if (cached->use_dense) {
       int32_t& slot = cached->dense[call.correlation - cached->min];
-      // Duplicates (a runtime call and the driver call it made): keep the
-      // outer one, which starts first.
-      if (slot < 0 || call.start < calls[static_cast<size_t>(slot)].start) {
+      if (slot < 0 ||
+          PreferredLauncher(call, calls[static_cast<size_t>(slot)])) {
         slot = static_cast<int32_t>(i);
       }
     } else {
@@ -202,10 +212,10 @@ void PreparedTimeline::JoinCorrelations(bool /*exclude_unmatched*/) {
     std::sort(t.sparse.begin(), t.sparse.end(),
               [&calls](const auto& a, const auto& b) {
                 if (a.first != b.first) return a.first < b.first;
-                return calls[static_cast<size_t>(a.second)].start <
-                       calls[static_cast<size_t>(b.second)].start;
+                return PreferredLauncher(calls[static_cast<size_t>(a.second)],
+                                         calls[static_cast<size_t>(b.second)]);
               });
-    // Keep the first (outermost) call of each id.
+    // Keep the preferred call of each id.
     t.sparse.erase(std::unique(t.sparse.begin(), t.sparse.end(),
                                [](const auto& a, const auto& b) {
                                  return a.first == b.first;
@@ -373,6 +383,7 @@ void PreparedTimeline::BuildThreads() {
     }
     return threads_[it->second];
   };
+  api_top_.assign(calls.size(), -1);
   ThreadView* cached = nullptr;
   for (uint32_t index : api_window_) {
     const ApiCall& c = calls[index];
@@ -384,10 +395,15 @@ void PreparedTimeline::BuildThreads() {
     if (!cached->calls.empty() && c.start < cached->calls.back().end) {
       ThreadCall& outer = cached->calls.back();  // nested: fold in
       outer.end = std::max(outer.end, c.end);
-      if (outer.sync == SyncReason::kNone) outer.sync = sync;
+      if (outer.sync == SyncReason::kNone && sync != SyncReason::kNone) {
+        outer.sync = sync;
+        outer.sync_api = index;
+      }
+      api_top_[index] = static_cast<int32_t>(outer.api);
       continue;
     }
-    cached->calls.push_back(ThreadCall{c.start, c.end, index, sync});
+    api_top_[index] = static_cast<int32_t>(index);
+    cached->calls.push_back(ThreadCall{c.start, c.end, index, sync, index});
   }
 
   const auto& samples = timeline_->thread_samples;

@@ -39,12 +39,16 @@ struct DeviceView {
   std::vector<OpRef> excluded;  // launched before recording began
 };
 
-// A top-level API call of a thread (nested calls folded into it).
+// A top-level API call of a thread (nested calls folded into it). CUPTI and
+// Nsight record a runtime call and the driver calls it makes; folding keeps
+// their time counted once. A sync is named by the outermost call that
+// blocks (cudaStreamSynchronize, not the cuStreamSynchronize inside it).
 struct ThreadCall {
   TimeNs start = 0;
   TimeNs end = 0;
   uint32_t api = 0;
   SyncReason sync = SyncReason::kNone;
+  uint32_t sync_api = 0;  // the call that gives `sync`; valid when blocking
 };
 
 struct ThreadView {
@@ -74,6 +78,16 @@ class PreparedTimeline {
   }
   // The op a call launched (first one by correlation), -1 when none.
   int32_t OpOf(uint32_t api) const { return api_op_[api]; }
+  // Whether `op` is the first op of its launching call: false for the
+  // second and later kernels of a graph launch (they were submitted with
+  // the graph, not by a call of their own).
+  bool FirstOpOfCall(const OpRef& op) const {
+    return op.api < 0 ||
+           api_op_[static_cast<size_t>(op.api)] == static_cast<int32_t>(op.op);
+  }
+  // The top-level call of the thread that contains call `api` (itself when
+  // not nested), -1 for calls outside the window or the selection.
+  int32_t TopOf(uint32_t api) const { return api_top_[api]; }
   SyncReason SyncReasonOf(uint32_t api) const;
 
   const std::vector<DeviceView>& devices() const { return devices_; }
@@ -101,6 +115,7 @@ class PreparedTimeline {
   std::vector<ApiClass> api_class_;
   std::vector<int32_t> op_api_;
   std::vector<int32_t> api_op_;
+  std::vector<int32_t> api_top_;
   std::vector<DeviceView> devices_;
   std::vector<ThreadView> threads_;
   std::unordered_map<uint64_t, uint32_t> thread_index_;

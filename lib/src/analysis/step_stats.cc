@@ -1,27 +1,55 @@
-// Steps: the iterations of a training or inference loop, from a user-named
-// range, from PyTorch's ProfilerStep#N, or from NVTX/annotation ranges whose
-// name says "step" or "iteration".
+// Steps: the iterations of a training or inference loop (docs/metrics.md,
+// "Steps"). In order: the user's --step-range NAME; PyTorch's
+// ProfilerStep#N; NVTX/annotation ranges whose whole name is a step name
+// ("step", "train_step", "iteration", "Step 12", "iter#3", ...). Names that
+// merely contain "step" ("optimizer.step", "domain-step") are not loop
+// steps. Among step names the one with ranges at depth 0 wins, then the most
+// frequent, then the longest in total; a name seen once is no loop.
 //
 // Step time is what users feel; the per-step GPU busy share says how much of
-// each step the GPU worked. When several names look like steps, the one with
-// the largest total duration (the outermost) is taken.
+// each step the GPU worked.
 #include <algorithm>
 #include <cctype>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <vector>
 
 #include "analysis/analysis_passes.h"
 
 namespace feedprof::analysis {
 namespace {
 
-bool LooksLikeStep(std::string_view name) {
+// The step name `name` stands for ("step" for "Step 12", "train_step" for
+// "train_step#3"), "" when it is no step name. Case-insensitive; a trailing
+// number with an optional separator (space, '#', '_', '-', ':') is the step
+// index.
+std::string StepNameKey(std::string_view name) {
   std::string lower(name);
   for (char& ch : lower) {
     ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   }
-  return lower.find("step") != std::string::npos ||
-         lower.find("iteration") != std::string::npos;
+  size_t end = lower.size();
+  while (end > 0 && std::isdigit(static_cast<unsigned char>(lower[end - 1]))) {
+    --end;
+  }
+  const bool numbered = end < lower.size();
+  if (numbered) {
+    while (end > 0 && (lower[end - 1] == ' ' || lower[end - 1] == '#' ||
+                       lower[end - 1] == '_' || lower[end - 1] == '-' ||
+                       lower[end - 1] == ':')) {
+      --end;
+    }
+  }
+  lower.resize(end);
+  static constexpr std::string_view kStepNames[] = {
+      "step",           "train_step", "training_step", "train step",
+      "training step",  "iteration",  "iter",          "train_iteration",
+      "train iteration"};
+  for (std::string_view known : kStepNames) {
+    if (lower == known) return lower;
+  }
+  return "";
 }
 
 bool IsProfilerStep(const Timeline& tl, const Range& r) {
@@ -33,6 +61,82 @@ TimeNs Quantile(std::vector<TimeNs> v, double q) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
   return v[static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
+}
+
+// Ranges with a step name (StepNameKey), grouped by that name; the group
+// with depth-0 ranges, then the most ranges, then the longest in total
+// wins. Groups of one range are no loop. Sets `source` to "range:NAME".
+template <typename InScope>
+std::vector<const Range*> StepNamedRanges(const Timeline& tl,
+                                          const InScope& in_scope,
+                                          std::string* source) {
+  struct Group {
+    std::string key;
+    StringId name = 0;  // the first name as written, for the report
+    bool one_name = true;
+    bool top_level = false;
+    uint64_t count = 0;
+    TimeNs total = 0;
+  };
+  std::vector<Group> groups;
+  // Per interned name: index into groups, -1 not a step name, -2 unseen.
+  std::vector<int32_t> group_of(tl.strings.size(), -2);
+  for (const Range& r : tl.ranges) {
+    if (!in_scope(r) || r.name >= group_of.size() ||
+        (r.source != RangeSource::kNvtx &&
+         r.source != RangeSource::kUserAnnotation)) {
+      continue;
+    }
+    int32_t& g = group_of[r.name];
+    if (g == -2) {
+      const std::string key = StepNameKey(tl.strings.Get(r.name));
+      g = -1;
+      if (!key.empty()) {
+        for (size_t i = 0; i < groups.size(); ++i) {
+          if (groups[i].key == key) g = static_cast<int32_t>(i);
+        }
+        if (g < 0) {
+          groups.push_back({key, r.name});
+          g = static_cast<int32_t>(groups.size() - 1);
+        }
+      }
+    }
+    if (g < 0) continue;
+    Group& group = groups[static_cast<size_t>(g)];
+    group.one_name &= group.name == r.name;
+    group.top_level |= r.depth == 0;
+    ++group.count;
+    group.total += r.end - r.start;
+  }
+  const Group* best = nullptr;
+  int32_t best_index = -1;
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const Group& g = groups[i];
+    if (g.count < 2) continue;
+    const bool better =
+        best == nullptr ||
+        std::tie(g.top_level, g.count, g.total) >
+            std::tie(best->top_level, best->count, best->total);
+    if (better) {
+      best = &g;
+      best_index = static_cast<int32_t>(i);
+    }
+  }
+  std::vector<const Range*> chosen;
+  if (best == nullptr) return chosen;
+  // "range:train_step", or the common name of "Step 1", "Step 2": "step".
+  *source = "range:" +
+            (best->one_name ? std::string(tl.strings.Get(best->name)) : best->key);
+  for (const Range& r : tl.ranges) {
+    if (in_scope(r) && r.name < group_of.size() &&
+        group_of[r.name] == best_index &&
+        (r.source == RangeSource::kNvtx ||
+         r.source == RangeSource::kUserAnnotation) &&
+        (!best->top_level || r.depth == 0)) {
+      chosen.push_back(&r);
+    }
+  }
+  return chosen;
 }
 
 }  // namespace
@@ -64,36 +168,7 @@ StepReport ComputeSteps(const PreparedTimeline& prepared,
     if (!chosen.empty()) {
       report.source = "ProfilerStep";
     } else {
-      // Step-like names: the one with the largest total duration wins.
-      // Ranges shorter than this are marks or helpers, not loop steps.
-      constexpr TimeNs kMinAutoStepNs = 1'000;
-      std::vector<int8_t> step_like(tl.strings.size(), -1);
-      std::vector<TimeNs> total(tl.strings.size(), 0);
-      StringId best = 0;
-      for (const Range& r : tl.ranges) {
-        if (!in_scope(r) || r.end - r.start < kMinAutoStepNs ||
-            (r.source != RangeSource::kNvtx &&
-             r.source != RangeSource::kUserAnnotation)) {
-          continue;
-        }
-        if (r.name >= step_like.size()) continue;
-        int8_t& like = step_like[r.name];
-        if (like < 0) like = LooksLikeStep(tl.strings.Get(r.name)) ? 1 : 0;
-        if (like == 0) continue;
-        total[r.name] += r.end - r.start;
-        if (best == 0 || total[r.name] > total[best]) best = r.name;
-      }
-      if (best != 0) {
-        report.source = "range:" + std::string(tl.strings.Get(best));
-        for (const Range& r : tl.ranges) {
-          if (in_scope(r) && r.name == best &&
-              r.end - r.start >= kMinAutoStepNs &&
-              (r.source == RangeSource::kNvtx ||
-               r.source == RangeSource::kUserAnnotation)) {
-            chosen.push_back(&r);
-          }
-        }
-      }
+      chosen = StepNamedRanges(tl, in_scope, &report.source);
     }
   }
   if (chosen.empty()) {

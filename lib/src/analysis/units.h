@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "feedprof/timeline.h"
 
@@ -14,6 +15,12 @@ std::string FormatDuration(
     TimeNs ns);  // "850 ns", "12.3 µs", "4.56 ms", "1.23 s"
 std::string FormatPercent(double share);  // 0.1234 → "12.3%"
 std::string FormatBytes(uint64_t bytes);  // "1.5 GiB"
+// A kernel's name for a sentence: the demangled parameter list dropped and
+// at most `max_chars` characters ("..." marks a cut).
+std::string ShortKernelName(std::string_view name, size_t max_chars = 80);
+// "1 call", "3 calls": a count with its noun (regular plural).
+std::string Counted(uint64_t n, const char* noun,
+                    const char* plural = nullptr);
 
 }  // namespace feedprof::analysis
 

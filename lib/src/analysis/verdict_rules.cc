@@ -49,7 +49,7 @@ void AddEvidence(const Report& report, const VerdictSignals& s,
         ", other CUDA calls ",
         FormatDuration(s.idle[IdleCause::kHostWaitCudaApi]), ")."));
     out->push_back(
-        absl::StrCat(l.count, " kernel launches: median launch call ",
+        absl::StrCat(Counted(l.count, "kernel launch call"), ": median call ",
                      FormatDuration(l.median_api_ns), ", median kernel ",
                      FormatDuration(l.median_kernel_ns), "; ",
                      Pct(l.share_kernels_shorter_than_launch),
@@ -65,6 +65,15 @@ void AddEvidence(const Report& report, const VerdictSignals& s,
         ", off-CPU waiting on other threads ",
         FormatDuration(s.idle[IdleCause::kHostWaitOffCpuWait]), ", unknown ",
         FormatDuration(s.idle[IdleCause::kHostWaitUnknown]), ")."));
+    if (const ThreadReport* busiest = BusiestProgramThread(report.host)) {
+      out->push_back(absl::StrCat(
+          "Busiest program thread: ", ThreadName(*busiest), " on-CPU ",
+          Pct(busiest->cpu_share), " of its sampled time (",
+          FormatDuration(busiest->cpu_user_ns + busiest->cpu_system_ns),
+          " CPU); all program threads ",
+          FormatDuration(report.host.program_cpu_ns),
+          " CPU (profiler threads excluded)."));
+    }
     if (report.host.dataloader_ranges > 0) {
       out->push_back(absl::StrCat(
           "The main process spent ", FormatDuration(report.host.dataloader_ns),
@@ -73,7 +82,8 @@ void AddEvidence(const Report& report, const VerdictSignals& s,
     }
     if (!report.host.workers.empty()) {
       out->push_back(absl::StrCat(
-          report.host.workers.size(), " worker processes used ",
+          Counted(report.host.workers.size(), "worker process",
+                  "worker processes"), " used ",
           FormatDuration(report.host.workers_cpu_ns), " of CPU time."));
     }
   } else if (verdict == "io_bound") {
@@ -90,8 +100,8 @@ void AddEvidence(const Report& report, const VerdictSignals& s,
     if (!report.sync_points.empty()) {
       const SyncPoint& p = report.sync_points.front();
       out->push_back(absl::StrCat(
-          "Top sync point: ", p.api, " (", p.reason, ") ", p.count,
-          " calls blocked the host ", FormatDuration(p.blocked_ns), " (",
+          "Top sync point: ", p.api, " (", p.reason, ") ",
+          Counted(p.count, "call"), " blocked the host ", FormatDuration(p.blocked_ns), " (",
           Pct(p.wall_share), " of wall time), GPU idle after: ",
           FormatDuration(p.idle_after_ns), "."));
     }
@@ -117,12 +127,20 @@ void AddEvidence(const Report& report, const VerdictSignals& s,
         "The GPU is busy ", Pct(s.busy_share),
         " of its span; kernels and copies, not the host, set the pace."));
   } else if (verdict == "latency_bound") {
-    out->push_back(
-        absl::StrCat("Queue latency (work already submitted, GPU waiting) is ",
-                     FormatDuration(s.idle[IdleCause::kQueueLatency]),
-                     " and kernels with fewer blocks than SMs run ",
-                     FormatDuration(s.small_grid_ns), ": ", Pct(s.latency),
-                     " of the span."));
+    out->push_back(absl::StrCat(
+        "Little parallel work: ", Pct(s.latency),
+        " of the span is queue latency (the GPU idle with work already "
+        "submitted, ",
+        FormatDuration(s.idle[IdleCause::kQueueLatency]),
+        ") and kernels with fewer blocks than SMs (",
+        FormatDuration(s.small_grid_ns), ")."));
+    if (report.gpu_side_waits > 0 &&
+        s.idle[IdleCause::kQueueLatency] > s.small_grid_ns) {
+      out->push_back(absl::StrCat(
+          Counted(report.gpu_side_waits, "cudaStreamWaitEvent call"),
+          " made streams wait on each other: queued work can idle the GPU "
+          "while it waits for an event."));
+    }
     out->push_back(absl::StrCat("Median kernel ",
                                 FormatDuration(l.median_kernel_ns),
                                 "; the host was not the limit."));

@@ -8,6 +8,9 @@
 
 #include <algorithm>
 #include <array>
+#include <string>
+
+#include "absl/strings/str_cat.h"
 
 namespace feedprof::analysis {
 namespace {
@@ -21,6 +24,28 @@ bool SyncClaimsInLongGaps(IdleCause c) {
 }
 
 }  // namespace
+
+// The program thread (never a profiler thread: HostReport keeps those
+// apart) that used the most CPU, nullptr without samples.
+const ThreadReport* BusiestProgramThread(const HostReport& host) {
+  const ThreadReport* best = nullptr;
+  for (const ThreadReport& t : host.threads) {
+    if (!t.samples) continue;
+    if (best == nullptr || t.cpu_user_ns + t.cpu_system_ns >
+                               best->cpu_user_ns + best->cpu_system_ns) {
+      best = &t;
+    }
+  }
+  return best != nullptr && best->cpu_user_ns + best->cpu_system_ns > 0
+             ? best
+             : nullptr;
+}
+
+std::string ThreadName(const ThreadReport& t) {
+  return t.name.empty() ? absl::StrCat("thread ", t.pid, "/", t.tid)
+                        : absl::StrCat("\"", t.name, "\" (", t.pid, "/",
+                                       t.tid, ")");
+}
 
 VerdictSignals ComputeVerdictSignals(const Report& report) {
   VerdictSignals s;

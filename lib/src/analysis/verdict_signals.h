@@ -6,6 +6,8 @@
 #ifndef FEEDPROF_ANALYSIS_VERDICT_SIGNALS_H_
 #define FEEDPROF_ANALYSIS_VERDICT_SIGNALS_H_
 
+#include <string>
+
 #include "feedprof/analysis.h"
 
 namespace feedprof::analysis {
@@ -34,6 +36,13 @@ struct VerdictSignals {
 };
 
 VerdictSignals ComputeVerdictSignals(const Report& report);
+
+// The program thread that used the most CPU (profiler threads are never in
+// HostReport::threads), nullptr without samples or CPU time. Evidence and
+// next steps name it.
+const ThreadReport* BusiestProgramThread(const HostReport& host);
+// "\"name\" (pid/tid)", or "thread pid/tid" when unnamed.
+std::string ThreadName(const ThreadReport& t);
 
 }  // namespace feedprof::analysis
 

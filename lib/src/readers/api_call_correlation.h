@@ -24,10 +24,10 @@ class ApiCallCorrelationChain {
   // correlation_id when present and nonzero, else the previous call's id
   // plus its correlation_delta. Call once per call, in order.
   uint64_t Next(const trace::ApiCall& call) {
-    previous_ = call.correlation_id() != 0
-                    ? call.correlation_id()
-                    : previous_ + static_cast<uint64_t>(
-                                      call.correlation_delta());
+    previous_ =
+        call.correlation_id() != 0
+            ? call.correlation_id()
+            : previous_ + static_cast<uint64_t>(call.correlation_delta());
     return previous_;
   }
 

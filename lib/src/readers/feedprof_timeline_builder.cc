@@ -624,8 +624,8 @@ void FeedprofTimelineBuilder::ResolveSectionIds() {
   for (size_t i = section_.counters_begin; i < t.counters.size(); ++i) {
     t.counters[i].name = ResolveString(t.counters[i].name);
   }
-  for (size_t i = section_.nvtx_categories_begin;
-       i < t.nvtx_categories.size(); ++i) {
+  for (size_t i = section_.nvtx_categories_begin; i < t.nvtx_categories.size();
+       ++i) {
     t.nvtx_categories[i].domain = ResolveString(t.nvtx_categories[i].domain);
     t.nvtx_categories[i].name = ResolveString(t.nvtx_categories[i].name);
   }

@@ -152,6 +152,96 @@ void WriteVerdict(JsonWriter& w, const Verdict& v) {
   w.EndObject();
 }
 
+// Medians of empty sets are null, not 0: nothing was measured.
+void IntOrNull(JsonWriter& w, const char* key, bool known, int64_t v) {
+  w.Key(key);
+  if (known) {
+    w.Int(v);
+  } else {
+    w.Null();
+  }
+}
+
+void WriteLaunch(JsonWriter& w, const LaunchStats& l) {
+  const bool launches = l.count > l.graph_launches;
+  const bool delays = !l.max_launch_delay_kernel.empty();
+  w.BeginObject();
+  w.Key("count");
+  w.Uint(l.count);
+  w.Key("kernels");
+  w.Uint(l.kernels);
+  w.Key("graph_launches");
+  w.Uint(l.graph_launches);
+  w.Key("graph_kernels");
+  w.Uint(l.graph_kernels);
+  IntOrNull(w, "median_api_ns", launches, l.median_api_ns);
+  IntOrNull(w, "median_graph_launch_api_ns", l.graph_launches > 0,
+            l.median_graph_launch_api_ns);
+  IntOrNull(w, "median_kernel_ns", l.kernels > 0, l.median_kernel_ns);
+  w.Key("share_kernels_shorter_than_launch");
+  w.Double(l.share_kernels_shorter_than_launch);
+  IntOrNull(w, "median_launch_delay_ns", delays, l.median_launch_delay_ns);
+  IntOrNull(w, "p90_launch_delay_ns", delays, l.p90_launch_delay_ns);
+  IntOrNull(w, "max_launch_delay_ns", delays, l.max_launch_delay_ns);
+  w.Key("max_launch_delay_kernel");
+  w.String(l.max_launch_delay_kernel);
+  w.Key("top_kernels");
+  w.BeginArray();
+  for (const KernelTotal& k : l.top_kernels) {
+    w.BeginObject();
+    w.Key("name");
+    w.String(k.name);
+    w.Key("count");
+    w.Uint(k.count);
+    w.Key("total_ns");
+    w.Int(k.total_ns);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
+// One thread of host.threads or host.profiler_threads; CPU figures are null
+// where the trace has no samples for it.
+void WriteThread(JsonWriter& w, const ThreadReport& t) {
+  w.BeginObject();
+  w.Key("pid");
+  w.Int(t.pid);
+  w.Key("tid");
+  w.Int(t.tid);
+  w.Key("name");
+  w.String(t.name);
+  w.Key("api_calls");
+  w.Uint(t.api_calls);
+  w.Key("cuda_api_ns");
+  w.Int(t.cuda_api_ns);
+  w.Key("sync_blocked_ns");
+  w.Int(t.sync_blocked_ns);
+  auto sampled_int = [&w, &t](const char* key, int64_t v) {
+    w.Key(key);
+    if (t.samples) {
+      w.Int(v);
+    } else {
+      w.Null();
+    }
+  };
+  auto sampled_double = [&w, &t](const char* key, double v) {
+    w.Key(key);
+    if (t.samples) {
+      w.Double(v);
+    } else {
+      w.Null();
+    }
+  };
+  sampled_int("cpu_user_ns", t.cpu_user_ns);
+  sampled_int("cpu_system_ns", t.cpu_system_ns);
+  sampled_double("cpu_share", t.cpu_share);
+  sampled_double("running_share", t.running_share);
+  sampled_double("sleeping_share", t.sleeping_share);
+  sampled_double("disk_wait_share", t.disk_wait_share);
+  w.EndObject();
+}
+
 void WriteHost(JsonWriter& w, const Report& r) {
   const HostReport& h = r.host;
   w.BeginObject();
@@ -165,45 +255,24 @@ void WriteHost(JsonWriter& w, const Report& r) {
   w.Double(h.sync_blocked_share);
   w.Key("threads");
   w.BeginArray();
-  for (const ThreadReport& t : h.threads) {
-    w.BeginObject();
-    w.Key("pid");
-    w.Int(t.pid);
-    w.Key("tid");
-    w.Int(t.tid);
-    w.Key("name");
-    w.String(t.name);
-    w.Key("api_calls");
-    w.Uint(t.api_calls);
-    w.Key("cuda_api_ns");
-    w.Int(t.cuda_api_ns);
-    w.Key("sync_blocked_ns");
-    w.Int(t.sync_blocked_ns);
-    auto sampled_int = [&w, &t](const char* key, int64_t v) {
-      w.Key(key);
-      if (t.samples) {
-        w.Int(v);
-      } else {
-        w.Null();
-      }
-    };
-    auto sampled_double = [&w, &t](const char* key, double v) {
-      w.Key(key);
-      if (t.samples) {
-        w.Double(v);
-      } else {
-        w.Null();
-      }
-    };
-    sampled_int("cpu_user_ns", t.cpu_user_ns);
-    sampled_int("cpu_system_ns", t.cpu_system_ns);
-    sampled_double("cpu_share", t.cpu_share);
-    sampled_double("running_share", t.running_share);
-    sampled_double("sleeping_share", t.sleeping_share);
-    sampled_double("disk_wait_share", t.disk_wait_share);
-    w.EndObject();
-  }
+  for (const ThreadReport& t : h.threads) WriteThread(w, t);
   w.EndArray();
+  w.Key("program_cpu_ns");
+  if (h.samples_available) {
+    w.Int(h.program_cpu_ns);
+  } else {
+    w.Null();
+  }
+  w.Key("profiler_threads");
+  w.BeginArray();
+  for (const ThreadReport& t : h.profiler_threads) WriteThread(w, t);
+  w.EndArray();
+  w.Key("profiler_cpu_ns");
+  if (h.samples_available) {
+    w.Int(h.profiler_cpu_ns);
+  } else {
+    w.Null();
+  }
   w.Key("workers");
   w.BeginArray();
   for (const WorkerProcess& p : h.workers) {
@@ -373,26 +442,7 @@ std::string WriteJsonReport(const Report& r) {
   for (const DeviceReport& d : r.devices) WriteDevice(w, d);
   w.EndArray();
   w.Key("launch");
-  w.BeginObject();
-  w.Key("count");
-  w.Uint(r.launch.count);
-  w.Key("kernels");
-  w.Uint(r.launch.kernels);
-  w.Key("median_api_ns");
-  w.Int(r.launch.median_api_ns);
-  w.Key("median_kernel_ns");
-  w.Int(r.launch.median_kernel_ns);
-  w.Key("share_kernels_shorter_than_launch");
-  w.Double(r.launch.share_kernels_shorter_than_launch);
-  w.Key("median_launch_delay_ns");
-  w.Int(r.launch.median_launch_delay_ns);
-  w.Key("p90_launch_delay_ns");
-  w.Int(r.launch.p90_launch_delay_ns);
-  w.Key("max_launch_delay_ns");
-  w.Int(r.launch.max_launch_delay_ns);
-  w.Key("max_launch_delay_kernel");
-  w.String(r.launch.max_launch_delay_kernel);
-  w.EndObject();
+  WriteLaunch(w, r.launch);
   w.Key("sync_points");
   w.BeginArray();
   for (const SyncPoint& p : r.sync_points) {

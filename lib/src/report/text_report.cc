@@ -15,15 +15,32 @@
 namespace feedprof {
 namespace {
 
+using analysis::Counted;
 using analysis::FormatBytes;
 using analysis::FormatDuration;
 using analysis::FormatPercent;
+using analysis::ShortKernelName;
 
 constexpr const char* kNotAvailable = "not available";
 
 void Line(std::string* out, std::string_view text) {
   out->append(text);
   out->push_back('\n');
+}
+
+// "pid/tid name: CUDA …, sync …, cpu …" for one thread.
+std::string ThreadLine(const ThreadReport& t) {
+  const std::string cpu =
+      t.samples ? absl::StrCat("cpu ", FormatPercent(t.cpu_share), " (user ",
+                               FormatDuration(t.cpu_user_ns), ", sys ",
+                               FormatDuration(t.cpu_system_ns), "), running ",
+                               FormatPercent(t.running_share), ", D-state ",
+                               FormatPercent(t.disk_wait_share))
+                : absl::StrCat("cpu ", kNotAvailable);
+  return absl::StrCat("  ", t.pid, "/", t.tid,
+                      t.name.empty() ? "" : " " + t.name, ": CUDA ",
+                      FormatDuration(t.cuda_api_ns), ", sync ",
+                      FormatDuration(t.sync_blocked_ns), ", ", cpu);
 }
 
 void Summary(const Report& r, std::string* out) {
@@ -78,11 +95,13 @@ void Summary(const Report& r, std::string* out) {
     if (!r.sync_points.empty()) {
       const SyncPoint& p = r.sync_points.front();
       Line(out, absl::StrCat("  - sync point ", p.api, " (", p.reason,
-                             "): ", p.count, " calls, blocked ",
-                             FormatDuration(p.blocked_ns)));
+                             "): ", Counted(p.count, "call"), ", blocked ",
+                             FormatDuration(p.blocked_ns), ", GPU idle after ",
+                             FormatDuration(p.idle_after_ns)));
     }
     if (r.steps.available) {
-      Line(out, absl::StrCat("  - ", r.steps.count, " steps (", r.steps.source,
+      Line(out, absl::StrCat("  - ", Counted(r.steps.count, "step"), " (",
+                             r.steps.source,
                              "), median ", FormatDuration(r.steps.median_ns),
                              ", GPU busy ",
                              FormatPercent(r.steps.median_gpu_busy_share),
@@ -97,6 +116,34 @@ void Summary(const Report& r, std::string* out) {
     Line(out, "Warnings:");
     for (const std::string& w : r.warnings) Line(out, absl::StrCat("  ! ", w));
   }
+}
+
+// Medians of empty sets print "not available", never "0 ns".
+std::string DurationOr(bool known, TimeNs ns) {
+  return known ? FormatDuration(ns) : std::string(kNotAvailable);
+}
+
+std::string LaunchLine(const LaunchStats& l) {
+  const uint64_t kernel_launches = l.count - l.graph_launches;
+  std::string line = absl::StrCat("Launches: ", l.count, " calls, ", l.kernels,
+                                  " kernels; median call ",
+                                  DurationOr(kernel_launches > 0,
+                                             l.median_api_ns),
+                                  ", median kernel ",
+                                  DurationOr(l.kernels > 0, l.median_kernel_ns),
+                                  ", shorter than launch ",
+                                  FormatPercent(
+                                      l.share_kernels_shorter_than_launch));
+  if (l.graph_launches > 0) {
+    absl::StrAppend(&line, "; ", l.graph_launches, " graph launches ran ",
+                    l.graph_kernels, " kernels (median graph launch call ",
+                    FormatDuration(l.median_graph_launch_api_ns), ")");
+  }
+  const bool delays = !l.max_launch_delay_kernel.empty();
+  absl::StrAppend(&line, "; launch delay median ",
+                  DurationOr(delays, l.median_launch_delay_ns), ", p90 ",
+                  DurationOr(delays, l.p90_launch_delay_ns));
+  return line;
 }
 
 void Devices(const Report& r, std::string* out) {
@@ -140,12 +187,15 @@ void Devices(const Report& r, std::string* out) {
     }
     Line(out, absl::StrCat("  launch-overhead share ",
                            FormatPercent(d.launch_overhead_share)));
-    Line(out, "  per stream (HTA): stream busy host_wait kernel_wait other");
+    Line(out, "  per stream (HTA idle breakdown):");
+    Line(out, absl::StrFormat("    %8s %10s %10s %11s %10s", "stream", "busy",
+                              "host_wait", "kernel_wait", "other"));
     for (const StreamIdle& s : d.streams) {
-      Line(out, absl::StrCat("    ", s.stream, " ", FormatDuration(s.busy_ns),
-                             " ", FormatDuration(s.host_wait_ns), " ",
-                             FormatDuration(s.kernel_wait_ns), " ",
-                             FormatDuration(s.other_ns)));
+      Line(out, absl::StrFormat("    %8d %10s %10s %11s %10s", s.stream,
+                                FormatDuration(s.busy_ns),
+                                FormatDuration(s.host_wait_ns),
+                                FormatDuration(s.kernel_wait_ns),
+                                FormatDuration(s.other_ns)));
     }
   }
 }
@@ -157,17 +207,14 @@ void Details(const Report& r, const TextReportOptions& o, std::string* out) {
   const LaunchStats& l = r.launch;
   if (r.has_gpu_activity) {
     Line(out, "");
-    Line(out,
-         absl::StrCat("Launches: ", l.count, " calls, ", l.kernels,
-                      " kernels; median call ", FormatDuration(l.median_api_ns),
-                      ", median kernel ", FormatDuration(l.median_kernel_ns),
-                      ", shorter than launch ",
-                      FormatPercent(l.share_kernels_shorter_than_launch),
-                      "; launch delay median ",
-                      FormatDuration(l.median_launch_delay_ns), ", p90 ",
-                      FormatDuration(l.p90_launch_delay_ns)));
+    Line(out, LaunchLine(l));
+    for (const KernelTotal& k : l.top_kernels) {
+      Line(out, absl::StrFormat("  %10s %6d x  %s", FormatDuration(k.total_ns),
+                                k.count, ShortKernelName(k.name, 100)));
+    }
     Line(out, "");
-    Line(out, absl::StrCat("Sync points (", r.sync_points.size(), " groups, ",
+    Line(out, absl::StrCat("Sync points (",
+                           Counted(r.sync_points.size(), "group"), ", ",
                            r.gpu_side_waits,
                            " GPU-side stream waits not counted):"));
     int rows = 0;
@@ -200,24 +247,36 @@ void Details(const Report& r, const TextReportOptions& o, std::string* out) {
   }
   const HostReport& h = r.host;
   Line(out, "");
-  Line(out, absl::StrCat("Host: CUDA calls ", FormatDuration(h.cuda_api_ns),
-                         ", blocked in syncs ",
-                         FormatDuration(h.sync_blocked_ns), "; CPU samples ",
-                         h.samples_available ? "available" : kNotAvailable));
+  Line(out, absl::StrCat(
+                "Host: CUDA calls ", FormatDuration(h.cuda_api_ns),
+                ", blocked in syncs ", FormatDuration(h.sync_blocked_ns),
+                "; program CPU ",
+                h.samples_available ? FormatDuration(h.program_cpu_ns)
+                                    : std::string(kNotAvailable)));
   int rows = 0;
   for (const ThreadReport& t : h.threads) {
     if (rows++ >= o.max_rows) break;
-    std::string cpu =
-        t.samples ? absl::StrCat("cpu ", FormatPercent(t.cpu_share), " (user ",
-                                 FormatDuration(t.cpu_user_ns), ", sys ",
-                                 FormatDuration(t.cpu_system_ns), "), running ",
-                                 FormatPercent(t.running_share), ", D-state ",
-                                 FormatPercent(t.disk_wait_share))
-                  : absl::StrCat("cpu ", kNotAvailable);
-    Line(out, absl::StrCat("  ", t.pid, "/", t.tid,
-                           t.name.empty() ? "" : " " + t.name, ": CUDA ",
-                           FormatDuration(t.cuda_api_ns), ", sync ",
-                           FormatDuration(t.sync_blocked_ns), ", ", cpu));
+    Line(out, ThreadLine(t));
+  }
+  if (!h.profiler_threads.empty()) {
+    const TimeNs wall = r.window.end - r.window.start;
+    Line(out, absl::StrCat(
+                  "  profiler overhead (not counted above): ",
+                  h.samples_available
+                      ? absl::StrCat(
+                            FormatDuration(h.profiler_cpu_ns), " CPU in ",
+                            h.profiler_threads.size(), " feedprof threads (",
+                            FormatPercent(wall > 0
+                                              ? static_cast<double>(
+                                                    h.profiler_cpu_ns) /
+                                                    static_cast<double>(wall)
+                                              : 0.0),
+                            " of one core over the window)")
+                      : absl::StrCat(h.profiler_threads.size(),
+                                     " feedprof threads, CPU ", kNotAvailable)));
+    for (const ThreadReport& t : h.profiler_threads) {
+      Line(out, absl::StrCat("  ", ThreadLine(t)));
+    }
   }
   for (const WorkerProcess& w : h.workers) {
     Line(out, absl::StrCat("  worker ", w.pid, " (", w.command, "): cpu ",
