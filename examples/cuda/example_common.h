@@ -11,14 +11,14 @@
 #include <cstdlib>
 #include <string>
 
-#define EXAMPLE_CHECK(call)                                            \
-  do {                                                                 \
-    cudaError_t err_ = (call);                                         \
-    if (err_ != cudaSuccess) {                                         \
+#define EXAMPLE_CHECK(call)                                              \
+  do {                                                                   \
+    cudaError_t err_ = (call);                                           \
+    if (err_ != cudaSuccess) {                                           \
       std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, \
-                   #call, cudaGetErrorString(err_));                   \
-      std::exit(1);                                                    \
-    }                                                                  \
+                   #call, cudaGetErrorString(err_));                     \
+      std::exit(1);                                                      \
+    }                                                                    \
   } while (0)
 
 namespace example {

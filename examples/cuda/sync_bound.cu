@@ -38,8 +38,8 @@ int main(int argc, char** argv) {
       Reduce<<<1, 32, 0, stream>>>(x, n, out);
       float host_value = 0;
       // .item()-style readback: synchronous 4-byte D2H copy + stream sync.
-      EXAMPLE_CHECK(cudaMemcpy(&host_value, out, sizeof(float),
-                               cudaMemcpyDeviceToHost));
+      EXAMPLE_CHECK(
+          cudaMemcpy(&host_value, out, sizeof(float), cudaMemcpyDeviceToHost));
       EXAMPLE_CHECK(cudaStreamSynchronize(stream));
       // Allocation churn in the loop.
       float* scratch = nullptr;

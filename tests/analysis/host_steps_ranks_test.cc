@@ -14,6 +14,23 @@ namespace {
 using testing::TimelineBuilder;
 using testing::Us;
 
+// A forked worker "pt_data_worker" with process counters at 0 and 10 µs.
+void AddForkedWorker(TimelineBuilder& b, int32_t pid, TimeNs user,
+                     TimeNs system) {
+  Process worker;
+  worker.pid = pid;
+  worker.ppid = TimelineBuilder::kPid;
+  worker.origin = "fork";
+  worker.command = "pt_data_worker";
+  b.timeline().processes.push_back(worker);
+  ProcessSample s0, s1;
+  s0.pid = s1.pid = pid;
+  s1.ts = Us(10);
+  s1.user_ns = user;
+  s1.system_ns = system;
+  b.timeline().process_samples = {s0, s1};
+}
+
 TEST(HostStatsTest, PerThreadCpuStateAndCudaTime) {
   TimelineBuilder b;
   b.Launch(0, 10, 12, 50);
@@ -56,10 +73,10 @@ TEST(HostStatsTest, ProfilerThreadsAreOverheadNotProgram) {
   b.Sample(t, t, ThreadState::kRunning, /*tid=*/201);
   b.Sample(0, 0, ThreadState::kSleeping, /*tid=*/202);
   b.Sample(t, 100, ThreadState::kSleeping, /*tid=*/202);
-  b.timeline().threads = {{TimelineBuilder::kPid, TimelineBuilder::kTid,
-                           "main", true},
-                          {TimelineBuilder::kPid, 201, "feedprof-sample", false},
-                          {TimelineBuilder::kPid, 202, "feedprof-writer", false}};
+  b.timeline().threads = {
+      {TimelineBuilder::kPid, TimelineBuilder::kTid, "main", true},
+      {TimelineBuilder::kPid, 201, "feedprof-sample", false},
+      {TimelineBuilder::kPid, 202, "feedprof-writer", false}};
   const Report r = *Analyze(b.timeline(), {});
   ASSERT_EQ(r.host.threads.size(), 1u);
   EXPECT_EQ(r.host.threads[0].name, "main");
@@ -82,8 +99,7 @@ TEST(HostStatsTest, ProfilerThreadsAreOverheadNotProgram) {
   const std::string json = WriteJsonReport(r);
   EXPECT_NE(json.find("\"profiler_threads\": [\n"), std::string::npos);
   EXPECT_NE(json.find("\"name\": \"feedprof-sample\""), std::string::npos);
-  EXPECT_NE(json.find(absl::StrCat("\"profiler_cpu_ns\": ",
-                                   Us(t) + Us(100))),
+  EXPECT_NE(json.find(absl::StrCat("\"profiler_cpu_ns\": ", Us(t) + Us(100))),
             std::string::npos);
   const std::string text = WriteTextReport(r, {});
   EXPECT_NE(text.find("profiler overhead (not counted above)"),
@@ -94,16 +110,7 @@ TEST(HostStatsTest, ProfilerThreadsAreOverheadNotProgram) {
 TEST(HostStatsTest, WorkerCpuExcludesItsProfilerThreads) {
   TimelineBuilder b;
   b.Launch(0, 1, 2, 10);
-  Process worker;
-  worker.pid = 300;
-  worker.ppid = TimelineBuilder::kPid;
-  worker.origin = "fork";
-  b.timeline().processes.push_back(worker);
-  ProcessSample s0, s1;
-  s0.pid = s1.pid = 300;
-  s1.ts = Us(10);
-  s1.user_ns = Us(8);
-  b.timeline().process_samples = {s0, s1};
+  AddForkedWorker(b, 300, Us(8), 0);
   b.Sample(0, 0, ThreadState::kSleeping, /*tid=*/301, /*pid=*/300);
   b.Sample(10, 3, ThreadState::kSleeping, /*tid=*/301, /*pid=*/300);
   b.timeline().threads = {{300, 301, "feedprof-sample", false}};
@@ -116,19 +123,7 @@ TEST(HostStatsTest, WorkerCpuExcludesItsProfilerThreads) {
 TEST(HostStatsTest, ForkedWorkersAreListed) {
   TimelineBuilder b;
   b.Launch(0, 1, 2, 10);
-  Process worker;
-  worker.pid = 300;
-  worker.ppid = TimelineBuilder::kPid;
-  worker.origin = "fork";
-  worker.command = "pt_data_worker";
-  b.timeline().processes.push_back(worker);
-  ProcessSample s0, s1;
-  s0.pid = s1.pid = 300;
-  s0.ts = Us(0);
-  s1.ts = Us(10);
-  s1.user_ns = Us(8);
-  s1.system_ns = Us(1);
-  b.timeline().process_samples = {s0, s1};
+  AddForkedWorker(b, 300, Us(8), Us(1));
   const Report r = *Analyze(b.timeline(), {});
   ASSERT_EQ(r.host.workers.size(), 1u);
   EXPECT_EQ(r.host.workers[0].pid, 300);

@@ -23,22 +23,27 @@ void Driver(TimelineBuilder& b, std::string_view name, double start_us,
   c.correlation = corr;
 }
 
-TEST(NestedApiCallsTest, DriverSyncInsideRuntimeSyncIsOneSyncPoint) {
+// The report has one sync point: `api`, called once, blocked `blocked`.
+void ExpectOneSyncPoint(const Report& r, std::string_view api, TimeNs blocked) {
+  ASSERT_EQ(r.sync_points.size(), 1u);
+  EXPECT_EQ(r.sync_points[0].api, api);
+  EXPECT_EQ(r.sync_points[0].count, 1u);
+  EXPECT_EQ(r.sync_points[0].blocked_ns, blocked);
+}
+
+TEST(AnalysisNestedCallsTest, DriverSyncInsideRuntimeSyncIsOneSyncPoint) {
   TimelineBuilder b;
   b.Launch(0, 5, 6, 40);
   b.Api("cudaStreamSynchronize", 5, 45);
   Driver(b, "cuStreamSynchronize", 6, 44, /*corr=*/0);
   b.Launch(46, 50, 51, 60);
   const Report r = *Analyze(b.timeline(), {});
-  ASSERT_EQ(r.sync_points.size(), 1u);
-  EXPECT_EQ(r.sync_points[0].api, "cudaStreamSynchronize");
-  EXPECT_EQ(r.sync_points[0].count, 1u);
-  EXPECT_EQ(r.sync_points[0].blocked_ns, Us(40));
+  ExpectOneSyncPoint(r, "cudaStreamSynchronize", Us(40));
   EXPECT_EQ(r.host.sync_blocked_ns, Us(40));
   EXPECT_EQ(r.host.cuda_api_ns, Us(5 + 40 + 4));
 }
 
-TEST(NestedApiCallsTest, OpsJoinTheRuntimeCallOverTheDriverCall) {
+TEST(AnalysisNestedCallsTest, OpsJoinTheRuntimeCallOverTheDriverCall) {
   TimelineBuilder b;
   // The driver call is listed first and starts with the runtime call, as
   // exporters write records that start in the same nanosecond.
@@ -54,14 +59,10 @@ TEST(NestedApiCallsTest, OpsJoinTheRuntimeCallOverTheDriverCall) {
   copy.src_kind = MemoryKind::kPageable;
   copy.dst_kind = MemoryKind::kDevice;
   b.Launch(31, 35, 36, 50);
-  const Report r = *Analyze(b.timeline(), {});
-  ASSERT_EQ(r.sync_points.size(), 1u);
-  EXPECT_EQ(r.sync_points[0].api, "cudaMemcpyAsync");
-  EXPECT_EQ(r.sync_points[0].count, 1u);
-  EXPECT_EQ(r.sync_points[0].blocked_ns, Us(30));
+  ExpectOneSyncPoint(*Analyze(b.timeline(), {}), "cudaMemcpyAsync", Us(30));
 }
 
-TEST(NestedApiCallsTest, DriverLaunchInsideRuntimeLaunchCountsOnce) {
+TEST(AnalysisNestedCallsTest, DriverLaunchInsideRuntimeLaunchCountsOnce) {
   TimelineBuilder b;
   for (int i = 0; i < 4; ++i) {
     const double t = 20.0 * i;
@@ -77,7 +78,7 @@ TEST(NestedApiCallsTest, DriverLaunchInsideRuntimeLaunchCountsOnce) {
   EXPECT_EQ(r.host.cuda_api_ns, Us(40));
 }
 
-TEST(GraphLaunchTest, OneCallManyKernelsCountsOnceWithOneLaunchDelay) {
+TEST(AnalysisGraphLaunchTest, OneCallForManyKernels) {
   TimelineBuilder b;
   b.Launch(0, 4, 5, 10);
   // The graph launch call is still returning while its kernels run.

@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
-
 #include "feedprof/analysis.h"
 #include "feedprof/report.h"
 
@@ -110,8 +109,7 @@ TEST(RealTracesTest, ResNetNanosecondResolution) {
   std::vector<std::pair<double, double>> as_double;
   for (const GpuOp& op : tl.gpu_ops) {
     auto to_us = [](TimeNs ns) {
-      const std::string text =
-          absl::StrFormat("%d.%03d", ns / 1000, ns % 1000);
+      const std::string text = absl::StrFormat("%d.%03d", ns / 1000, ns % 1000);
       return std::strtod(text.c_str(), nullptr);
     };
     const double ts = to_us(op.start);

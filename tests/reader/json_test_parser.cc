@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <limits>
 
-#include "readers/utf8.h"
+#include "common/utf8.h"
 
 namespace feedprof::testing {
 namespace {
@@ -134,7 +134,7 @@ class Parser {
       }
       if (c < 0x20) return false;  // raw control character
       if (c >= 0x80) {
-        const size_t n = readers::Utf8SequenceLength(in_.substr(pos_));
+        const size_t n = common::Utf8SequenceLength(in_.substr(pos_));
         if (n == 0) return false;
         out->append(in_.substr(pos_, n));
         pos_ += n;

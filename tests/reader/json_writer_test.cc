@@ -1,16 +1,16 @@
 // JSON escaping and number printing of the dump's writer, read back with a
 // strict parser.
-#include "readers/json_writer.h"
+#include "common/json_writer.h"
 
 #include <gtest/gtest.h>
 
 #include <limits>
 #include <string>
 
-#include "readers/utf8.h"
+#include "common/utf8.h"
 #include "tests/reader/json_test_parser.h"
 
-namespace feedprof::readers {
+namespace feedprof::common {
 namespace {
 
 std::string Quoted(std::string_view s) {
@@ -76,5 +76,22 @@ TEST(JsonWriter, PlacesCommasAndPrintsNumbersExactly) {
   EXPECT_TRUE(testing::ParseJson(out).has_value());
 }
 
+TEST(JsonWriter, PrettyStyleIndentsAndEndsWithANewline) {
+  JsonWriter w(JsonWriter::Style::kPretty);
+  w.BeginObject().Key("a").Int(1).Key("b").BeginArray().String("x").Null();
+  w.EndArray().Key("c").BeginObject().EndObject().EndObject();
+  EXPECT_EQ(w.str(),
+            "{\n  \"a\": 1,\n  \"b\": [\n    \"x\",\n    null\n  ],\n"
+            "  \"c\": {}\n}\n");
+}
+
+TEST(JsonWriter, CompactStyleHasNoWhitespace) {
+  std::string out;
+  JsonWriter w(&out);
+  w.BeginObject().Key("a").BeginArray().Int(-2).Double(0.5).EndArray();
+  w.EndObject();
+  EXPECT_EQ(out, R"({"a":[-2,0.5]})");
+}
+
 }  // namespace
-}  // namespace feedprof::readers
+}  // namespace feedprof::common

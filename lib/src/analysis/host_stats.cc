@@ -13,8 +13,8 @@
 // never counts as the program's CPU time, CUDA time or worker CPU time, so it
 // cannot pose as preprocessing work.
 #include <algorithm>
-#include <unordered_map>
 #include <string>
+#include <unordered_map>
 
 #include "analysis/analysis_passes.h"
 

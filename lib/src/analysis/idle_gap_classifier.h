@@ -7,8 +7,9 @@
 // I/O or waiting — is the next question; the time after L.start is launch
 // overhead; work submitted before the GPU went idle (L.end ≤ a) waited in
 // the queue, as did the later kernels of a graph launch (only the graph's
-// first kernel is the launch's own). Thread samples (cumulative CPU time and state) split the time
-// outside CUDA calls; without them it is "unknown", never guessed.
+// first kernel is the launch's own). Thread samples (cumulative CPU time and
+// state) split the time outside CUDA calls; without them it is "unknown", never
+// guessed.
 #ifndef FEEDPROF_ANALYSIS_IDLE_GAP_CLASSIFIER_H_
 #define FEEDPROF_ANALYSIS_IDLE_GAP_CLASSIFIER_H_
 

@@ -94,12 +94,11 @@ LaunchStats ComputeLaunchStats(const PreparedTimeline& prepared) {
   std::erase_if(by_name, [](const KernelTotal& k) { return k.count == 0; });
   constexpr size_t kTopKernels = 5;
   const size_t top = std::min(kTopKernels, by_name.size());
-  std::partial_sort(by_name.begin(),
-                    by_name.begin() + static_cast<std::ptrdiff_t>(top),
-                    by_name.end(),
-                    [](const KernelTotal& a, const KernelTotal& b) {
-                      return a.total_ns > b.total_ns;
-                    });
+  std::partial_sort(
+      by_name.begin(), by_name.begin() + static_cast<std::ptrdiff_t>(top),
+      by_name.end(), [](const KernelTotal& a, const KernelTotal& b) {
+        return a.total_ns > b.total_ns;
+      });
   by_name.resize(top);
   s.top_kernels = std::move(by_name);
   s.median_kernel_ns = Quantile(kernel_ns, 0.5);

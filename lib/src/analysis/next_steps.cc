@@ -30,7 +30,8 @@ std::vector<std::string> NextStepsFor(const Report& report) {
           steps.begin(),
           absl::StrCat(ThreadName(report.host.threads.front()), " made ",
                        Counted(l.count, "launch call"), " (median ",
-                       FormatDuration(l.median_api_ns), ") for kernels of median ",
+                       FormatDuration(l.median_api_ns),
+                       ") for kernels of median ",
                        FormatDuration(l.median_kernel_ns),
                        ": cut the number of launches on that thread first."));
     }
@@ -136,15 +137,15 @@ std::vector<std::string> NextStepsFor(const Report& report) {
           steps.begin(),
           absl::StrCat(
               "Start with the kernel that takes the most GPU time: ",
-              ShortKernelName(k.name),
-              " (", Counted(k.count, "launch", "launches"), ", ",
+              ShortKernelName(k.name), " (",
+              Counted(k.count, "launch", "launches"), ", ",
               FormatDuration(k.total_ns),
-              busy > 0 ? absl::StrCat(", ",
-                                      FormatPercent(
-                                          static_cast<double>(k.total_ns) /
-                                          static_cast<double>(busy)),
-                                      " of GPU busy time")
-                       : std::string(),
+              busy > 0
+                  ? absl::StrCat(", ",
+                                 FormatPercent(static_cast<double>(k.total_ns) /
+                                               static_cast<double>(busy)),
+                                 " of GPU busy time")
+                  : std::string(),
               ")."));
     }
   } else if (v == "latency_bound") {

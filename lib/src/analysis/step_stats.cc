@@ -43,9 +43,9 @@ std::string StepNameKey(std::string_view name) {
   }
   lower.resize(end);
   static constexpr std::string_view kStepNames[] = {
-      "step",           "train_step", "training_step", "train step",
-      "training step",  "iteration",  "iter",          "train_iteration",
-      "train iteration"};
+      "step",       "train_step",      "training_step",
+      "train step", "training step",   "iteration",
+      "iter",       "train_iteration", "train iteration"};
   for (std::string_view known : kStepNames) {
     if (lower == known) return lower;
   }
@@ -113,10 +113,9 @@ std::vector<const Range*> StepNamedRanges(const Timeline& tl,
   for (size_t i = 0; i < groups.size(); ++i) {
     const Group& g = groups[i];
     if (g.count < 2) continue;
-    const bool better =
-        best == nullptr ||
-        std::tie(g.top_level, g.count, g.total) >
-            std::tie(best->top_level, best->count, best->total);
+    const bool better = best == nullptr ||
+                        std::tie(g.top_level, g.count, g.total) >
+                            std::tie(best->top_level, best->count, best->total);
     if (better) {
       best = &g;
       best_index = static_cast<int32_t>(i);
@@ -125,8 +124,8 @@ std::vector<const Range*> StepNamedRanges(const Timeline& tl,
   std::vector<const Range*> chosen;
   if (best == nullptr) return chosen;
   // "range:train_step", or the common name of "Step 1", "Step 2": "step".
-  *source = "range:" +
-            (best->one_name ? std::string(tl.strings.Get(best->name)) : best->key);
+  *source = "range:" + (best->one_name ? std::string(tl.strings.Get(best->name))
+                                       : best->key);
   for (const Range& r : tl.ranges) {
     if (in_scope(r) && r.name < group_of.size() &&
         group_of[r.name] == best_index &&

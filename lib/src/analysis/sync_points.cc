@@ -85,8 +85,8 @@ SyncPointResult ComputeSyncPoints(const PreparedTimeline& prepared,
             next >= 0 ? next : std::max(call.start, device->span_end());
         // Idle counts only inside the device's span: before its first op
         // the GPU had not started, which is no drain.
-        const TimeNs from = std::max(
-            {call.start, device->span_start(), counted_until});
+        const TimeNs from =
+            std::max({call.start, device->span_start(), counted_until});
         if (until > from) {
           g.idle_after += (until - from) - device->BusyIn(from, until);
           counted_until = until;

@@ -44,8 +44,7 @@ std::string ShortKernelName(std::string_view name, size_t max_chars) {
     }
   }
   if (name.size() <= max_chars) return std::string(name);
-  return std::string(name.substr(0, max_chars > 3 ? max_chars - 3 : 0)) +
-         "...";
+  return std::string(name.substr(0, max_chars > 3 ? max_chars - 3 : 0)) + "...";
 }
 
 std::string Counted(uint64_t n, const char* noun, const char* plural) {

@@ -19,8 +19,7 @@ std::string FormatBytes(uint64_t bytes);  // "1.5 GiB"
 // at most `max_chars` characters ("..." marks a cut).
 std::string ShortKernelName(std::string_view name, size_t max_chars = 80);
 // "1 call", "3 calls": a count with its noun (regular plural).
-std::string Counted(uint64_t n, const char* noun,
-                    const char* plural = nullptr);
+std::string Counted(uint64_t n, const char* noun, const char* plural = nullptr);
 
 }  // namespace feedprof::analysis
 

@@ -81,10 +81,11 @@ void AddEvidence(const Report& report, const VerdictSignals& s,
           " DataLoader ranges (waiting for the next batch)."));
     }
     if (!report.host.workers.empty()) {
-      out->push_back(absl::StrCat(
-          Counted(report.host.workers.size(), "worker process",
-                  "worker processes"), " used ",
-          FormatDuration(report.host.workers_cpu_ns), " of CPU time."));
+      out->push_back(absl::StrCat(Counted(report.host.workers.size(),
+                                          "worker process", "worker processes"),
+                                  " used ",
+                                  FormatDuration(report.host.workers_cpu_ns),
+                                  " of CPU time."));
     }
   } else if (verdict == "io_bound") {
     out->push_back(
@@ -101,9 +102,10 @@ void AddEvidence(const Report& report, const VerdictSignals& s,
       const SyncPoint& p = report.sync_points.front();
       out->push_back(absl::StrCat(
           "Top sync point: ", p.api, " (", p.reason, ") ",
-          Counted(p.count, "call"), " blocked the host ", FormatDuration(p.blocked_ns), " (",
-          Pct(p.wall_share), " of wall time), GPU idle after: ",
-          FormatDuration(p.idle_after_ns), "."));
+          Counted(p.count, "call"), " blocked the host ",
+          FormatDuration(p.blocked_ns), " (", Pct(p.wall_share),
+          " of wall time), GPU idle after: ", FormatDuration(p.idle_after_ns),
+          "."));
     }
     out->push_back(absl::StrCat("The most-blocked thread spent ",
                                 Pct(report.host.sync_blocked_share),

@@ -42,9 +42,9 @@ const ThreadReport* BusiestProgramThread(const HostReport& host) {
 }
 
 std::string ThreadName(const ThreadReport& t) {
-  return t.name.empty() ? absl::StrCat("thread ", t.pid, "/", t.tid)
-                        : absl::StrCat("\"", t.name, "\" (", t.pid, "/",
-                                       t.tid, ")");
+  return t.name.empty()
+             ? absl::StrCat("thread ", t.pid, "/", t.tid)
+             : absl::StrCat("\"", t.name, "\" (", t.pid, "/", t.tid, ")");
 }
 
 VerdictSignals ComputeVerdictSignals(const Report& report) {

@@ -9,13 +9,13 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/read_progress.h"
 #include "kineto/gzip_input.h"
 #include "kineto/json_tokenizer.h"
 #include "kineto/kineto_event.h"
 #include "kineto/kineto_event_mapper.h"
 #include "kineto/kineto_time.h"
 #include "kineto/prefetching_byte_source.h"
-#include "common/read_progress.h"
 
 namespace feedprof {
 namespace {

@@ -9,10 +9,10 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "common/read_progress.h"
 #include "feedprof/trace_reader.h"
 #include "readers/feedprof_timeline_builder.h"
 #include "readers/packet_stream.h"
-#include "common/read_progress.h"
 #include "readers/trace_files.h"
 
 namespace feedprof {

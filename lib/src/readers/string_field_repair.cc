@@ -2,11 +2,13 @@
 
 #include <cstdint>
 
-#include "readers/utf8.h"
+#include "common/utf8.h"
 
 namespace feedprof::readers {
 namespace {
 
+using common::AppendRepairedUtf8;
+using common::IsValidUtf8;
 using google::protobuf::Descriptor;
 using google::protobuf::FieldDescriptor;
 

@@ -10,16 +10,17 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "common/json_writer.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/message.h"
 #include "readers/api_call_correlation.h"
-#include "readers/json_writer.h"
 #include "readers/packet_stream.h"
 #include "readers/trace_files.h"
 
 namespace feedprof::readers {
 namespace {
 
+using common::JsonWriter;
 using google::protobuf::EnumValueDescriptor;
 using google::protobuf::FieldDescriptor;
 using google::protobuf::Message;

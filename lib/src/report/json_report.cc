@@ -13,6 +13,26 @@ namespace {
 
 using report::JsonWriter;
 
+// What was not measured (a median of an empty set, CPU time without
+// samples) is null, never 0.
+void IntOrNull(JsonWriter& w, const char* key, bool known, int64_t v) {
+  w.Key(key);
+  if (known) {
+    w.Int(v);
+  } else {
+    w.Null();
+  }
+}
+
+void DoubleOrNull(JsonWriter& w, const char* key, bool known, double v) {
+  w.Key(key);
+  if (known) {
+    w.Double(v);
+  } else {
+    w.Null();
+  }
+}
+
 void WriteIdleByCause(JsonWriter& w, const IdleByCause& idle) {
   w.BeginObject();
   w.Key("host_wait");
@@ -152,16 +172,6 @@ void WriteVerdict(JsonWriter& w, const Verdict& v) {
   w.EndObject();
 }
 
-// Medians of empty sets are null, not 0: nothing was measured.
-void IntOrNull(JsonWriter& w, const char* key, bool known, int64_t v) {
-  w.Key(key);
-  if (known) {
-    w.Int(v);
-  } else {
-    w.Null();
-  }
-}
-
 void WriteLaunch(JsonWriter& w, const LaunchStats& l) {
   const bool launches = l.count > l.graph_launches;
   const bool delays = !l.max_launch_delay_kernel.empty();
@@ -217,28 +227,12 @@ void WriteThread(JsonWriter& w, const ThreadReport& t) {
   w.Int(t.cuda_api_ns);
   w.Key("sync_blocked_ns");
   w.Int(t.sync_blocked_ns);
-  auto sampled_int = [&w, &t](const char* key, int64_t v) {
-    w.Key(key);
-    if (t.samples) {
-      w.Int(v);
-    } else {
-      w.Null();
-    }
-  };
-  auto sampled_double = [&w, &t](const char* key, double v) {
-    w.Key(key);
-    if (t.samples) {
-      w.Double(v);
-    } else {
-      w.Null();
-    }
-  };
-  sampled_int("cpu_user_ns", t.cpu_user_ns);
-  sampled_int("cpu_system_ns", t.cpu_system_ns);
-  sampled_double("cpu_share", t.cpu_share);
-  sampled_double("running_share", t.running_share);
-  sampled_double("sleeping_share", t.sleeping_share);
-  sampled_double("disk_wait_share", t.disk_wait_share);
+  IntOrNull(w, "cpu_user_ns", t.samples, t.cpu_user_ns);
+  IntOrNull(w, "cpu_system_ns", t.samples, t.cpu_system_ns);
+  DoubleOrNull(w, "cpu_share", t.samples, t.cpu_share);
+  DoubleOrNull(w, "running_share", t.samples, t.running_share);
+  DoubleOrNull(w, "sleeping_share", t.samples, t.sleeping_share);
+  DoubleOrNull(w, "disk_wait_share", t.samples, t.disk_wait_share);
   w.EndObject();
 }
 
@@ -257,22 +251,12 @@ void WriteHost(JsonWriter& w, const Report& r) {
   w.BeginArray();
   for (const ThreadReport& t : h.threads) WriteThread(w, t);
   w.EndArray();
-  w.Key("program_cpu_ns");
-  if (h.samples_available) {
-    w.Int(h.program_cpu_ns);
-  } else {
-    w.Null();
-  }
+  IntOrNull(w, "program_cpu_ns", h.samples_available, h.program_cpu_ns);
   w.Key("profiler_threads");
   w.BeginArray();
   for (const ThreadReport& t : h.profiler_threads) WriteThread(w, t);
   w.EndArray();
-  w.Key("profiler_cpu_ns");
-  if (h.samples_available) {
-    w.Int(h.profiler_cpu_ns);
-  } else {
-    w.Null();
-  }
+  IntOrNull(w, "profiler_cpu_ns", h.samples_available, h.profiler_cpu_ns);
   w.Key("workers");
   w.BeginArray();
   for (const WorkerProcess& p : h.workers) {
@@ -283,18 +267,8 @@ void WriteHost(JsonWriter& w, const Report& r) {
     w.Int(p.ppid);
     w.Key("command");
     w.String(p.command);
-    w.Key("cpu_user_ns");
-    if (p.samples) {
-      w.Int(p.cpu_user_ns);
-    } else {
-      w.Null();
-    }
-    w.Key("cpu_system_ns");
-    if (p.samples) {
-      w.Int(p.cpu_system_ns);
-    } else {
-      w.Null();
-    }
+    IntOrNull(w, "cpu_user_ns", p.samples, p.cpu_user_ns);
+    IntOrNull(w, "cpu_system_ns", p.samples, p.cpu_system_ns);
     w.EndObject();
   }
   w.EndArray();
@@ -346,12 +320,10 @@ void WriteCopies(JsonWriter& w, const CopyReport& c) {
     w.Double(d.achieved_gbps);
     w.Key("pageable_share");
     w.Double(d.pageable_share);
-    w.Key("link_share");
-    if (c.link_known && (d.direction == "HtoD" || d.direction == "DtoH")) {
-      w.Double(d.link_share);
-    } else {
-      w.Null();
-    }
+    DoubleOrNull(
+        w, "link_share",
+        c.link_known && (d.direction == "HtoD" || d.direction == "DtoH"),
+        d.link_share);
     w.EndObject();
   }
   w.EndArray();
@@ -426,12 +398,7 @@ std::string WriteJsonReport(const Report& r) {
   w.Int(r.window.end - r.window.trace_start);
   w.Key("restricted");
   w.Bool(r.window.restricted);
-  w.Key("rank");
-  if (r.rank_filter.has_value()) {
-    w.Int(*r.rank_filter);
-  } else {
-    w.Null();
-  }
+  IntOrNull(w, "rank", r.rank_filter.has_value(), r.rank_filter.value_or(0));
   w.EndObject();
   w.Key("has_gpu_activity");
   w.Bool(r.has_gpu_activity);
@@ -483,12 +450,7 @@ std::string WriteJsonReport(const Report& r) {
     w.BeginArray();
     for (const RankReport& k : r.ranks) {
       w.BeginObject();
-      w.Key("rank");
-      if (k.rank >= 0) {
-        w.Int(k.rank);
-      } else {
-        w.Null();
-      }
+      IntOrNull(w, "rank", k.rank >= 0, k.rank);
       w.Key("pids");
       w.BeginArray();
       for (int32_t pid : k.pids) w.Int(pid);
@@ -499,12 +461,7 @@ std::string WriteJsonReport(const Report& r) {
       w.Int(k.busy_ns);
       w.Key("idle_share");
       w.Double(k.idle_share);
-      w.Key("median_step_ns");
-      if (k.median_step_ns > 0) {
-        w.Int(k.median_step_ns);
-      } else {
-        w.Null();
-      }
+      IntOrNull(w, "median_step_ns", k.median_step_ns > 0, k.median_step_ns);
       w.Key("sync_blocked_ns");
       w.Int(k.sync_blocked_ns);
       w.Key("slowest");

@@ -101,9 +101,8 @@ void Summary(const Report& r, std::string* out) {
     }
     if (r.steps.available) {
       Line(out, absl::StrCat("  - ", Counted(r.steps.count, "step"), " (",
-                             r.steps.source,
-                             "), median ", FormatDuration(r.steps.median_ns),
-                             ", GPU busy ",
+                             r.steps.source, "), median ",
+                             FormatDuration(r.steps.median_ns), ", GPU busy ",
                              FormatPercent(r.steps.median_gpu_busy_share),
                              " of a step"));
     }
@@ -125,15 +124,11 @@ std::string DurationOr(bool known, TimeNs ns) {
 
 std::string LaunchLine(const LaunchStats& l) {
   const uint64_t kernel_launches = l.count - l.graph_launches;
-  std::string line = absl::StrCat("Launches: ", l.count, " calls, ", l.kernels,
-                                  " kernels; median call ",
-                                  DurationOr(kernel_launches > 0,
-                                             l.median_api_ns),
-                                  ", median kernel ",
-                                  DurationOr(l.kernels > 0, l.median_kernel_ns),
-                                  ", shorter than launch ",
-                                  FormatPercent(
-                                      l.share_kernels_shorter_than_launch));
+  std::string line = absl::StrCat(
+      "Launches: ", l.count, " calls, ", l.kernels, " kernels; median call ",
+      DurationOr(kernel_launches > 0, l.median_api_ns), ", median kernel ",
+      DurationOr(l.kernels > 0, l.median_kernel_ns), ", shorter than launch ",
+      FormatPercent(l.share_kernels_shorter_than_launch));
   if (l.graph_launches > 0) {
     absl::StrAppend(&line, "; ", l.graph_launches, " graph launches ran ",
                     l.graph_kernels, " kernels (median graph launch call ",
@@ -213,10 +208,9 @@ void Details(const Report& r, const TextReportOptions& o, std::string* out) {
                                 k.count, ShortKernelName(k.name, 100)));
     }
     Line(out, "");
-    Line(out, absl::StrCat("Sync points (",
-                           Counted(r.sync_points.size(), "group"), ", ",
-                           r.gpu_side_waits,
-                           " GPU-side stream waits not counted):"));
+    Line(out, absl::StrCat(
+                  "Sync points (", Counted(r.sync_points.size(), "group"), ", ",
+                  r.gpu_side_waits, " GPU-side stream waits not counted):"));
     int rows = 0;
     for (const SyncPoint& p : r.sync_points) {
       if (rows++ >= o.max_rows) break;
@@ -247,12 +241,11 @@ void Details(const Report& r, const TextReportOptions& o, std::string* out) {
   }
   const HostReport& h = r.host;
   Line(out, "");
-  Line(out, absl::StrCat(
-                "Host: CUDA calls ", FormatDuration(h.cuda_api_ns),
-                ", blocked in syncs ", FormatDuration(h.sync_blocked_ns),
-                "; program CPU ",
-                h.samples_available ? FormatDuration(h.program_cpu_ns)
-                                    : std::string(kNotAvailable)));
+  Line(out, absl::StrCat("Host: CUDA calls ", FormatDuration(h.cuda_api_ns),
+                         ", blocked in syncs ",
+                         FormatDuration(h.sync_blocked_ns), "; program CPU ",
+                         h.samples_available ? FormatDuration(h.program_cpu_ns)
+                                             : std::string(kNotAvailable)));
   int rows = 0;
   for (const ThreadReport& t : h.threads) {
     if (rows++ >= o.max_rows) break;
@@ -260,20 +253,20 @@ void Details(const Report& r, const TextReportOptions& o, std::string* out) {
   }
   if (!h.profiler_threads.empty()) {
     const TimeNs wall = r.window.end - r.window.start;
-    Line(out, absl::StrCat(
-                  "  profiler overhead (not counted above): ",
-                  h.samples_available
-                      ? absl::StrCat(
-                            FormatDuration(h.profiler_cpu_ns), " CPU in ",
-                            h.profiler_threads.size(), " feedprof threads (",
-                            FormatPercent(wall > 0
-                                              ? static_cast<double>(
-                                                    h.profiler_cpu_ns) /
-                                                    static_cast<double>(wall)
-                                              : 0.0),
-                            " of one core over the window)")
-                      : absl::StrCat(h.profiler_threads.size(),
-                                     " feedprof threads, CPU ", kNotAvailable)));
+    Line(out,
+         absl::StrCat(
+             "  profiler overhead (not counted above): ",
+             h.samples_available
+                 ? absl::StrCat(
+                       FormatDuration(h.profiler_cpu_ns), " CPU in ",
+                       h.profiler_threads.size(), " feedprof threads (",
+                       FormatPercent(
+                           wall > 0 ? static_cast<double>(h.profiler_cpu_ns) /
+                                          static_cast<double>(wall)
+                                    : 0.0),
+                       " of one core over the window)")
+                 : absl::StrCat(h.profiler_threads.size(),
+                                " feedprof threads, CPU ", kNotAvailable)));
     for (const ThreadReport& t : h.profiler_threads) {
       Line(out, absl::StrCat("  ", ThreadLine(t)));
     }

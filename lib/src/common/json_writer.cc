@@ -1,11 +1,11 @@
-#include "readers/json_writer.h"
+#include "common/json_writer.h"
 
 #include <charconv>
 #include <cmath>
 
-#include "readers/utf8.h"
+#include "common/utf8.h"
 
-namespace feedprof::readers {
+namespace feedprof::common {
 
 void AppendJsonString(std::string_view s, std::string* out) {
   static constexpr char kHex[] = "0123456789abcdef";
@@ -60,6 +60,12 @@ void AppendJsonString(std::string_view s, std::string* out) {
   out->push_back('"');
 }
 
+void JsonWriter::Newline() {
+  if (style_ != Style::kPretty) return;
+  out_->push_back('\n');
+  out_->append(2 * has_values_.size(), ' ');
+}
+
 void JsonWriter::BeforeValue() {
   if (after_key_) {
     after_key_ = false;
@@ -68,39 +74,48 @@ void JsonWriter::BeforeValue() {
   if (!has_values_.empty()) {
     if (has_values_.back()) out_->push_back(',');
     has_values_.back() = true;
+    Newline();
   }
 }
 
-JsonWriter& JsonWriter::BeginObject() {
+void JsonWriter::Open(char c) {
   BeforeValue();
-  out_->push_back('{');
+  out_->push_back(c);
   has_values_.push_back(false);
+}
+
+void JsonWriter::Close(char c) {
+  const bool had_values = has_values_.back();
+  has_values_.pop_back();
+  if (had_values) Newline();
+  out_->push_back(c);
+  if (style_ == Style::kPretty && has_values_.empty()) out_->push_back('\n');
+}
+
+JsonWriter& JsonWriter::BeginObject() {
+  Open('{');
   return *this;
 }
 
 JsonWriter& JsonWriter::EndObject() {
-  out_->push_back('}');
-  has_values_.pop_back();
+  Close('}');
   return *this;
 }
 
 JsonWriter& JsonWriter::BeginArray() {
-  BeforeValue();
-  out_->push_back('[');
-  has_values_.push_back(false);
+  Open('[');
   return *this;
 }
 
 JsonWriter& JsonWriter::EndArray() {
-  out_->push_back(']');
-  has_values_.pop_back();
+  Close(']');
   return *this;
 }
 
 JsonWriter& JsonWriter::Key(std::string_view key) {
   BeforeValue();
   AppendJsonString(key, out_);
-  out_->push_back(':');
+  out_->append(style_ == Style::kPretty ? ": " : ":");
   after_key_ = true;
   return *this;
 }
@@ -148,4 +163,4 @@ JsonWriter& JsonWriter::Null() {
   return *this;
 }
 
-}  // namespace feedprof::readers
+}  // namespace feedprof::common

@@ -5,14 +5,14 @@
 // names with stray bytes. JSON output and proto3 `string` fields both require
 // valid UTF-8, so readers replace each invalid byte by U+FFFD instead of
 // failing on it.
-#ifndef FEEDPROF_READERS_UTF8_H_
-#define FEEDPROF_READERS_UTF8_H_
+#ifndef FEEDPROF_COMMON_UTF8_H_
+#define FEEDPROF_COMMON_UTF8_H_
 
 #include <cstddef>
 #include <string>
 #include <string_view>
 
-namespace feedprof::readers {
+namespace feedprof::common {
 
 // Length of the well-formed UTF-8 sequence starting at `s[0]` (1 to 4), or 0
 // when `s` starts with a byte that begins no well-formed sequence (stray
@@ -25,6 +25,6 @@ bool IsValidUtf8(std::string_view s);
 // Appends `s` to `out` with every invalid byte replaced by U+FFFD.
 void AppendRepairedUtf8(std::string_view s, std::string* out);
 
-}  // namespace feedprof::readers
+}  // namespace feedprof::common
 
-#endif  // FEEDPROF_READERS_UTF8_H_
+#endif  // FEEDPROF_COMMON_UTF8_H_

@@ -1,8 +1,8 @@
-#include "readers/utf8.h"
+#include "common/utf8.h"
 
 #include <cstdint>
 
-namespace feedprof::readers {
+namespace feedprof::common {
 namespace {
 
 constexpr std::string_view kReplacementCharacter = "\xEF\xBF\xBD";
@@ -78,4 +78,4 @@ void AppendRepairedUtf8(std::string_view s, std::string* out) {
   }
 }
 
-}  // namespace feedprof::readers
+}  // namespace feedprof::common
