@@ -73,17 +73,21 @@ TEST(HostStatsTest, ProfilerThreadsAreOverheadNotProgram) {
   b.Sample(t, t, ThreadState::kRunning, /*tid=*/201);
   b.Sample(0, 0, ThreadState::kSleeping, /*tid=*/202);
   b.Sample(t, 100, ThreadState::kSleeping, /*tid=*/202);
+  // Another profiler's thread in its own trace (Nsight Systems).
+  b.Sample(0, 0, ThreadState::kSleeping, /*tid=*/203);
+  b.Sample(t, 50, ThreadState::kSleeping, /*tid=*/203);
   b.timeline().threads = {
       {TimelineBuilder::kPid, TimelineBuilder::kTid, "main", true},
       {TimelineBuilder::kPid, 201, "feedprof-sample", false},
-      {TimelineBuilder::kPid, 202, "feedprof-writer", false}};
+      {TimelineBuilder::kPid, 202, "feedprof-writer", false},
+      {TimelineBuilder::kPid, 203, "[NSys Comms]", false}};
   const Report r = *Analyze(b.timeline(), {});
   ASSERT_EQ(r.host.threads.size(), 1u);
   EXPECT_EQ(r.host.threads[0].name, "main");
   EXPECT_EQ(r.host.program_cpu_ns, Us(t * 0.9));
-  ASSERT_EQ(r.host.profiler_threads.size(), 2u);
+  ASSERT_EQ(r.host.profiler_threads.size(), 3u);
   EXPECT_EQ(r.host.profiler_threads[0].name, "feedprof-sample");
-  EXPECT_EQ(r.host.profiler_cpu_ns, Us(t) + Us(100));
+  EXPECT_EQ(r.host.profiler_cpu_ns, Us(t) + Us(100) + Us(50));
 
   EXPECT_EQ(r.verdict.primary, "preprocessing_bound");
   bool named_main = false;
@@ -99,7 +103,8 @@ TEST(HostStatsTest, ProfilerThreadsAreOverheadNotProgram) {
   const std::string json = WriteJsonReport(r);
   EXPECT_NE(json.find("\"profiler_threads\": [\n"), std::string::npos);
   EXPECT_NE(json.find("\"name\": \"feedprof-sample\""), std::string::npos);
-  EXPECT_NE(json.find(absl::StrCat("\"profiler_cpu_ns\": ", Us(t) + Us(100))),
+  EXPECT_NE(json.find(absl::StrCat("\"profiler_cpu_ns\": ",
+                                   Us(t) + Us(100) + Us(50))),
             std::string::npos);
   const std::string text = WriteTextReport(r, {});
   EXPECT_NE(text.find("profiler overhead (not counted above)"),

@@ -8,10 +8,11 @@
 // of samples in each state. Where the trace has no samples the thread is marked
 // so and the writers print "not available".
 //
-// The profiler's own threads ("feedprof-writer", "feedprof-sample", ...) are
-// not the program: their CPU time is reported apart as profiler overhead and
-// never counts as the program's CPU time, CUDA time or worker CPU time, so it
-// cannot pose as preprocessing work.
+// The profiler's own threads ("feedprof-writer", "feedprof-sample", ...,
+// and other profilers' threads in their traces) are not the program: their CPU
+// time is reported apart as profiler overhead and never counts as the program's
+// CPU time, CUDA time or worker CPU time, so it cannot pose as preprocessing
+// work.
 #include <algorithm>
 #include <string>
 #include <unordered_map>
@@ -21,10 +22,13 @@
 namespace feedprof::analysis {
 namespace {
 
-// Thread names are cut to 15 characters by the kernel ("feedprof-sample"
-// for the sampler), so the prefix is what identifies them.
+// feedprof's own threads: names cut to 15 characters by the kernel
+// ("feedprof-sample" for the sampler), so the prefix identifies them. The
+// threads of other profilers in their traces (Nsight Systems' "[NSys]",
+// "[NSys Comms]"; CUPTI's worker, feedprof's included) are overhead alike.
 bool IsProfilerThread(const std::string& name) {
-  return name.starts_with("feedprof-");
+  return name.starts_with("feedprof-") || name.starts_with("[NSys") ||
+         name == "CUPTI worker thread";
 }
 
 }  // namespace

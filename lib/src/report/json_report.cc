@@ -5,13 +5,13 @@
 // version. Times are integer nanoseconds (`*_ns`), shares are 0..1.
 #include <string>
 
+#include "common/json_writer.h"
 #include "feedprof/report.h"
-#include "report/json_writer.h"
 
 namespace feedprof {
 namespace {
 
-using report::JsonWriter;
+using common::JsonWriter;
 
 // What was not measured (a median of an empty set, CPU time without
 // samples) is null, never 0.
@@ -369,7 +369,7 @@ void WriteSteps(JsonWriter& w, const StepReport& s) {
 }  // namespace
 
 std::string WriteJsonReport(const Report& r) {
-  JsonWriter w;
+  JsonWriter w(JsonWriter::Style::kPretty);
   w.BeginObject();
   w.Key("schema");
   w.String(Report::kSchema);

@@ -259,14 +259,14 @@ void Details(const Report& r, const TextReportOptions& o, std::string* out) {
              h.samples_available
                  ? absl::StrCat(
                        FormatDuration(h.profiler_cpu_ns), " CPU in ",
-                       h.profiler_threads.size(), " feedprof threads (",
+                       h.profiler_threads.size(), " profiler threads (",
                        FormatPercent(
                            wall > 0 ? static_cast<double>(h.profiler_cpu_ns) /
                                           static_cast<double>(wall)
                                     : 0.0),
                        " of one core over the window)")
                  : absl::StrCat(h.profiler_threads.size(),
-                                " feedprof threads, CPU ", kNotAvailable)));
+                                " profiler threads, CPU ", kNotAvailable)));
     for (const ThreadReport& t : h.profiler_threads) {
       Line(out, absl::StrCat("  ", ThreadLine(t)));
     }
