@@ -15,7 +15,9 @@
 #include "preload/log.h"
 #include "preload/recorder.h"
 #include "preload/recorder_control.h"
+#include "preload/recorder_state.h"
 #include "preload/reentrancy_guard.h"
+#include "preload/session_dir.h"
 
 #if __has_include("preload/host/host_sampler.h")
 #include "preload/host/host_sampler.h"
@@ -230,6 +232,14 @@ void OnLibraryLoad() {
 
   // Exec'd children inherit the environment: they join this session.
   setenv("FEEDPROF_SESSION_DIR", SessionDirPath(), 1);
+  // With the token they recognise the directory, made at the first write,
+  // as this session's (session_dir.h); an explicit directory has none.
+  const char* token = State().session.token;
+  if (token[0] != '\0') {
+    setenv(kEnvSessionToken, token, 1);
+  } else {
+    unsetenv(kEnvSessionToken);
+  }
   char self[PATH_MAX];
   if (OwnLibraryPath(self)) {
     ClaimInjectionVariable("NVTX_INJECTION64_PATH", self,

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 
@@ -207,7 +208,11 @@ bool StartRecorder(const Config& config, TraceOrigin origin) {
 
   char error[PATH_MAX + 200];
   CloseSessionDir(&g_state.session);
-  if (!OpenSessionDir(config, getpid(), &g_state.session, error,
+  // A default-named session's token comes with its directory: see
+  // session_dir.h.
+  const char* token =
+      config.session_dir[0] != '\0' ? getenv(kEnvSessionToken) : nullptr;
+  if (!OpenSessionDir(config, getpid(), token, &g_state.session, error,
                       sizeof error)) {
     LogWarning("%s; recording is off, the program continues", error);
     return false;

@@ -37,7 +37,8 @@ struct RecorderState {
   // SetPeriodicFlushHook in recorder_control.h.
   std::atomic<void (*)()> periodic_flush_hook{nullptr};
 
-  // Written before the writer starts, read-only afterwards.
+  // Written before the writer starts; `session` then gains only what
+  // EnsureSessionDir sets on the writer thread (exists, leaf, used_path).
   Config config;
   ProcessFacts facts;
   SessionDir session;

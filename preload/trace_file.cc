@@ -27,7 +27,7 @@ void JoinPath(char* out, size_t size, const char* dir, const char* name) {
 
 }  // namespace
 
-void TraceFile::Open(const SessionDir* dir, const ProcessFacts* facts,
+void TraceFile::Open(SessionDir* dir, const ProcessFacts* facts,
                      const uint8_t* header, size_t header_size) {
   dir_ = dir;
   facts_ = facts;
@@ -41,12 +41,14 @@ void TraceFile::Open(const SessionDir* dir, const ProcessFacts* facts,
   name_[0] = '\0';
   path_[0] = '\0';
   error_[0] = '\0';
-  const int fd =
-      openat(dir->fd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, kFileMode);
+  // Until the session directory exists the unnamed file waits in its
+  // parent: the same file system, so linkat() can move it in later.
+  const int fd = openat(SessionDirStagingFd(*dir), ".",
+                        O_TMPFILE | O_WRONLY | O_CLOEXEC, kFileMode);
+  JoinPath(path_, sizeof path_, dir->path, "(unnamed)");
   if (fd < 0) return;  // not supported here: created by name later
   fd_ = MoveToPrivateFd(fd);
   unnamed_ = true;
-  JoinPath(path_, sizeof path_, dir->path, "(unnamed)");
   WriteAll(header_, header_size_);
 }
 
@@ -63,8 +65,14 @@ bool TraceFile::LinkUnnamed() {
   std::snprintf(proc_path, sizeof proc_path, "/proc/self/fd/%d", fd_);
   for (int attempt = 0; attempt < kMaxNameAttempts; ++attempt) {
     NameForAttempt(facts_, attempt, name_, sizeof name_);
-    if (linkat(AT_FDCWD, proc_path, dir_->fd, name_, AT_SYMLINK_FOLLOW) == 0) {
-      JoinPath(path_, sizeof path_, dir_->path, name_);
+    char rel[2 * NAME_MAX + 2];
+    const int base = SessionDirEntry(*dir_, name_, rel, sizeof rel);
+    if (base < 0) {
+      errno = ENAMETOOLONG;
+      return false;
+    }
+    if (linkat(AT_FDCWD, proc_path, base, rel, AT_SYMLINK_FOLLOW) == 0) {
+      JoinPath(path_, sizeof path_, dir_->used_path, name_);
       created_ = true;
       unnamed_ = false;
       return true;
@@ -78,22 +86,33 @@ bool TraceFile::LinkUnnamed() {
 bool TraceFile::CreateNamed() {
   for (int attempt = 0; attempt < kMaxNameAttempts; ++attempt) {
     NameForAttempt(facts_, attempt, name_, sizeof name_);
+    char rel[2 * NAME_MAX + 2];
+    const int base = SessionDirEntry(*dir_, name_, rel, sizeof rel);
+    if (base < 0) {
+      errno = ENAMETOOLONG;
+      break;
+    }
     const int fd =
-        openat(dir_->fd, name_,
-               O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, kFileMode);
+        openat(base, rel, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+               kFileMode);
     if (fd >= 0) {
       fd_ = MoveToPrivateFd(fd);
-      JoinPath(path_, sizeof path_, dir_->path, name_);
+      JoinPath(path_, sizeof path_, dir_->used_path, name_);
       created_ = true;
       return WriteAll(header_, header_size_);
     }
     if (errno != EEXIST) break;
   }
-  std::snprintf(path_, sizeof path_, "%s", dir_->path);
+  std::snprintf(path_, sizeof path_, "%s", dir_->used_path);
   return Fail("create a trace file in", errno);
 }
 
 bool TraceFile::Publish() {
+  // The first file of the session creates its directory.
+  if (!EnsureSessionDir(dir_, error_, sizeof error_)) {
+    failed_ = true;
+    return false;
+  }
   if (unnamed_) {
     if (LinkUnnamed()) return true;
     // No /proc, or linking refused: write a named file instead.
@@ -130,7 +149,10 @@ void TraceFile::Close() {
 
 void TraceFile::Remove() {
   Close();
-  if (created_) unlinkat(dir_->fd, name_, 0);
+  char rel[2 * NAME_MAX + 2];
+  const int base =
+      created_ ? SessionDirEntry(*dir_, name_, rel, sizeof rel) : -1;
+  if (base >= 0) unlinkat(base, rel, 0);
   created_ = false;
 }
 

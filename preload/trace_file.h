@@ -7,11 +7,13 @@
 // by another thread breaks single-threaded fd juggling such as a shell's
 // close(1)/dup2(2, 1) (see private_fd.h). So Open(), called on the thread
 // that starts recording (before main, or in the fork handler), creates an
-// unnamed O_TMPFILE in the session directory and writes the header into
-// it; the first Write() gives it its name with linkat(2), which takes no
-// descriptor. An unnamed file vanishes by itself if the process ends first.
-// Where O_TMPFILE is not supported, the named file is created at the first
-// Write() instead.
+// unnamed O_TMPFILE and writes the header into it: in the session
+// directory, or in its parent while the directory does not exist yet (it
+// is made at the session's first write, see session_dir.h). The first
+// Write() creates the directory if needed (mkdirat(2)) and gives the file
+// its name with linkat(2); neither takes a descriptor. An unnamed file
+// vanishes by itself if the process ends first. Where O_TMPFILE is not
+// supported, the named file is created at the first Write() instead.
 //
 // Any write error (ENOSPC, EDQUOT, EFBIG, EIO) makes the file `failed`: the
 // caller turns recording off with one message, and nothing more is written.
@@ -32,11 +34,12 @@ class TraceFile {
   // Prepares the file of the process described by `facts` in `dir`, with
   // `header` as its first bytes. All three must outlive the file. On
   // failure failed() is true and error_message() says why.
-  void Open(const SessionDir* dir, const ProcessFacts* facts,
-            const uint8_t* header, size_t header_size);
+  void Open(SessionDir* dir, const ProcessFacts* facts, const uint8_t* header,
+            size_t header_size);
 
-  // Appends `size` bytes, naming the file first if needed. False on any
-  // error; error_message() then says what failed.
+  // Appends `size` bytes, creating the session directory and naming the
+  // file first if needed. False on any error (the directory cannot be
+  // created included); error_message() then says what failed.
   bool Write(const uint8_t* data, size_t size);
 
   // Closes the descriptor (keeps path() and counters).
@@ -58,7 +61,7 @@ class TraceFile {
   bool WriteAll(const uint8_t* data, size_t size);
   bool Fail(const char* what, int err);
 
-  const SessionDir* dir_ = nullptr;
+  SessionDir* dir_ = nullptr;
   const ProcessFacts* facts_ = nullptr;
   const uint8_t* header_ = nullptr;
   size_t header_size_ = 0;

@@ -35,8 +35,8 @@ constexpr size_t kWriteOutThreshold = 256 << 10;
 constexpr uint32_t kSeenTidSlots = 8192;  // power of two
 constexpr int kDrainTickMs = 50;
 // A process that recorded no events, never used CUDA, burned less CPU than
-// this and ended sooner than that leaves no trace file (unless it created
-// the session directory): shells, their subshells, ldconfig, nvidia-smi.
+// this and ended sooner than that leaves no trace file (unless it started
+// the session): shells, their subshells, ldconfig, nvidia-smi.
 constexpr uint64_t kTrivialCpuNs = 50 * 1000 * 1000;
 constexpr uint64_t kTrivialLifetimeNs = 1000 * 1000 * 1000;
 
@@ -258,7 +258,7 @@ void TraceWriter::FinishTrace() {
 
 bool TraceWriter::ProcessIsTrivial() const {
   const RecorderState& s = State();
-  // The process the user started (it created the session) always counts;
+  // The process the user started (it started the session) always counts;
   // a fork child inherits `created` but is not that process.
   if (s.facts.origin == TraceOrigin::kStart && s.session.created) {
     return false;

@@ -259,8 +259,10 @@ int RunRecord(int argc, char** argv) {
                  "'feedprof analyze %s')\n",
                  session_dir.c_str(), session_dir.c_str());
   } else {
-    std::fputs("feedprof: no trace was written (see the messages above)\n",
-               stderr);
+    std::fputs(
+        "feedprof: no trace was written (no process wrote a file; see any "
+        "messages above)\n",
+        stderr);
   }
   return ExitStatusOf(status);
 }

@@ -470,5 +470,36 @@ TEST(KinetoReaderTest, EmptyTraceAndTraceWithoutGpuWorkWarn) {
   EXPECT_EQ(cpu_only->ranges.size(), 1u);
 }
 
+// ts + dur beyond int64 (a damaged or hostile file) must not overflow: such
+// events are skipped and counted in a warning, the rest is read.
+TEST(KinetoReaderTest, EventsWithOutOfRangeTimesAreSkippedWithAWarning) {
+  auto read =
+      ReadKinetoTrace(WriteTempFile("overflow.json", R"({"traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": "huge_dur", "pid": 0, "tid": 7,
+     "ts": 9000000000000000, "dur": 9000000000000000,
+     "args": {"device": 0, "stream": 7, "correlation": 1}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1,
+     "tid": 1, "ts": -9000000000000000, "dur": 2, "args": {"correlation": 1}},
+    {"ph": "i", "cat": "x", "name": "far_mark", "pid": 1, "tid": 1,
+     "ts": 8000000000000000, "s": "t"},
+    {"ph": "X", "cat": "cpu_op", "name": "no_ts", "pid": 1, "tid": 1,
+     "dur": 2},
+    {"ph": "X", "cat": "kernel", "name": "ok", "pid": 0, "tid": 7,
+     "ts": 100, "dur": 3, "args": {"device": 0, "stream": 7}}
+  ]})"));
+  ASSERT_TRUE(read.ok()) << read.status();
+  ASSERT_EQ(read->gpu_ops.size(), 1u);
+  EXPECT_EQ(read->strings.Get(read->gpu_ops[0].name), "ok");
+  EXPECT_EQ(read->gpu_ops[0].start, 100'000);
+  EXPECT_EQ(read->gpu_ops[0].end, 103'000);
+  EXPECT_TRUE(read->api_calls.empty());
+  EXPECT_TRUE(read->marks.empty());
+  EXPECT_TRUE(read->ranges.empty());
+  ASSERT_EQ(read->warnings.size(), 1u);
+  EXPECT_NE(read->warnings[0].find("skipped 4 events without a usable time"),
+            std::string::npos)
+      << read->warnings[0];
+}
+
 }  // namespace
 }  // namespace feedprof

@@ -447,5 +447,43 @@ TEST(NsightConstructedTest, TruncatedCopiesAtManyCutsNeverCrash) {
   }
 }
 
+// Times at the ends of int64 (a damaged or hand-edited export) would
+// overflow every later difference: such rows are skipped and counted.
+TEST(NsightConstructedTest, RowsWithOutOfRangeTimesAreSkippedWithAWarning) {
+  ScratchSqliteFile db("out_of_range_times");
+  const std::string tid = Str(GlobalId(42, 43));
+  db.Exec(kStringIds);
+  db.Exec(
+      "INSERT INTO StringIds VALUES (1, 'cudaLaunchKernel_v7000'), "
+      "(2, 'k');");
+  db.Exec(
+      "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, "
+      "end INTEGER NOT NULL, eventClass INTEGER NOT NULL, globalTid INTEGER, "
+      "correlationId INTEGER, nameId INTEGER NOT NULL);");
+  db.Exec(
+      "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES "
+      "(-9223372036854775808, 9223372036854775807, 0, " +
+      tid + ", 1, 1), (100, 110, 0, " + tid + ", 2, 1);");
+  db.Exec(
+      "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, "
+      "end INTEGER NOT NULL, deviceId INTEGER NOT NULL, streamId INTEGER, "
+      "correlationId INTEGER, globalPid INTEGER, shortName INTEGER);");
+  db.Exec(
+      "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES "
+      "(120, 9223372036854775807, 0, 7, 1, " +
+      Str(GlobalId(42, 0)) + ", 2), (130, 150, 0, 7, 2, " +
+      Str(GlobalId(42, 0)) + ", 2);");
+  auto tl = ReadNsightTrace(db.Finish());
+  ASSERT_TRUE(tl.ok()) << tl.status();
+  ASSERT_EQ(tl->api_calls.size(), 1u);
+  EXPECT_EQ(tl->api_calls[0].start, 100);
+  EXPECT_EQ(tl->api_calls[0].end, 110);
+  ASSERT_EQ(tl->gpu_ops.size(), 1u);
+  EXPECT_EQ(tl->gpu_ops[0].start, 130);
+  EXPECT_EQ(tl->gpu_ops[0].end, 150);
+  EXPECT_EQ(tl->gpu_ops[0].correlation, 2u);
+  EXPECT_TRUE(AnyWarningContains(*tl, "skipped 2 events whose start or end"));
+}
+
 }  // namespace
 }  // namespace feedprof

@@ -265,5 +265,53 @@ TEST(TraceDamage, DirectoryWithoutTraceFilesIsAnError) {
       << t.status();
 }
 
+// A damaged delta or duration must not wrap a time past int64 (the
+// analysis subtracts times): such events are skipped and counted, the
+// events around them are kept, and the correlation chain stays in step.
+TEST(TraceDamage, EventsWithOutOfRangeTimesAreSkippedWithAWarning) {
+  TempDir dir;
+  std::vector<trace::Packet> packets =
+      testing::SmallProcessPackets(7, -1, "k", 1000, 0);
+  trace::EventBatch* host = packets[2].mutable_events();
+  host->clear_api_calls();
+  host->set_base_correlation_id(10);
+  trace::ApiCall* wraps = host->add_api_calls();  // ends past 2^64
+  wraps->set_duration_ns(std::numeric_limits<uint64_t>::max());
+  wraps->set_correlation_delta(1);
+  trace::ApiCall* negative = host->add_api_calls();  // starts before 0
+  negative->set_start_delta(-1'000'000);
+  negative->set_duration_ns(3);
+  negative->set_correlation_delta(1);
+  trace::ApiCall* fine = host->add_api_calls();
+  fine->set_start_delta(1'000'010);  // back to 1005
+  fine->set_duration_ns(3);
+  fine->set_name_id(2);
+  fine->set_correlation_delta(1);
+  trace::Kernel* huge = packets[3].mutable_events()->add_kernels();
+  huge->set_start_delta(10);
+  huge->set_duration_ns(uint64_t{1} << 63);
+  trace::Packet footer;
+  footer.mutable_footer()->set_end_ns(std::numeric_limits<uint64_t>::max());
+  packets.push_back(footer);
+  WriteFile(dir.File("a.fpt"), FramePackets(packets));
+
+  absl::StatusOr<Timeline> t = ReadFeedprofTrace(dir.File("a.fpt"));
+  ASSERT_TRUE(t.ok()) << t.status();
+  ASSERT_EQ(t->api_calls.size(), 1u);
+  EXPECT_EQ(t->api_calls[0].start, 1005);
+  EXPECT_EQ(t->api_calls[0].end, 1008);
+  EXPECT_EQ(t->api_calls[0].correlation, 13u);
+  ASSERT_EQ(t->gpu_ops.size(), 1u);
+  EXPECT_EQ(t->gpu_ops[0].start, 1000);
+  EXPECT_EQ(t->gpu_ops[0].end, 1100);
+  ASSERT_EQ(t->processes.size(), 1u);
+  EXPECT_EQ(t->processes[0].start, 990);
+  EXPECT_EQ(t->processes[0].end, 1100);  // the damaged footer is ignored
+  const std::string warnings = Joined(t->warnings);
+  EXPECT_NE(warnings.find("skipped 3 events whose times are out of range"),
+            std::string::npos)
+      << warnings;
+}
+
 }  // namespace
 }  // namespace feedprof

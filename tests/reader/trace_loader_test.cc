@@ -6,7 +6,9 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
+#include "google/protobuf/stubs/logging.h"
 #include "tests/reader/trace_test_files.h"
 
 namespace feedprof {
@@ -39,6 +41,25 @@ TEST(TraceLoader, DetectsFeedprofByContentExtensionAndDirectory) {
   // A header packet longer than what was sniffed still counts.
   WriteFile(dir.File("cut"), bytes.substr(0, 4));
   EXPECT_EQ(Detect(dir.File("cut")), SourceFormat::kFeedprof);
+}
+
+TEST(TraceLoader, DetectsFeedprofWithInvalidUtf8InTheHeaderQuietly) {
+  TempDir dir;
+  std::vector<trace::Packet> packets =
+      testing::SmallProcessPackets(5, -1, "k", 100, 0);
+  packets[0].mutable_header()->add_argv("caf\xE9");  // Latin-1, not UTF-8
+  {
+    google::protobuf::LogSilencer quiet;  // libprotobuf complains on write
+    WriteFile(dir.File("trace.bin"), FramePackets(packets));
+  }
+  ::testing::internal::CaptureStderr();
+  const SourceFormat format = Detect(dir.File("trace.bin"));
+  const std::string stderr_text = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(format, SourceFormat::kFeedprof);
+  EXPECT_EQ(stderr_text, "");
+  absl::StatusOr<Timeline> t = LoadTrace(dir.File("trace.bin"));
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->gpu_ops.size(), 1u);
 }
 
 TEST(TraceLoader, DetectsKinetoJsonAndGzip) {

@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <chrono>
 #include <string>
@@ -152,6 +153,48 @@ TEST_F(LifecycleTest, UnwritableOutputTurnsRecordingOffWithOneMessage) {
   const auto lines = FeedprofLines(r.err);
   ASSERT_EQ(lines.size(), 1u) << r.err;
   EXPECT_NE(lines[0].find("recording is off"), std::string::npos) << lines[0];
+}
+
+TEST_F(LifecycleTest, UncreatableOutputFailsAtTheFirstWriteWithOneMessage) {
+  // /proc exists, so the start succeeds; the directory is made only when
+  // the first trace file is written (here: at exit), and that fails.
+  const ProcessResult plain =
+      RunProcess({"true", "a", "b"}, {{"LD_PRELOAD", ""}}, root_);
+  const ProcessResult r = RunProcess(
+      {"true", "a", "b"},
+      Env({{"FEEDPROF_OUTPUT_DIR", "/proc/feedprof-no-such-run"}}), root_);
+  EXPECT_EQ(r.exit_code(), plain.exit_code());
+  EXPECT_EQ(r.out, plain.out);
+  const auto lines = FeedprofLines(r.err);
+  ASSERT_EQ(lines.size(), 1u) << r.err;
+  EXPECT_NE(lines[0].find("cannot create output directory "
+                          "/proc/feedprof-no-such-run"),
+            std::string::npos)
+      << lines[0];
+  EXPECT_NE(lines[0].find("recording is off"), std::string::npos) << lines[0];
+}
+
+TEST_F(LifecycleTest, SymlinkAtTheOutputPathIsRefused) {
+  const std::string target = root_ + "/elsewhere";
+  ASSERT_EQ(mkdir(target.c_str(), 0700), 0);
+  ASSERT_EQ(symlink(target.c_str(), session_.c_str()), 0);
+  const ProcessResult r = RunProcess({"true", "a", "b"}, Env(), root_);
+  EXPECT_EQ(r.exit_code(), 0);
+  const auto lines = FeedprofLines(r.err);
+  ASSERT_EQ(lines.size(), 1u) << r.err;
+  EXPECT_NE(lines[0].find("symbolic link"), std::string::npos) << lines[0];
+  EXPECT_TRUE(TraceFilesIn(target).empty());
+}
+
+TEST_F(LifecycleTest, ShellPipelineLeavesNoOutputDirectory) {
+  // dash ends with _exit(2) and its pipeline's children recorded nothing:
+  // no trace file is written, so the directory is never made.
+  const ProcessResult r =
+      RunProcess({"sh", "-c", "echo hi | cat"}, Env(), root_);
+  EXPECT_EQ(r.exit_code(), 0);
+  EXPECT_EQ(r.out, "hi\n");
+  EXPECT_EQ(r.err, "");
+  EXPECT_NE(access(session_.c_str(), F_OK), 0);
 }
 
 TEST_F(LifecycleTest, FullDiskTurnsRecordingOffWithOneMessage) {

@@ -236,8 +236,9 @@ TEST_F(RecorderTest, PeriodicFlushWritesBeforeTheEnd) {
   std::string path;
   for (int i = 0; i < 100 && path.empty(); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    // The directory itself appears with the first write.
     DIR* d = opendir((root_ + "/session").c_str());
-    ASSERT_NE(d, nullptr);
+    if (d == nullptr) continue;
     while (dirent* e = readdir(d)) {
       if (std::string(e->d_name).find(".fpt") != std::string::npos) {
         path = root_ + "/session/" + e->d_name;

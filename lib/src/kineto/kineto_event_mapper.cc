@@ -117,6 +117,15 @@ bool IsDataLoader(std::string_view name) {
          name.find("DataLoader") != std::string_view::npos;
 }
 
+// True when the event's start and end (ts + dur, a negative dur counting
+// as 0) both lie within ±kMaxAbsTimeNs, so that computing its end and any
+// later time difference cannot overflow.
+bool TimesInRange(const KinetoEvent& e) {
+  if (e.ts_ns < -kMaxAbsTimeNs || e.ts_ns > kMaxAbsTimeNs) return false;
+  const int64_t dur = std::max<int64_t>(e.dur_ns, 0);
+  return dur <= kMaxAbsTimeNs - e.ts_ns;
+}
+
 int32_t ClampToInt32(int64_t v) {
   if (v > INT32_MAX) return INT32_MAX;
   if (v < INT32_MIN) return INT32_MIN;
@@ -146,6 +155,10 @@ void KinetoEventMapper::Add(const KinetoEvent& e) {
       ++counts_.other;
       return;
     }
+    if (!TimesInRange(e)) {
+      ++counts_.time_out_of_range;
+      return;
+    }
     Mark mark;
     mark.ts = e.ts_ns;
     mark.pid = HostId(e.pid);
@@ -162,6 +175,10 @@ void KinetoEventMapper::Add(const KinetoEvent& e) {
   }
   if (!e.has_ts) {
     ++counts_.without_timestamp;
+    return;
+  }
+  if (!TimesInRange(e)) {
+    ++counts_.time_out_of_range;
     return;
   }
   switch (Classify(e.cat)) {

@@ -290,6 +290,15 @@ absl::StatusOr<Timeline> ReadKinetoTrace(const std::string& path) {
         path, ": not a Kineto trace: \"traceEvents\" is not an array"));
   }
   mapper.Finish();
+  const uint64_t unusable_times =
+      mapper.counts().without_timestamp + mapper.counts().time_out_of_range;
+  if (unusable_times > 0) {
+    timeline.warnings.push_back(absl::StrCat(
+        path, ": skipped ", unusable_times,
+        " events without a usable time (\"ts\" missing or not a number, "
+        "or \"ts\" + \"dur\" beyond ±146 years); the rest was analysed. "
+        "Check the exporter that wrote the trace"));
+  }
   if (events == 0) {
     timeline.warnings.push_back(
         absl::StrCat(path, ": the trace has no events (empty traceEvents)"));

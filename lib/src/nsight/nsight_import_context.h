@@ -32,6 +32,16 @@ inline constexpr std::string_view kSyncTable =
 inline constexpr std::string_view kNvtxTable = "NVTX_EVENTS";
 inline constexpr std::string_view kStringIdsTable = "StringIds";
 
+// The largest start or end time, either side of zero, an imported event may
+// have (2^62 ns, about 146 years). Exports hold far smaller times; keeping
+// every time within it means the difference of any two (a gap, a span)
+// fits in int64, whatever a damaged or hand-edited file holds.
+inline constexpr TimeNs kMaxAbsTimeNs = TimeNs{1} << 62;
+
+inline bool TimeInRange(TimeNs t) {
+  return t >= -kMaxAbsTimeNs && t <= kMaxAbsTimeNs;
+}
+
 // Key of the (process, correlation id) join between API calls and GPU work.
 inline uint64_t CorrelationKey(int32_t pid, uint64_t correlation) {
   return (static_cast<uint64_t>(static_cast<uint32_t>(pid)) << 40) ^

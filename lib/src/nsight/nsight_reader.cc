@@ -6,6 +6,7 @@
 #include <array>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "nsight/nsight_import_context.h"
@@ -26,6 +27,17 @@ void ImportContext::NoteTruncatedTable(std::string_view table, size_t rows_read,
 }  // namespace nsight
 
 namespace {
+
+// Drops the events of `events` whose start or end lies outside
+// ±kMaxAbsTimeNs; returns how many.
+template <typename Event>
+size_t DropOutOfRangeTimes(std::vector<Event>& events) {
+  const size_t before = events.size();
+  std::erase_if(events, [](const Event& e) {
+    return !nsight::TimeInRange(e.start) || !nsight::TimeInRange(e.end);
+  });
+  return before - events.size();
+}
 
 template <typename Tables>
 std::string TableList(const Tables& tables) {
@@ -95,6 +107,22 @@ absl::StatusOr<Timeline> ReadNsightTrace(const std::string& path) {
   nsight::ReadNvtx(ctx);
   nsight::ReadProcessesAndThreads(ctx);
   nsight::ReadThreadScheduling(ctx);
+
+  const size_t out_of_range =
+      DropOutOfRangeTimes(timeline.gpu_ops) +
+      DropOutOfRangeTimes(timeline.api_calls) +
+      DropOutOfRangeTimes(timeline.syncs) +
+      DropOutOfRangeTimes(timeline.ranges) +
+      static_cast<size_t>(std::erase_if(timeline.marks, [](const Mark& m) {
+        return !nsight::TimeInRange(m.ts);
+      }));
+  if (out_of_range > 0) {
+    timeline.warnings.push_back(absl::StrCat(
+        path, ": skipped ", out_of_range,
+        " events whose start or end lies beyond ±2^62 ns (damaged or edited "
+        "rows); the rest was analysed. Export the report again with `nsys "
+        "export --type sqlite`"));
+  }
 
   Availability& available = timeline.available;
   available.api_calls =

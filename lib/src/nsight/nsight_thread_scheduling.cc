@@ -78,6 +78,7 @@ void ReadThreadScheduling(ImportContext& ctx) {
   while (stmt->Step()) {
     ++rows;
     if (stmt->IsNull(0) || stmt->IsNull(1) || stmt->IsNull(2)) continue;
+    if (!TimeInRange(stmt->Int64(1))) continue;  // damaged: spans overflow
     const int64_t global_tid = stmt->Int64(0);
     if (traced_pids.count(DecodeGlobalId(global_tid).pid) == 0) continue;
     switches.push_back({global_tid, stmt->Int64(1), stmt->Int64(2) != 0});
@@ -102,7 +103,10 @@ void ReadThreadScheduling(ImportContext& ctx) {
       ++j;
     }
     threads.emplace_back(i, j);
-    total_span += static_cast<uint64_t>(switches[j - 1].ts - switches[i].ts);
+    const auto span =
+        static_cast<uint64_t>(switches[j - 1].ts - switches[i].ts);
+    total_span =
+        span > UINT64_MAX - total_span ? UINT64_MAX : total_span + span;
     i = j;
   }
   TimeNs period = kSamplePeriodNs;

@@ -36,6 +36,15 @@ TimeNs AddDuration(TimeNs start, uint64_t duration) {
   return static_cast<TimeNs>(static_cast<uint64_t>(start) + duration);
 }
 
+// The latest time an event may start or end (2^62 ns, 146 years of
+// CLOCK_MONOTONIC). Real traces are far below it; a damaged delta or
+// duration that lands beyond it (or before 0) would otherwise wrap, and
+// the analysis subtracts times freely. Within [0, 2^62] no difference of
+// two times overflows.
+constexpr TimeNs kMaxTimeNs = TimeNs{1} << 62;
+
+bool InTimeRange(TimeNs t) { return t >= 0 && t <= kMaxTimeNs; }
+
 MemoryKind ToMemoryKind(int kind) {
   return kind >= 0 && kind <= static_cast<int>(MemoryKind::kManagedStatic)
              ? static_cast<MemoryKind>(kind)
@@ -221,6 +230,7 @@ void FeedprofTimelineBuilder::AddHeader(const trace::Header& header) {
                                            : header.executable();
   process.origin = header.origin();
   process.start = static_cast<TimeNs>(header.clock().monotonic_ns());
+  if (!InTimeRange(process.start)) process.start = 0;  // first event's time
   process.trace_path = section_.path;
   section_.process_index = t.processes.size();
   t.processes.push_back(std::move(process));
@@ -273,6 +283,15 @@ void FeedprofTimelineBuilder::AddCallSites(const trace::CallSites& sites) {
   }
 }
 
+bool FeedprofTimelineBuilder::TimesInRange(TimeNs start, uint64_t duration) {
+  if (InTimeRange(start) &&
+      duration <= static_cast<uint64_t>(kMaxTimeNs - start)) {
+    return true;
+  }
+  ++section_.times_out_of_range;
+  return false;
+}
+
 void FeedprofTimelineBuilder::NoteTime(TimeNs start, TimeNs end) {
   if (!section_.has_events) {
     section_.has_events = true;
@@ -295,10 +314,13 @@ void FeedprofTimelineBuilder::AddEvents(const trace::EventBatch& batch) {
   ApiCallCorrelationChain correlations(batch);
   for (const trace::ApiCall& call : batch.api_calls()) {
     previous = AddDelta(previous, call.start_delta());
+    // Every call advances the correlation chain, a skipped one too.
+    const uint64_t correlation = correlations.Next(call);
+    if (!TimesInRange(previous, call.duration_ns())) continue;
     ApiCall& out = t.api_calls.emplace_back();
     out.start = previous;
     out.end = AddDuration(previous, call.duration_ns());
-    out.correlation = correlations.Next(call);
+    out.correlation = correlation;
     out.bytes = call.bytes();
     out.pid = pid;
     out.tid = tid;
@@ -311,6 +333,7 @@ void FeedprofTimelineBuilder::AddEvents(const trace::EventBatch& batch) {
   previous = base;
   for (const trace::NvtxRange& range : batch.ranges()) {
     previous = AddDelta(previous, range.start_delta());
+    if (!TimesInRange(previous, range.duration_ns())) continue;
     Range& out = t.ranges.emplace_back();
     out.start = previous;
     out.end = AddDuration(previous, range.duration_ns());
@@ -326,6 +349,7 @@ void FeedprofTimelineBuilder::AddEvents(const trace::EventBatch& batch) {
   previous = base;
   for (const trace::NvtxMark& mark : batch.marks()) {
     previous = AddDelta(previous, mark.ts_delta());
+    if (!TimesInRange(previous, 0)) continue;
     Mark& out = t.marks.emplace_back();
     out.ts = previous;
     out.pid = pid;
@@ -338,6 +362,7 @@ void FeedprofTimelineBuilder::AddEvents(const trace::EventBatch& batch) {
   previous = base;
   for (const trace::Kernel& kernel : batch.kernels()) {
     previous = AddDelta(previous, kernel.start_delta());
+    if (!TimesInRange(previous, kernel.duration_ns())) continue;
     GpuOp& out = t.gpu_ops.emplace_back();
     out.start = previous;
     out.end = AddDuration(previous, kernel.duration_ns());
@@ -361,6 +386,7 @@ void FeedprofTimelineBuilder::AddEvents(const trace::EventBatch& batch) {
   previous = base;
   for (const trace::Memcpy& copy : batch.memcpys()) {
     previous = AddDelta(previous, copy.start_delta());
+    if (!TimesInRange(previous, copy.duration_ns())) continue;
     GpuOp& out = t.gpu_ops.emplace_back();
     out.start = previous;
     out.end = AddDuration(previous, copy.duration_ns());
@@ -382,6 +408,7 @@ void FeedprofTimelineBuilder::AddEvents(const trace::EventBatch& batch) {
   previous = base;
   for (const trace::Memset& set : batch.memsets()) {
     previous = AddDelta(previous, set.start_delta());
+    if (!TimesInRange(previous, set.duration_ns())) continue;
     GpuOp& out = t.gpu_ops.emplace_back();
     out.start = previous;
     out.end = AddDuration(previous, set.duration_ns());
@@ -402,6 +429,7 @@ void FeedprofTimelineBuilder::AddEvents(const trace::EventBatch& batch) {
   previous = base;
   for (const trace::SyncRecord& sync : batch.syncs()) {
     previous = AddDelta(previous, sync.start_delta());
+    if (!TimesInRange(previous, sync.duration_ns())) continue;
     SyncRecord& out = t.syncs.emplace_back();
     out.start = previous;
     out.end = AddDuration(previous, sync.duration_ns());
@@ -428,6 +456,7 @@ void FeedprofTimelineBuilder::AddHostSamples(
   TimeNs previous = base;
   for (const trace::ThreadSample& sample : batch.threads()) {
     previous = AddDelta(previous, sample.ts_delta());
+    if (!TimesInRange(previous, 0)) continue;
     ThreadSample& out = t.thread_samples.emplace_back();
     out.ts = previous;
     out.user_ns = static_cast<int64_t>(sample.user_ns());
@@ -447,6 +476,7 @@ void FeedprofTimelineBuilder::AddHostSamples(
   previous = base;
   for (const trace::ProcessSample& sample : batch.process()) {
     previous = AddDelta(previous, sample.ts_delta());
+    if (!TimesInRange(previous, 0)) continue;
     ProcessSample& out = t.process_samples.emplace_back();
     out.ts = previous;
     out.pid = pid;
@@ -465,6 +495,7 @@ void FeedprofTimelineBuilder::AddHostSamples(
   previous = base;
   for (const trace::SystemSample& sample : batch.system()) {
     previous = AddDelta(previous, sample.ts_delta());
+    if (!TimesInRange(previous, 0)) continue;
     SystemSample& out = t.system_samples.emplace_back();
     out.ts = previous;
     out.pid = pid;
@@ -488,6 +519,7 @@ void FeedprofTimelineBuilder::AddCounters(const trace::CounterBatch& batch) {
   TimeNs previous = static_cast<TimeNs>(batch.base_ts_ns());
   for (const trace::CounterSample& sample : batch.samples()) {
     previous = AddDelta(previous, sample.ts_delta());
+    if (!TimesInRange(previous, 0)) continue;
     CounterSample& out = timeline_->counters.emplace_back();
     out.ts = previous;
     out.pid = section_.pid;
@@ -560,9 +592,10 @@ void FeedprofTimelineBuilder::AddNvtxCategory(
 
 void FeedprofTimelineBuilder::AddFooter(const trace::Footer& footer) {
   if (!section_.has_header) return;
+  const auto end = static_cast<TimeNs>(footer.end_ns());
+  if (!InTimeRange(end)) return;  // damaged: the last event's time ends it
   section_.has_footer = true;
-  timeline_->processes[section_.process_index].end =
-      static_cast<TimeNs>(footer.end_ns());
+  timeline_->processes[section_.process_index].end = end;
 }
 
 StringId FeedprofTimelineBuilder::CopyKindName(trace::CopyKind kind) {
@@ -691,6 +724,13 @@ void FeedprofTimelineBuilder::EndSection() {
     t.drops.strings_dropped += section_.drops.strings_dropped;
     t.drops.samples_dropped += section_.drops.samples_dropped;
     t.drops.packets_dropped += section_.drops.packets_dropped;
+  }
+  if (section_.times_out_of_range > 0) {
+    t.warnings.push_back(absl::StrFormat(
+        "%s: skipped %d events whose times are out of range (before 0 or "
+        "beyond 2^62 ns: damaged deltas or durations); the rest was "
+        "analysed",
+        section_.path, section_.times_out_of_range));
   }
   if (section_.unknown_string_refs > 0) {
     t.warnings.push_back(absl::StrFormat(

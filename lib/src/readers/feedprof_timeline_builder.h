@@ -69,6 +69,8 @@ class FeedprofTimelineBuilder {
     bool has_drops = false;
     DropCounts drops;
     uint64_t unknown_string_refs = 0;
+    // Events skipped because their times lie outside [0, kMaxTimeNs].
+    uint64_t times_out_of_range = 0;
   };
 
   void StartSection();
@@ -86,6 +88,9 @@ class FeedprofTimelineBuilder {
   void AddNvtxCategory(const trace::NvtxCategoryName& category);
 
   void NoteTime(TimeNs start, TimeNs end);
+  // True when an event at `start` lasting `duration` ns lies within
+  // [0, kMaxTimeNs]; otherwise counts it as out of range for the warning.
+  bool TimesInRange(TimeNs start, uint64_t duration);
   StringId ResolveString(uint32_t local_id);
   void ResolveSectionIds();
   void ApplyPcieLinks();

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <string>
 #include <string_view>
 #include <system_error>
 
@@ -17,6 +18,8 @@
 #include "feedprof.pb.h"
 #include "feedprof/trace_reader.h"
 #include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/stubs/logging.h"
+#include "readers/string_field_repair.h"
 
 #if defined(FEEDPROF_HAVE_KINETO_READER) && \
     __has_include("feedprof/kineto_reader.h")
@@ -43,7 +46,9 @@ constexpr char kSupportedFormats[] =
 
 // A feedprof file starts with Trace.packet (0x0A, length) holding
 // Packet.header (0x0A, length). When the whole first packet was read it must
-// also parse and hold a header.
+// also parse and hold a header; a header whose strings are not valid UTF-8
+// (argv in a legacy encoding) still counts, as the reader repairs those.
+// libprotobuf's own complaint about such strings is kept off stderr.
 bool LooksLikeFeedprof(std::string_view bytes) {
   if (bytes.size() < 3 || bytes[0] != '\x0A') return false;
   google::protobuf::io::CodedInputStream in(
@@ -54,10 +59,17 @@ bool LooksLikeFeedprof(std::string_view bytes) {
   const auto offset = static_cast<size_t>(1 + in.CurrentPosition());
   if (offset >= bytes.size() || bytes[offset] != '\x0A') return false;
   if (length > bytes.size() - offset) return true;  // header not all read
+  const std::string_view first_packet = bytes.substr(offset, length);
+  google::protobuf::LogSilencer quiet;
   trace::Packet packet;
-  return packet.ParseFromArray(bytes.data() + offset,
-                               static_cast<int>(length)) &&
-         packet.has_header();
+  if (packet.ParseFromArray(first_packet.data(),
+                            static_cast<int>(first_packet.size()))) {
+    return packet.has_header();
+  }
+  std::string repaired;
+  return readers::RepairStringFields(*trace::Packet::descriptor(), first_packet,
+                                     &repaired) > 0 &&
+         packet.ParseFromString(repaired) && packet.has_header();
 }
 
 std::string FirstBytesForHumans(std::string_view bytes) {
