@@ -36,6 +36,7 @@ LaunchStats ComputeLaunchStats(const PreparedTimeline& prepared) {
   LaunchStats s;
   std::vector<TimeNs> api_ns;
   std::vector<TimeNs> graph_api_ns;
+  api_ns.reserve(prepared.api_in_window().size());
   for (uint32_t index : prepared.api_in_window()) {
     const ApiCall& c = tl.api_calls[index];
     const ApiClass cls = prepared.ClassOf(c);

@@ -384,7 +384,21 @@ void PreparedTimeline::BuildThreads() {
     return threads_[it->second];
   };
   api_top_.assign(calls.size(), -1);
+  // Size every thread's call list first: growing them one push at a time
+  // costs more (copies and fresh pages) than the whole pass over the calls.
   ThreadView* cached = nullptr;
+  for (uint32_t index : api_window_) {
+    const ApiCall& c = calls[index];
+    if (cached == nullptr || cached->pid != c.pid || cached->tid != c.tid) {
+      cached = &thread_of(c.pid, c.tid);
+    }
+    ++cached->api_count;
+  }
+  for (ThreadView& t : threads_) {
+    t.calls.reserve(t.api_count);
+    t.api_count = 0;
+  }
+  cached = nullptr;
   for (uint32_t index : api_window_) {
     const ApiCall& c = calls[index];
     if (cached == nullptr || cached->pid != c.pid || cached->tid != c.tid) {
