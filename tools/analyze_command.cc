@@ -149,8 +149,14 @@ int RunAnalyze(int argc, char** argv) {
 
   absl::StatusOr<Timeline> timeline = Load(path);
   if (!timeline.ok()) {
-    std::fprintf(stderr, "feedprof analyze: cannot read %s: %s\n", path.c_str(),
-                 std::string(timeline.status().message()).c_str());
+    // Readers name the file themselves; say it once.
+    const std::string message(timeline.status().message());
+    if (message.rfind(path, 0) == 0) {
+      std::fprintf(stderr, "feedprof analyze: %s\n", message.c_str());
+    } else {
+      std::fprintf(stderr, "feedprof analyze: cannot read %s: %s\n",
+                   path.c_str(), message.c_str());
+    }
     return 1;
   }
   if (timeline->source_path.empty()) timeline->source_path = path;

@@ -315,6 +315,9 @@ class ParkedThreads {
   // Starts a thread that runs `work` (may be empty), reports its tid and
   // CPU time, then sleeps until Release().
   void Add(const std::string& name, std::function<void()> work = {}) {
+    // Under the lock: growing the vectors moves them, and threads started
+    // earlier write their slots at any time.
+    std::lock_guard<std::mutex> guard(mutex_);
     const size_t index = threads_.size();
     tids_.push_back(0);
     cpu_ns_.push_back(0);

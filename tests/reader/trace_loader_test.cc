@@ -3,11 +3,13 @@
 #include "feedprof/trace_loader.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "feedprof/trace_reader.h"
 #include "google/protobuf/stubs/logging.h"
 #include "tests/reader/trace_test_files.h"
 
@@ -182,6 +184,27 @@ TEST(TraceLoader, DetectsTheSharedRealTraces) {
     ++checked;
   }
   EXPECT_GE(checked, 10);
+}
+
+// A pipe blocks whoever opens it until a writer comes, and sniffing it
+// would eat the bytes the reader needs: every entry point refuses it at
+// once, naming the path.
+TEST(TraceLoader, PipeIsRefusedWithoutOpeningIt) {
+  TempDir dir;
+  const std::string fifo = dir.File("trace.json");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  absl::StatusOr<DetectedFormat> f = DetectTraceFormat(fifo);
+  ASSERT_FALSE(f.ok());
+  EXPECT_EQ(f.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(f.status().message().find(fifo + ": not a regular file"),
+            std::string::npos)
+      << f.status();
+  EXPECT_FALSE(LoadTrace(fifo).ok());
+  absl::StatusOr<Timeline> t = ReadFeedprofTrace(fifo);
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find(fifo + ": not a regular file"),
+            std::string::npos)
+      << t.status();
 }
 
 }  // namespace

@@ -23,6 +23,9 @@
 
 namespace feedprof {
 
+// Every TimeNs a reader puts into a Timeline lies within ±2^62 ns (about
+// 146 years), so differences and sums of two times never overflow; readers
+// skip, count and warn about events outside that range.
 using TimeNs = int64_t;
 using StringId = uint32_t;  // index into StringTable; 0 is the empty string
 

@@ -84,11 +84,9 @@ bool JsonTokenizer::Fill(size_t keep_from) {
     // One token fills the whole buffer: grow, up to the token limit.
     const size_t limit = limits_.max_token_bytes + 64;
     if (cap_ >= limit) {
-      FailAt(base_ + pos_,
-             absl::StrCat("a string or number longer than ",
-                          limits_.max_token_bytes,
-                          " bytes; the file is not a trace this reader "
-                          "accepts"));
+      FailAt(base_ + pos_, absl::StrCat("a string or number longer than ",
+                                        limits_.max_token_bytes,
+                                        " bytes (no trace event holds one)"));
       return false;
     }
     const size_t new_cap = cap_ * 2 > limit ? limit : cap_ * 2;

@@ -21,7 +21,16 @@ absl::StatusOr<std::vector<std::string>> ListTraceFiles(
         "'feedprof record' or one of its *.fpt files",
         path));
   }
-  if (!fs::is_directory(status)) return std::vector<std::string>{path};
+  if (fs::is_regular_file(status)) return std::vector<std::string>{path};
+  if (!fs::is_directory(status)) {
+    // A pipe would block the open until someone writes, and a device never
+    // ends; neither is a trace.
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: not a regular file or directory (a pipe, socket or device); "
+        "pass a session directory written by 'feedprof record' or one of "
+        "its *.fpt files, saved to disk first",
+        path));
+  }
 
   std::vector<std::string> files;
   std::vector<std::string> other_traces;  // for a better error message

@@ -113,6 +113,14 @@ absl::StatusOr<DetectedFormat> DetectTraceFormat(const std::string& path) {
     return DetectedFormat{SourceFormat::kFeedprof,
                           "a directory (feedprof session)"};
   }
+  if (!fs::is_regular_file(status)) {
+    // Opening a pipe blocks until someone writes to it, sniffing would eat
+    // the bytes the reader needs, and a device never ends.
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: not a regular file (a pipe, socket or device); save the trace "
+        "to a file first and pass that. %s",
+        path, kSupportedFormats));
+  }
 
   std::FILE* file = std::fopen(path.c_str(), "rb");
   if (file == nullptr) {
