@@ -368,7 +368,9 @@ void ActivityConverter::ConvertKernel(const CUpti_ActivityKernel10& k) {
   ++stats_.kernels;
 }
 
-void ActivityConverter::ConvertMemcpy(const CUpti_ActivityMemcpy6& m) {
+// Plain and peer copies share every field but the peer device ids.
+template <typename Copy>
+void ActivityConverter::WriteCopy(const Copy& m, uint32_t copy_kind) {
   using namespace memcpy_field;
   EventBatchEncoder& batch = GpuBatch();
   wire::WireWriter& w = batch.writer();
@@ -381,43 +383,29 @@ void ActivityConverter::ConvertMemcpy(const CUpti_ActivityMemcpy6& m) {
   w.Uint(kCorrelationId, m.correlationId);
   w.Uint(kContextId, m.contextId);
   w.Uint(kBytes, m.bytes);
-  w.Uint(kCopyKind,
-         m.copyKind <= CUPTI_ACTIVITY_MEMCPY_KIND_PTOP ? m.copyKind : 0);
+  w.Uint(kCopyKind, copy_kind);
   w.Uint(kSrcKind, MemoryKind(m.srcKind));
   w.Uint(kDstKind, MemoryKind(m.dstKind));
   w.Bool(kAsync, (m.flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) != 0);
+  if constexpr (requires { m.srcDeviceId; }) {
+    // Device 0 is a valid peer: written even when zero.
+    w.UintAlways(kSrcDevice, m.srcDeviceId);
+    w.UintAlways(kDstDevice, m.dstDeviceId);
+  }
   w.Uint(kGraphId, m.graphId);
   w.EndNested(nested);
   batch.CountEvent();
   ++stats_.memcpys;
 }
 
+void ActivityConverter::ConvertMemcpy(const CUpti_ActivityMemcpy6& m) {
+  WriteCopy(m, m.copyKind <= CUPTI_ACTIVITY_MEMCPY_KIND_PTOP ? m.copyKind : 0);
+}
+
 void ActivityConverter::ConvertPeerCopy(const CUpti_ActivityMemcpyPtoP4& m) {
-  using namespace memcpy_field;
-  EventBatchEncoder& batch = GpuBatch();
-  wire::WireWriter& w = batch.writer();
-  const int64_t delta = batch.Delta(kBatchMemcpys, Ts(m.start));
-  const auto nested = w.BeginNested(kBatchMemcpys);
-  w.Sint(kStartDelta, delta);
-  w.Uint(kDuration, Duration(m.start, m.end));
-  w.Uint(kDeviceId, m.deviceId);
-  w.Uint(kStreamId, m.streamId);
-  w.Uint(kCorrelationId, m.correlationId);
-  w.Uint(kContextId, m.contextId);
-  w.Uint(kBytes, m.bytes);
-  w.Uint(kCopyKind, m.copyKind <= CUPTI_ACTIVITY_MEMCPY_KIND_PTOP
-                        ? uint32_t{m.copyKind}
-                        : uint32_t{CUPTI_ACTIVITY_MEMCPY_KIND_PTOP});
-  w.Uint(kSrcKind, MemoryKind(m.srcKind));
-  w.Uint(kDstKind, MemoryKind(m.dstKind));
-  w.Bool(kAsync, (m.flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) != 0);
-  // Device 0 is a valid peer: written even when zero.
-  w.UintAlways(kSrcDevice, m.srcDeviceId);
-  w.UintAlways(kDstDevice, m.dstDeviceId);
-  w.Uint(kGraphId, m.graphId);
-  w.EndNested(nested);
-  batch.CountEvent();
-  ++stats_.memcpys;
+  WriteCopy(m, m.copyKind <= CUPTI_ACTIVITY_MEMCPY_KIND_PTOP
+                   ? uint32_t{m.copyKind}
+                   : uint32_t{CUPTI_ACTIVITY_MEMCPY_KIND_PTOP});
 }
 
 void ActivityConverter::ConvertMemset(const CUpti_ActivityMemset4& m) {

@@ -133,6 +133,8 @@ class ActivityConverter {
   void ConvertKernel(const CUpti_ActivityKernel10& k);
   void ConvertMemcpy(const CUpti_ActivityMemcpy6& m);
   void ConvertPeerCopy(const CUpti_ActivityMemcpyPtoP4& m);
+  template <typename Copy>
+  void WriteCopy(const Copy& m, uint32_t copy_kind);
   void ConvertMemset(const CUpti_ActivityMemset4& m);
   void ConvertSync(const CUpti_ActivitySynchronization2& s);
   bool ConvertApi(const CUpti_ActivityAPI& a, ApiDomain domain);
