@@ -256,44 +256,35 @@ void ActivityConverter::SubmitBatches() {
   for (EventBatchEncoder* batch : api_batches_) Submit(*batch);
 }
 
+template <typename Activity>
+bool ActivityConverter::ConvertTimed(
+    const CUpti_Activity* record,
+    void (ActivityConverter::*convert)(const Activity&)) {
+  const auto& a = *reinterpret_cast<const Activity*>(record);
+  if (a.start == 0 || a.end == 0) {
+    ++stats_.zero_timestamps;
+    return false;
+  }
+  (this->*convert)(a);
+  return true;
+}
+
 bool ActivityConverter::ConvertRecord(const CUpti_Activity* record) {
   ++stats_.records;
   // Each typed view reads the record in place; CUPTI wrote exactly these
   // structs (the CUDA 13 versions) into the buffer.
   switch (record->kind) {
     case CUPTI_ACTIVITY_KIND_KERNEL:
-    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
-      const auto& k = *reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-      if (k.start == 0 || k.end == 0) break;
-      ConvertKernel(k);
-      return true;
-    }
-    case CUPTI_ACTIVITY_KIND_MEMCPY: {
-      const auto& m = *reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
-      if (m.start == 0 || m.end == 0) break;
-      ConvertMemcpy(m);
-      return true;
-    }
-    case CUPTI_ACTIVITY_KIND_MEMCPY2: {
-      const auto& m =
-          *reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(record);
-      if (m.start == 0 || m.end == 0) break;
-      ConvertPeerCopy(m);
-      return true;
-    }
-    case CUPTI_ACTIVITY_KIND_MEMSET: {
-      const auto& m = *reinterpret_cast<const CUpti_ActivityMemset4*>(record);
-      if (m.start == 0 || m.end == 0) break;
-      ConvertMemset(m);
-      return true;
-    }
-    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
-      const auto& s =
-          *reinterpret_cast<const CUpti_ActivitySynchronization2*>(record);
-      if (s.start == 0 || s.end == 0) break;
-      ConvertSync(s);
-      return true;
-    }
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+      return ConvertTimed(record, &ActivityConverter::ConvertKernel);
+    case CUPTI_ACTIVITY_KIND_MEMCPY:
+      return ConvertTimed(record, &ActivityConverter::ConvertMemcpy);
+    case CUPTI_ACTIVITY_KIND_MEMCPY2:
+      return ConvertTimed(record, &ActivityConverter::ConvertPeerCopy);
+    case CUPTI_ACTIVITY_KIND_MEMSET:
+      return ConvertTimed(record, &ActivityConverter::ConvertMemset);
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+      return ConvertTimed(record, &ActivityConverter::ConvertSync);
     case CUPTI_ACTIVITY_KIND_RUNTIME:
     case CUPTI_ACTIVITY_KIND_DRIVER: {
       const auto& a = *reinterpret_cast<const CUpti_ActivityAPI*>(record);
@@ -302,12 +293,8 @@ bool ActivityConverter::ConvertRecord(const CUpti_Activity* record) {
                                    : ApiDomain::kDriver;
       return ConvertApi(a, domain);
     }
-    case CUPTI_ACTIVITY_KIND_OVERHEAD: {
-      const auto& o = *reinterpret_cast<const CUpti_ActivityOverhead3*>(record);
-      if (o.start == 0 || o.end == 0) break;
-      ConvertOverhead(o);
-      return true;
-    }
+    case CUPTI_ACTIVITY_KIND_OVERHEAD:
+      return ConvertTimed(record, &ActivityConverter::ConvertOverhead);
     case CUPTI_ACTIVITY_KIND_MEMORY2: {
       const auto& m = *reinterpret_cast<const CUpti_ActivityMemory4*>(record);
       if (m.timestamp == 0) break;

@@ -130,6 +130,12 @@ class ActivityConverter {
   EventBatchEncoder& ApiBatch(uint32_t tid);
   void Submit(EventBatchEncoder& batch);
 
+  // Views `record` as the CUPTI struct `Activity` and converts it, unless
+  // CUPTI left its start or end zero (it could not time it): that is
+  // counted and the record skipped.
+  template <typename Activity>
+  bool ConvertTimed(const CUpti_Activity* record,
+                    void (ActivityConverter::*convert)(const Activity&));
   void ConvertKernel(const CUpti_ActivityKernel10& k);
   void ConvertMemcpy(const CUpti_ActivityMemcpy6& m);
   void ConvertPeerCopy(const CUpti_ActivityMemcpyPtoP4& m);

@@ -13,24 +13,13 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "preload/event_batch_encoder.h"
+#include "preload/trace_framing.h"
 #include "preload/wire_writer.h"
 
 namespace feedprof::cupti {
 
-// EventBatch field numbers (proto/feedprof.proto).
-enum BatchField : uint32_t {
-  kBatchTid = 1,
-  kBatchBaseTs = 2,
-  kBatchApiCalls = 3,
-  kBatchKernels = 6,
-  kBatchMemcpys = 7,
-  kBatchMemsets = 8,
-  kBatchSyncs = 9,
-  kBatchOverheads = 10,
-  kBatchMemory = 11,
-  kBatchExternalCorrelations = 12,
-};
-constexpr uint32_t kPacketEventsField = 3;
+using enum preload::EventBatchField;
 
 class EventBatchEncoder {
  public:
@@ -48,7 +37,7 @@ class EventBatchEncoder {
 
   void Begin(uint32_t tid) {
     writer_.Truncate(0);
-    packet_ = writer_.BeginNested(kPacketEventsField, 4);
+    packet_ = writer_.BeginNested(preload::kPacketEvents, 4);
     writer_.Uint(kBatchTid, tid);
     tid_ = tid;
     open_ = true;

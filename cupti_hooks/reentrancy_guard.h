@@ -8,24 +8,16 @@
 #ifndef FEEDPROF_CUPTI_HOOKS_REENTRANCY_GUARD_H_
 #define FEEDPROF_CUPTI_HOOKS_REENTRANCY_GUARD_H_
 
+#include "preload/reentrancy_guard.h"
+
 namespace feedprof::cupti {
 
-class ReentrancyGuard {
- public:
-  ReentrancyGuard() : entered_(!busy_) { busy_ = true; }
-  ~ReentrancyGuard() {
-    if (entered_) busy_ = false;
-  }
-  ReentrancyGuard(const ReentrancyGuard&) = delete;
-  ReentrancyGuard& operator=(const ReentrancyGuard&) = delete;
-
-  // False when this thread was already inside the collector.
-  bool entered() const { return entered_; }
-
- private:
-  static inline thread_local bool busy_ = false;
-  bool entered_;
-};
+// The recorder's guard over a flag of the collector's own: a callback
+// inside the collector must still be able to record through the recorder,
+// whose entry points check `in_call`. The flag lives in the recorder's
+// initial-exec thread state, so taking the guard costs no TLS call.
+using ReentrancyGuard =
+    preload::BasicReentrancyGuard<&preload::ThreadRecorderState::in_cupti>;
 
 }  // namespace feedprof::cupti
 

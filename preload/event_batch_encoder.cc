@@ -5,16 +5,6 @@
 namespace feedprof::preload {
 namespace {
 
-// Field numbers of EventBatch and its event messages.
-enum : uint32_t {
-  kBatchTid = 1,
-  kBatchBaseTs = 2,
-  kBatchApiCalls = 3,
-  kBatchRanges = 4,
-  kBatchMarks = 5,
-  kBatchBaseCorrelation = 13,
-};
-
 uint64_t Duration(uint64_t start, uint64_t end) {
   return end > start ? end - start : 0;
 }

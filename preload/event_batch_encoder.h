@@ -16,6 +16,24 @@
 
 namespace feedprof::preload {
 
+// Field numbers of EventBatch (proto/feedprof.proto), shared by this
+// encoder and the CUPTI one (cupti_hooks/event_batch_encoder.h).
+enum EventBatchField : uint32_t {
+  kBatchTid = 1,
+  kBatchBaseTs = 2,
+  kBatchApiCalls = 3,
+  kBatchRanges = 4,
+  kBatchMarks = 5,
+  kBatchKernels = 6,
+  kBatchMemcpys = 7,
+  kBatchMemsets = 8,
+  kBatchSyncs = 9,
+  kBatchOverheads = 10,
+  kBatchMemory = 11,
+  kBatchExternalCorrelations = 12,
+  kBatchBaseCorrelation = 13,
+};
+
 // Upper bound of the encoded size of one event, tags and length included.
 inline constexpr size_t kMaxEncodedEventBytes = 96;
 // Upper bound of an EventBatch packet's own fields and framing.

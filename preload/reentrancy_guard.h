@@ -19,6 +19,7 @@ struct ThreadRecorderState {
   uint32_t epoch;     // recording epoch `chunk` belongs to
   uint32_t tid;       // cached gettid(); 0 = not yet read
   uint8_t in_call;    // inside feedprof on this thread
+  uint8_t in_cupti;   // inside the CUPTI collector (cupti_hooks/)
   uint8_t exit_hook;  // thread-exit destructor registered
 };
 
@@ -26,23 +27,29 @@ struct ThreadRecorderState {
 extern constinit thread_local ThreadRecorderState t_recorder
     __attribute__((tls_model("initial-exec")));
 
-class ReentrancyGuard {
+// Sets one of the thread's flags for its lifetime. The recorder's own entry
+// points use `in_call`; the CUPTI collector keeps its own flag so that its
+// callbacks can still record through the recorder.
+template <uint8_t ThreadRecorderState::*kFlag>
+class BasicReentrancyGuard {
  public:
-  ReentrancyGuard() : entered_(t_recorder.in_call == 0) {
-    if (entered_) t_recorder.in_call = 1;
+  BasicReentrancyGuard() : entered_(t_recorder.*kFlag == 0) {
+    if (entered_) t_recorder.*kFlag = 1;
   }
-  ~ReentrancyGuard() {
-    if (entered_) t_recorder.in_call = 0;
+  ~BasicReentrancyGuard() {
+    if (entered_) t_recorder.*kFlag = 0;
   }
-  ReentrancyGuard(const ReentrancyGuard&) = delete;
-  ReentrancyGuard& operator=(const ReentrancyGuard&) = delete;
+  BasicReentrancyGuard(const BasicReentrancyGuard&) = delete;
+  BasicReentrancyGuard& operator=(const BasicReentrancyGuard&) = delete;
 
-  // False when the thread was already inside feedprof: do nothing then.
+  // False when the thread was already inside: do nothing then.
   bool entered() const { return entered_; }
 
  private:
   bool entered_;
 };
+
+using ReentrancyGuard = BasicReentrancyGuard<&ThreadRecorderState::in_call>;
 
 }  // namespace feedprof::preload
 

@@ -1,10 +1,11 @@
 #include "preload/host/host_sample_batch_encoder.h"
 
+#include "preload/trace_framing.h"
+
 namespace feedprof::preload::host {
 namespace {
 
-// Field numbers of proto/feedprof.proto.
-constexpr uint32_t kPacketHostSamples = 4;
+// Field numbers of HostSampleBatch (proto/feedprof.proto).
 constexpr uint32_t kBatchBaseTs = 1;
 constexpr uint32_t kBatchThreads = 2;
 constexpr uint32_t kBatchProcess = 3;
@@ -24,19 +25,20 @@ void HostSampleBatchEncoder::Begin(uint64_t base_ts_ns) {
   // A batch can exceed 127 bytes by far: reserve 4 length bytes (256 MiB).
   batch_ = writer_.BeginNested(kPacketHostSamples, 4);
   writer_.Uint(kBatchBaseTs, base_ts_ns);
-  base_ts_ns_ = base_ts_ns;
   last_thread_ts_ = last_process_ts_ = last_system_ts_ = base_ts_ns;
   samples_ = 0;
   begun_ = !writer_.overflowed();
 }
 
-bool HostSampleBatchEncoder::Commit(size_t mark) {
-  if (!writer_.overflowed()) {
-    ++samples_;
-    return true;
+bool HostSampleBatchEncoder::Commit(size_t mark, uint64_t ts_ns,
+                                    uint64_t* last_ts) {
+  if (writer_.overflowed()) {
+    writer_.Truncate(mark);
+    return false;
   }
-  writer_.Truncate(mark);
-  return false;
+  ++samples_;
+  *last_ts = ts_ns;
+  return true;
 }
 
 bool HostSampleBatchEncoder::AddThread(const ThreadSampleRecord& s) {
@@ -53,9 +55,7 @@ bool HostSampleBatchEncoder::AddThread(const ThreadSampleRecord& s) {
   writer_.Uint(8, s.involuntary_switches);
   writer_.Uint(9, s.io_wait_ns);
   writer_.EndNested(m);
-  if (!Commit(mark)) return false;
-  last_thread_ts_ = s.ts_ns;
-  return true;
+  return Commit(mark, s.ts_ns, &last_thread_ts_);
 }
 
 bool HostSampleBatchEncoder::AddProcess(const ProcessSampleRecord& s) {
@@ -76,9 +76,7 @@ bool HostSampleBatchEncoder::AddProcess(const ProcessSampleRecord& s) {
   writer_.Uint(12, s.user_ns);
   writer_.Uint(13, s.system_ns);
   writer_.EndNested(m);
-  if (!Commit(mark)) return false;
-  last_process_ts_ = s.ts_ns;
-  return true;
+  return Commit(mark, s.ts_ns, &last_process_ts_);
 }
 
 bool HostSampleBatchEncoder::AddSystem(const SystemSampleRecord& s) {
@@ -101,9 +99,7 @@ bool HostSampleBatchEncoder::AddSystem(const SystemSampleRecord& s) {
   writer_.Uint(14, s.mem_writeback_bytes);
   writer_.Double(15, s.load_1m);
   writer_.EndNested(m);
-  if (!Commit(mark)) return false;
-  last_system_ts_ = s.ts_ns;
-  return true;
+  return Commit(mark, s.ts_ns, &last_system_ts_);
 }
 
 size_t HostSampleBatchEncoder::Finish() {

@@ -45,12 +45,13 @@ class HostSampleBatchEncoder {
   const uint8_t* data() const { return writer_.data(); }
 
  private:
-  // Rolls back to `mark` when the writer overflowed; true when it did not.
-  bool Commit(size_t mark);
+  // Rolls back to `mark` when the writer overflowed and returns false;
+  // otherwise counts the sample, makes `ts_ns` the `*last_ts` the next
+  // sample of its kind is delta-encoded against, and returns true.
+  bool Commit(size_t mark, uint64_t ts_ns, uint64_t* last_ts);
 
   feedprof::wire::WireWriter writer_;
   feedprof::wire::WireWriter::Nested batch_;
-  uint64_t base_ts_ns_ = 0;
   uint64_t last_thread_ts_ = 0;
   uint64_t last_process_ts_ = 0;
   uint64_t last_system_ts_ = 0;
