@@ -13,25 +13,8 @@
 #include "absl/status/statusor.h"
 #include "feedprof/analysis.h"
 #include "feedprof/report.h"
-#include "tools/commands.h"
-
-// The readers live in the same library; include what this tree has.
-#if __has_include("feedprof/trace_loader.h") && \
-                  __has_include("lib/src/readers/trace_loader.cc")
 #include "feedprof/trace_loader.h"
-#define FEEDPROF_HAVE_TRACE_LOADER 1
-#else
-#if __has_include("feedprof/kineto_reader.h") && \
-                  __has_include("lib/src/kineto/kineto_reader.cc")
-#include "feedprof/kineto_reader.h"
-#define FEEDPROF_HAVE_KINETO_READER 1
-#endif
-#if __has_include("feedprof/nsight_reader.h") && \
-                  __has_include("lib/src/nsight/nsight_reader.cc")
-#include "feedprof/nsight_reader.h"
-#define FEEDPROF_HAVE_NSIGHT_READER 1
-#endif
-#endif
+#include "tools/commands.h"
 
 namespace feedprof::cli {
 namespace {
@@ -59,22 +42,6 @@ constexpr const char* kUsage =
 int Usage(const std::string& problem) {
   std::fprintf(stderr, "feedprof analyze: %s\n\n%s", problem.c_str(), kUsage);
   return 2;
-}
-
-absl::StatusOr<Timeline> Load(const std::string& path) {
-#if defined(FEEDPROF_HAVE_TRACE_LOADER)
-  return LoadTrace(path);
-#else
-#if defined(FEEDPROF_HAVE_NSIGHT_READER)
-  if (LooksLikeSqliteFile(path)) return ReadNsightTrace(path);
-#endif
-#if defined(FEEDPROF_HAVE_KINETO_READER)
-  return ReadKinetoTrace(path);
-#else
-  return absl::UnimplementedError(
-      "this build of feedprof has no trace reader; rebuild with the readers");
-#endif
-#endif
 }
 
 }  // namespace
@@ -147,7 +114,7 @@ int RunAnalyze(int argc, char** argv) {
     return Usage("--to must be later than --from");
   }
 
-  absl::StatusOr<Timeline> timeline = Load(path);
+  absl::StatusOr<Timeline> timeline = LoadTrace(path);
   if (!timeline.ok()) {
     // Readers name the file themselves; say it once.
     const std::string message(timeline.status().message());
@@ -159,7 +126,6 @@ int RunAnalyze(int argc, char** argv) {
     }
     return 1;
   }
-  if (timeline->source_path.empty()) timeline->source_path = path;
   absl::StatusOr<Report> report = Analyze(*timeline, options);
   if (!report.ok()) {
     std::fprintf(stderr, "feedprof analyze: cannot analyse %s: %s\n",

@@ -28,6 +28,12 @@ constexpr char kUsage[] =
     "\n"
     "Exit codes: 0 dumped, 1 the trace could not be read, 2 usage error.\n";
 
+// Prints `problem` and the usage text to stderr; returns the usage exit code.
+int UsageError(const std::string& problem) {
+  std::fprintf(stderr, "feedprof dump: %s\n\n%s", problem.c_str(), kUsage);
+  return 2;
+}
+
 }  // namespace
 
 int RunDump(int argc, char** argv) {
@@ -39,31 +45,19 @@ int RunDump(int argc, char** argv) {
       return 0;
     }
     if (arg == "--") {
-      if (i + 1 < argc && path.empty() && i + 2 == argc) {
-        path = argv[i + 1];
-        break;
+      if (!path.empty() || i + 2 != argc) {
+        return UsageError("expected exactly one PATH");
       }
-      std::fputs("feedprof dump: expected exactly one PATH\n\n", stderr);
-      std::fputs(kUsage, stderr);
-      return 2;
+      path = argv[i + 1];
+      break;
     }
     if (arg.size() > 1 && arg[0] == '-') {
-      std::fprintf(stderr, "feedprof dump: unknown option '%s'\n\n", argv[i]);
-      std::fputs(kUsage, stderr);
-      return 2;
+      return UsageError("unknown option '" + std::string(arg) + "'");
     }
-    if (!path.empty()) {
-      std::fputs("feedprof dump: expected exactly one PATH\n\n", stderr);
-      std::fputs(kUsage, stderr);
-      return 2;
-    }
+    if (!path.empty()) return UsageError("expected exactly one PATH");
     path = std::string(arg);
   }
-  if (path.empty()) {
-    std::fputs("feedprof dump: missing PATH\n\n", stderr);
-    std::fputs(kUsage, stderr);
-    return 2;
-  }
+  if (path.empty()) return UsageError("missing PATH");
 
   absl::StatusOr<readers::DumpSummary> summary =
       readers::DumpTraceAsJsonLines(path, stdout);

@@ -6,9 +6,11 @@
 
 #include <cerrno>
 #include <cstring>
+#include <string_view>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/file_magic.h"
 
 namespace feedprof::kineto {
 namespace {
@@ -42,9 +44,15 @@ absl::StatusOr<std::unique_ptr<GzipFileInput>> GzipFileInput::Open(
     return absl::DataLossError(
         absl::StrCat(path, ": cannot read: ", input->detail_));
   }
-  input->gzip_ =
-      input->in_end_ >= 2 && input->in_[0] == 0x1f && input->in_[1] == 0x8b;
+  input->gzip_ = input->UnreadInputStartsWithGzipMagic();
   return input;
+}
+
+bool GzipFileInput::UnreadInputStartsWithGzipMagic() const {
+  const std::string_view unread(
+      reinterpret_cast<const char*>(in_.data()) + in_begin_,
+      in_end_ - in_begin_);
+  return common::StartsWithGzipMagic(unread);
 }
 
 GzipFileInput::GzipFileInput(int fd, uint64_t file_size)
@@ -126,8 +134,7 @@ size_t GzipFileInput::ReadGzip(char* out, size_t capacity) {
       // Another gzip member follows, or trailing padding (zeros written
       // by some tools): only a new gzip magic continues the stream.
       if (in_end_ - in_begin_ < 2 && FillInput()) continue;
-      if (in_end_ - in_begin_ < 2 || in_[in_begin_] != 0x1f ||
-          in_[in_begin_ + 1] != 0x8b) {
+      if (!UnreadInputStartsWithGzipMagic()) {
         end_ = End::kClean;
         break;
       }

@@ -58,6 +58,8 @@ class GzipFileInput : public ByteSource {
  private:
   GzipFileInput(int fd, uint64_t file_size);
   bool FillInput();  // false at end of file or on a read error
+  // Whether the input bytes not yet inflated start a gzip member.
+  bool UnreadInputStartsWithGzipMagic() const;
   size_t ReadPlain(char* out, size_t capacity);
   size_t ReadGzip(char* out, size_t capacity);
 

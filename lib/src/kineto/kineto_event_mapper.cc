@@ -4,6 +4,8 @@
 #include <set>
 #include <string_view>
 
+#include "common/cuda_names.h"
+#include "common/range_nesting.h"
 #include "kineto/kineto_time.h"
 
 namespace feedprof::kineto {
@@ -39,25 +41,6 @@ Category Classify(std::string_view cat) {
   return Category::kOther;
 }
 
-// "Memcpy HtoD (Pageable -> Device)" -> kHtoD.
-CopyKind ParseCopyKind(std::string_view name) {
-  struct Entry {
-    std::string_view text;
-    CopyKind kind;
-  };
-  static constexpr Entry kKinds[] = {
-      {"HtoD", CopyKind::kHtoD}, {"DtoH", CopyKind::kDtoH},
-      {"DtoD", CopyKind::kDtoD}, {"HtoH", CopyKind::kHtoH},
-      {"PtoP", CopyKind::kPtoP}, {"HtoA", CopyKind::kHtoA},
-      {"AtoH", CopyKind::kAtoH}, {"AtoA", CopyKind::kAtoA},
-      {"AtoD", CopyKind::kAtoD}, {"DtoA", CopyKind::kDtoA},
-  };
-  for (const Entry& e : kKinds) {
-    if (name.find(e.text) != std::string_view::npos) return e.kind;
-  }
-  return CopyKind::kUnknown;
-}
-
 MemoryKind ParseMemoryKind(std::string_view text) {
   // Trim spaces.
   while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
@@ -88,16 +71,6 @@ void ParseMemoryKinds(std::string_view name, MemoryKind* src, MemoryKind* dst) {
   }
   *src = ParseMemoryKind(inside.substr(0, arrow));
   *dst = ParseMemoryKind(inside.substr(arrow + 2));
-}
-
-// "cudaLaunchKernel_v7000" -> "cudaLaunchKernel".
-std::string_view StripVersionSuffix(std::string_view name) {
-  size_t i = name.size();
-  while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9') --i;
-  if (i < name.size() && i >= 2 && name[i - 1] == 'v' && name[i - 2] == '_') {
-    return name.substr(0, i - 2);
-  }
-  return name;
 }
 
 SyncType ParseSyncType(std::string_view kind) {
@@ -263,7 +236,7 @@ void KinetoEventMapper::AddGpuOp(const KinetoEvent& e, GpuOpKind kind) {
       ++counts_.kernels;
       break;
     case GpuOpKind::kMemcpy:
-      op.copy_kind = ParseCopyKind(e.name);
+      op.copy_kind = common::FindCopyKind(e.name);
       ParseMemoryKinds(e.name, &op.src_kind, &op.dst_kind);
       ++counts_.memcpys;
       break;
@@ -286,7 +259,7 @@ void KinetoEventMapper::AddApiCall(const KinetoEvent& e, ApiDomain domain) {
   }
   call.pid = HostId(e.pid);
   call.tid = HostId(e.tid);
-  call.name = timeline_->strings.Intern(StripVersionSuffix(e.name));
+  call.name = timeline_->strings.Intern(common::StripVersionSuffix(e.name));
   call.domain = domain;
   timeline_->api_calls.push_back(call);
   ++counts_.api_calls;
@@ -491,21 +464,9 @@ void KinetoEventMapper::Finish() {
   std::stable_sort(t.gpu_ops.begin(), t.gpu_ops.end(), by_start);
   std::stable_sort(t.api_calls.begin(), t.api_calls.end(), by_start);
   std::stable_sort(t.syncs.begin(), t.syncs.end(), by_start);
-  std::stable_sort(t.ranges.begin(), t.ranges.end(), by_start);
+  common::SortAndNestRanges(t.ranges);
   std::stable_sort(t.marks.begin(), t.marks.end(),
                    [](const Mark& a, const Mark& b) { return a.ts < b.ts; });
-
-  // Nesting depth per thread: ranges are sorted by start, enclosing first.
-  std::unordered_map<uint64_t, std::vector<TimeNs>> open_ends;
-  for (Range& r : t.ranges) {
-    const uint64_t key =
-        (static_cast<uint64_t>(static_cast<uint32_t>(r.pid)) << 32) |
-        static_cast<uint32_t>(r.tid);
-    std::vector<TimeNs>& stack = open_ends[key];
-    while (!stack.empty() && stack.back() <= r.start) stack.pop_back();
-    r.depth = static_cast<uint32_t>(stack.size());
-    stack.push_back(r.end);
-  }
 
   t.available.api_calls = !t.api_calls.empty();
   t.available.correlation = any_matched;

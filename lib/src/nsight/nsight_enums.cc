@@ -25,19 +25,6 @@ GlobalThreadId DecodeGlobalId(int64_t global_id) {
           static_cast<int32_t>(id & 0xFFFFFF)};
 }
 
-bool HasVersionSuffix(std::string_view name) {
-  return StripVersionSuffix(name).size() != name.size();
-}
-
-std::string_view StripVersionSuffix(std::string_view name) {
-  size_t i = name.size();
-  while (i > 0 && absl::ascii_isdigit(static_cast<unsigned char>(name[i - 1])))
-    --i;
-  if (i == name.size() || i < 3) return name;  // no digits, or nothing left
-  if (name[i - 1] != 'v' || name[i - 2] != '_') return name;
-  return name.substr(0, i - 2);
-}
-
 ApiDomain ApiDomainFor(std::string_view stripped_name,
                        std::optional<int64_t> event_class) {
   if (event_class == kEventClassCudaRuntime) return ApiDomain::kRuntime;

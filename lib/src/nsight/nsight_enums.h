@@ -13,6 +13,7 @@
 #include <optional>
 #include <string_view>
 
+#include "common/cuda_names.h"
 #include "feedprof/timeline.h"
 
 namespace feedprof::nsight {
@@ -25,10 +26,9 @@ struct GlobalThreadId {
 };
 GlobalThreadId DecodeGlobalId(int64_t global_id);
 
-// "cudaLaunchKernel_v7000" -> "cudaLaunchKernel". Only a trailing `_v`
-// followed by digits is removed; other names are returned unchanged.
-std::string_view StripVersionSuffix(std::string_view name);
-bool HasVersionSuffix(std::string_view name);
+// API names lose their version suffix the same way in every reader.
+using common::HasVersionSuffix;
+using common::StripVersionSuffix;
 
 // nsys eventClass values of the RUNTIME/DRIVER tables (ENUM_NSYS_EVENT_CLASS).
 inline constexpr int64_t kEventClassCudaRuntime = 0;

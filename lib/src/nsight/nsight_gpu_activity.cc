@@ -90,15 +90,6 @@ void ReadKernels(ImportContext& ctx) {
   });
 }
 
-std::string_view CopyKindName(CopyKind kind) {
-  static constexpr std::array<std::string_view, 11> kNames = {
-      "Memcpy",      "Memcpy HtoD", "Memcpy DtoH", "Memcpy HtoA",
-      "Memcpy AtoH", "Memcpy AtoA", "Memcpy AtoD", "Memcpy DtoA",
-      "Memcpy DtoD", "Memcpy HtoH", "Memcpy PtoP"};
-  const auto i = static_cast<size_t>(kind);
-  return i < kNames.size() ? kNames[i] : kNames[0];
-}
-
 void ReadMemcpys(ImportContext& ctx) {
   if (!ctx.db.HasTable(kMemcpyTable)) return;
   auto columns = CommonColumns();
@@ -107,8 +98,8 @@ void ReadMemcpys(ImportContext& ctx) {
   }
   std::array<StringId, 11> names{};
   for (size_t i = 0; i < names.size(); ++i) {
-    names[i] =
-        ctx.timeline.strings.Intern(CopyKindName(static_cast<CopyKind>(i)));
+    names[i] = ctx.timeline.strings.Intern(
+        common::CopyOpName(static_cast<CopyKind>(i)));
   }
   const std::string sql = ctx.db.BuildSelect(kMemcpyTable, columns);
   ForEachRow(ctx, kMemcpyTable, sql, [&](const Statement& stmt) {

@@ -9,11 +9,13 @@
 // row with the same domainId. Nesting depth is not stored by nsys and is
 // computed per thread from the intervals.
 #include <algorithm>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/range_nesting.h"
 #include "nsight/nsight_enums.h"
 #include "nsight/nsight_import_context.h"
 
@@ -75,32 +77,6 @@ std::unordered_map<int64_t, StringId> ReadDomains(ImportContext& ctx,
     domains[stmt->Int64(0)] = name;
   }
   return domains;
-}
-
-// Depth of each range among the ranges of its thread: the number of
-// earlier ranges still open when it starts.
-void ComputeDepths(std::vector<Range>& ranges, size_t first) {
-  auto begin = ranges.begin() + static_cast<std::ptrdiff_t>(first);
-  std::sort(begin, ranges.end(), [](const Range& a, const Range& b) {
-    if (a.pid != b.pid) return a.pid < b.pid;
-    if (a.tid != b.tid) return a.tid < b.tid;
-    if (a.start != b.start) return a.start < b.start;
-    return a.end > b.end;  // the enclosing range first
-  });
-  std::vector<TimeNs> open_ends;
-  for (auto it = begin; it != ranges.end(); ++it) {
-    if (it != begin && (it->pid != (it - 1)->pid || it->tid != (it - 1)->tid)) {
-      open_ends.clear();
-    }
-    while (!open_ends.empty() && open_ends.back() <= it->start) {
-      open_ends.pop_back();
-    }
-    it->depth = static_cast<uint32_t>(open_ends.size());
-    open_ends.push_back(it->end);
-  }
-  std::stable_sort(begin, ranges.end(), [](const Range& a, const Range& b) {
-    return a.start < b.start;
-  });
 }
 
 enum NvtxColumn {
@@ -176,7 +152,7 @@ void ReadNvtx(ImportContext& ctx) {
   if (!stmt->status().ok()) {
     ctx.NoteTruncatedTable(kNvtxTable, rows, stmt->status());
   }
-  ComputeDepths(tl.ranges, first_range);
+  common::SortAndNestRanges(std::span(tl.ranges).subspan(first_range));
   if (unterminated > 0) {
     tl.warnings.push_back(absl::StrCat(
         unterminated,

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/file_magic.h"
 
 namespace feedprof::nsight {
 namespace {
@@ -90,8 +91,7 @@ bool HasSqliteHeader(const std::string& path) {
   char header[16] = {};
   const size_t n = std::fread(header, 1, sizeof(header), f);
   std::fclose(f);
-  return n == sizeof(header) &&
-         std::memcmp(header, "SQLite format 3", sizeof(header)) == 0;
+  return common::StartsWithSqliteMagic(std::string_view(header, n));
 }
 
 absl::StatusOr<std::unique_ptr<SqliteDatabase>> SqliteDatabase::Open(

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "common/cuda_names.h"
 #include "readers/api_call_correlation.h"
 
 namespace feedprof::readers {
@@ -395,9 +396,9 @@ void FeedprofTimelineBuilder::AddEvents(const trace::EventBatch& batch) {
     out.stream = copy.stream_id();
     out.pid = pid;
     out.device = static_cast<int32_t>(copy.device_id());
-    out.name = CopyKindName(copy.copy_kind());
     out.kind = GpuOpKind::kMemcpy;
     out.copy_kind = ToCopyKind(copy.copy_kind());
+    out.name = CopyKindName(out.copy_kind);
     out.src_kind = ToMemoryKind(copy.src_kind());
     out.dst_kind = ToMemoryKind(copy.dst_kind());
     out.async = copy.async();
@@ -598,19 +599,14 @@ void FeedprofTimelineBuilder::AddFooter(const trace::Footer& footer) {
   timeline_->processes[section_.process_index].end = end;
 }
 
-StringId FeedprofTimelineBuilder::CopyKindName(trace::CopyKind kind) {
-  static constexpr std::string_view kNames[] = {
-      "Memcpy",      "Memcpy HtoD", "Memcpy DtoH", "Memcpy HtoA",
-      "Memcpy AtoH", "Memcpy AtoA", "Memcpy AtoD", "Memcpy DtoA",
-      "Memcpy DtoD", "Memcpy HtoH", "Memcpy PtoP"};
-  constexpr size_t kCount = sizeof(kNames) / sizeof(kNames[0]);
+StringId FeedprofTimelineBuilder::CopyKindName(CopyKind kind) {
+  constexpr size_t kCount = static_cast<size_t>(CopyKind::kPtoP) + 1;
   if (copy_kind_names_.empty()) copy_kind_names_.assign(kCount, kUndefined);
-  size_t index = static_cast<size_t>(kind);
-  if (index >= kCount) index = 0;
-  if (copy_kind_names_[index] == kUndefined) {
-    copy_kind_names_[index] = timeline_->strings.Intern(kNames[index]);
+  StringId& name = copy_kind_names_[static_cast<size_t>(kind)];
+  if (name == kUndefined) {
+    name = timeline_->strings.Intern(common::CopyOpName(kind));
   }
-  return copy_kind_names_[index];
+  return name;
 }
 
 StringId FeedprofTimelineBuilder::ResolveString(uint32_t local_id) {

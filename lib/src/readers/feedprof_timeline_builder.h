@@ -95,7 +95,7 @@ class FeedprofTimelineBuilder {
   void ResolveSectionIds();
   void ApplyPcieLinks();
   Thread& ThreadFor(int32_t pid, int32_t tid);
-  StringId CopyKindName(trace::CopyKind kind);
+  StringId CopyKindName(CopyKind kind);
 
   Timeline* timeline_;
   Section section_;

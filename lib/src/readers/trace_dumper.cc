@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "common/cuda_names.h"
 #include "common/json_writer.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/message.h"
@@ -453,13 +454,11 @@ class FileDumper {
   }
 
   static std::string_view CopyKindLabel(int kind) {
-    static constexpr std::string_view kLabels[] = {
-        "",     "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
-        "AtoD", "DtoA", "DtoD", "HtoH", "PtoP"};
-    if (kind <= 0 || kind >= static_cast<int>(std::size(kLabels))) {
-      return "unknown";
-    }
-    return kLabels[kind];
+    const std::string_view label =
+        kind > 0 && kind <= static_cast<int>(CopyKind::kPtoP)
+            ? common::CopyKindLabel(static_cast<CopyKind>(kind))
+            : std::string_view();
+    return label.empty() ? "unknown" : label;
   }
 
   void HostSampleLines(const trace::HostSampleBatch& batch) {

@@ -15,29 +15,20 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
+#include "common/file_magic.h"
 #include "feedprof.pb.h"
+#include "feedprof/kineto_reader.h"
+#include "feedprof/nsight_reader.h"
 #include "feedprof/trace_reader.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/stubs/logging.h"
 #include "readers/string_field_repair.h"
-
-#if defined(FEEDPROF_HAVE_KINETO_READER) && \
-    __has_include("feedprof/kineto_reader.h")
-#include "feedprof/kineto_reader.h"
-#define FEEDPROF_LOADER_HAS_KINETO 1
-#endif
-#if defined(FEEDPROF_HAVE_NSIGHT_READER) && \
-    __has_include("feedprof/nsight_reader.h")
-#include "feedprof/nsight_reader.h"
-#define FEEDPROF_LOADER_HAS_NSIGHT 1
-#endif
 
 namespace feedprof {
 namespace {
 
 // Enough to hold a feedprof header packet whole in most traces.
 constexpr size_t kSniffBytes = 64 << 10;
-constexpr std::string_view kSqliteMagic{"SQLite format 3\0", 16};
 constexpr char kSupportedFormats[] =
     "feedprof reads: feedprof traces (a session directory or *.fpt file from "
     "'feedprof record'), PyTorch profiler / Kineto Chrome-trace JSON (.json "
@@ -132,10 +123,10 @@ absl::StatusOr<DetectedFormat> DetectTraceFormat(const std::string& path) {
   bytes.resize(std::fread(bytes.data(), 1, bytes.size(), file));
   std::fclose(file);
 
-  if (bytes.starts_with(kSqliteMagic)) {
+  if (common::StartsWithSqliteMagic(bytes)) {
     return DetectedFormat{SourceFormat::kNsight, "SQLite header"};
   }
-  if (bytes.size() >= 2 && bytes[0] == '\x1f' && bytes[1] == '\x8b') {
+  if (common::StartsWithGzipMagic(bytes)) {
     return DetectedFormat{SourceFormat::kKineto, "gzip magic bytes"};
   }
   if (LooksLikeFeedprof(bytes)) {
@@ -172,24 +163,10 @@ absl::StatusOr<Timeline> LoadTrace(const std::string& path) {
       timeline = ReadFeedprofTrace(path);
       break;
     case SourceFormat::kKineto:
-#ifdef FEEDPROF_LOADER_HAS_KINETO
       timeline = ReadKinetoTrace(path);
-#else
-      return absl::UnimplementedError(absl::StrFormat(
-          "%s: looks like a PyTorch profiler (Kineto) trace (%s), but reading "
-          "Kineto traces is not available in this build",
-          path, detected->reason));
-#endif
       break;
     case SourceFormat::kNsight:
-#ifdef FEEDPROF_LOADER_HAS_NSIGHT
       timeline = ReadNsightTrace(path);
-#else
-      return absl::UnimplementedError(absl::StrFormat(
-          "%s: looks like an Nsight Systems SQLite export (%s), but reading "
-          "Nsight Systems exports is not available in this build",
-          path, detected->reason));
-#endif
       break;
     case SourceFormat::kUnknown:
       return absl::InternalError(

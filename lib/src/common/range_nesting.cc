@@ -1,0 +1,29 @@
+// Range order and nesting depth shared by the readers (see range_nesting.h).
+#include "common/range_nesting.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+namespace feedprof::common {
+
+void SortAndNestRanges(std::span<Range> ranges) {
+  std::stable_sort(
+      ranges.begin(), ranges.end(), [](const Range& a, const Range& b) {
+        return a.start != b.start ? a.start < b.start : a.end > b.end;
+      });
+  // End times of the ranges still open, per thread, innermost last.
+  std::unordered_map<uint64_t, std::vector<TimeNs>> open_ends;
+  for (Range& r : ranges) {
+    const uint64_t thread =
+        (static_cast<uint64_t>(static_cast<uint32_t>(r.pid)) << 32) |
+        static_cast<uint32_t>(r.tid);
+    std::vector<TimeNs>& stack = open_ends[thread];
+    while (!stack.empty() && stack.back() <= r.start) stack.pop_back();
+    r.depth = static_cast<uint32_t>(stack.size());
+    stack.push_back(r.end);
+  }
+}
+
+}  // namespace feedprof::common
