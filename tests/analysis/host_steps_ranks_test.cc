@@ -297,6 +297,9 @@ TEST(CopyStatsTest, BandwidthPageableShareAndLink) {
   EXPECT_NEAR(c.directions[0].pageable_share, 2.0 / 3.0, 1e-12);
   EXPECT_NEAR(c.directions[1].achieved_gbps, 10.0, 1e-9);
   EXPECT_NEAR(c.pageable_share, 20.0 / 35.0, 1e-12);
+  ASSERT_TRUE(c.directions[0].link_share.has_value());
+  EXPECT_NEAR(*c.directions[0].link_share, 15.0 / c.link_theoretical_gbps,
+              1e-12);
 }
 
 }  // namespace

@@ -62,6 +62,10 @@ struct IdleByCause {
   std::array<TimeNs, kIdleCauses> ns{};
   TimeNs& operator[](IdleCause c) { return ns[static_cast<int>(c)]; }
   TimeNs operator[](IdleCause c) const { return ns[static_cast<int>(c)]; }
+  IdleByCause& operator+=(const IdleByCause& other) {
+    for (size_t c = 0; c < ns.size(); ++c) ns[c] += other.ns[c];
+    return *this;
+  }
   TimeNs HostWait() const;
   TimeNs Total() const;
 };
@@ -138,7 +142,9 @@ struct LaunchStats {
   // Kernels shorter than their own launch call, over kernels with one.
   double share_kernels_shorter_than_launch = 0;
   // Launch delay: launch call start → kernel start (HTA "launch delay"),
-  // over kernels that are the first op of their launch call.
+  // over kernels that are the first op of their launch call (the
+  // `launch_delays` kernels; the figures are unknown when there are none).
+  uint64_t launch_delays = 0;
   TimeNs median_launch_delay_ns = 0;
   TimeNs p90_launch_delay_ns = 0;
   TimeNs max_launch_delay_ns = 0;
@@ -167,7 +173,8 @@ struct CopyDirectionStats {
   TimeNs time_ns = 0;
   double achieved_gbps = 0;   // bytes / time (10^9 bytes/s)
   double pageable_share = 0;  // bytes from/to pageable host memory
-  double link_share = 0;      // achieved / link theoretical (0: unknown)
+  // Achieved / link theoretical; only for HtoD and DtoH, with a known link.
+  std::optional<double> link_share;
 };
 
 struct CopyReport {

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "analysis/analysis_passes.h"
 #include "analysis/prepared_timeline.h"
+#include "analysis/quantile.h"
 #include "feedprof/analysis.h"
 
 namespace feedprof {
@@ -24,12 +25,6 @@ const char* FormatName(SourceFormat f) {
       break;
   }
   return "unknown";
-}
-
-TimeNs Median(std::vector<TimeNs> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[(v.size() - 1) / 2];
 }
 
 // One entry per rank (or per process when the run has no ranks) that ran
@@ -66,7 +61,7 @@ std::vector<RankReport> ComputeRanks(const Timeline& tl, const Report& report) {
         steps.push_back(s.end - s.start);
       }
     }
-    r.median_step_ns = Median(std::move(steps));
+    r.median_step_ns = analysis::Quantile(steps, 0.5);
     all_steps &= r.median_step_ns > 0;
     for (const ThreadReport& t : report.host.threads) {
       if (std::find(r.pids.begin(), r.pids.end(), t.pid) != r.pids.end()) {

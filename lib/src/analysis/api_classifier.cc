@@ -3,29 +3,21 @@
 
 #include <string_view>
 
+#include "common/cuda_names.h"
+
 namespace feedprof::analysis {
 namespace {
 
-// Drops nsys/CUPTI decorations: version suffixes ("_v7000") and the
-// per-thread default stream variants ("_ptsz", "_ptds").
+// Drops nsys/CUPTI decorations: version suffixes ("_v7000", stripped as every
+// reader strips them) and the per-thread default stream variants
+// ("_ptsz", "_ptds"), in whichever order they were appended.
 std::string_view BaseName(std::string_view name) {
-  for (bool changed = true; changed;) {
-    changed = false;
+  for (size_t before = 0; before != name.size();) {
+    before = name.size();
+    name = common::StripVersionSuffix(name);
     for (std::string_view suffix : {"_ptsz", "_ptds"}) {
       if (name.size() > suffix.size() && name.ends_with(suffix)) {
         name.remove_suffix(suffix.size());
-        changed = true;
-      }
-    }
-    const size_t v = name.rfind("_v");
-    if (v != std::string_view::npos && v + 2 < name.size()) {
-      bool digits = true;
-      for (size_t i = v + 2; i < name.size(); ++i) {
-        if (name[i] < '0' || name[i] > '9') digits = false;
-      }
-      if (digits) {
-        name = name.substr(0, v);
-        changed = true;
       }
     }
   }

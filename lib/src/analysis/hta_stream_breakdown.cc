@@ -16,8 +16,7 @@ constexpr TimeNs kKernelWaitThresholdNs = 30'000;
 
 struct StreamState {
   StreamIdle idle;
-  TimeNs prev_end = 0;
-  bool seen = false;
+  TimeNs prev_end = 0;  // latest end of the stream's ops so far
 };
 
 }  // namespace
@@ -37,11 +36,12 @@ std::vector<StreamIdle> ComputeHtaStreamBreakdown(
       if (last == streams.size()) {
         streams.emplace_back();
         streams.back().idle.stream = stream;
+        streams.back().prev_end = op.start;  // no gap before the first op
       }
     }
     StreamState& s = streams[last];
     s.idle.busy_ns += op.end - op.start;
-    if (s.seen && op.start > s.prev_end) {
+    if (op.start > s.prev_end) {
       const TimeNs gap = op.start - s.prev_end;
       const bool host_late =
           op.api >= 0 &&
@@ -54,8 +54,7 @@ std::vector<StreamIdle> ComputeHtaStreamBreakdown(
         s.idle.other_ns += gap;
       }
     }
-    s.prev_end = s.seen ? std::max(s.prev_end, op.end) : op.end;
-    s.seen = true;
+    s.prev_end = std::max(s.prev_end, op.end);
   }
   std::vector<StreamIdle> out;
   out.reserve(streams.size());

@@ -124,20 +124,15 @@ IdleByCause ClassifyIdleGaps(const PreparedTimeline& prepared,
         g[IdleCause::kLaunchOverhead] = gap;  // launch in flight at a
       }
     }
-    const int bucket = GapBucketOf(gap);
+    const auto bucket = static_cast<size_t>(GapBucketOf(gap));
     ++gaps->count;
-    ++gaps->histogram[static_cast<size_t>(bucket)];
-    gaps->histogram_ns[static_cast<size_t>(bucket)] += gap;
-    for (int c = 0; c < kIdleCauses; ++c) {
-      const TimeNs v = g.ns[static_cast<size_t>(c)];
-      total.ns[static_cast<size_t>(c)] += v;
-      gaps->by_bucket[static_cast<size_t>(bucket)].ns[static_cast<size_t>(c)] +=
-          v;
-      if (after_sync) {
-        gaps->after_sync.ns[static_cast<size_t>(c)] += v;
-        gaps->after_sync_by_bucket[static_cast<size_t>(bucket)]
-            .ns[static_cast<size_t>(c)] += v;
-      }
+    ++gaps->histogram[bucket];
+    gaps->histogram_ns[bucket] += gap;
+    total += g;
+    gaps->by_bucket[bucket] += g;
+    if (after_sync) {
+      gaps->after_sync += g;
+      gaps->after_sync_by_bucket[bucket] += g;
     }
   }
   return total;

@@ -16,21 +16,9 @@
 #include <vector>
 
 #include "analysis/analysis_passes.h"
+#include "analysis/quantile.h"
 
 namespace feedprof::analysis {
-namespace {
-
-TimeNs Quantile(std::vector<TimeNs>& v, double q) {
-  if (v.empty()) return 0;
-  const auto k =
-      static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5);
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k),
-                   v.end());
-  return v[k];
-}
-
-}  // namespace
-
 LaunchStats ComputeLaunchStats(const PreparedTimeline& prepared) {
   const Timeline& tl = prepared.timeline();
   LaunchStats s;
@@ -78,7 +66,7 @@ LaunchStats ComputeLaunchStats(const PreparedTimeline& prepared) {
       if (!prepared.FirstOpOfCall(op)) continue;
       const TimeNs delay = g.start - c.start;
       delays.push_back(delay);
-      if (delay > s.max_launch_delay_ns || s.max_launch_delay_kernel.empty()) {
+      if (delays.size() == 1 || delay > s.max_launch_delay_ns) {
         s.max_launch_delay_ns = delay;
         s.max_launch_delay_kernel = std::string(tl.strings.Get(g.name));
       }
@@ -103,6 +91,7 @@ LaunchStats ComputeLaunchStats(const PreparedTimeline& prepared) {
   by_name.resize(top);
   s.top_kernels = std::move(by_name);
   s.median_kernel_ns = Quantile(kernel_ns, 0.5);
+  s.launch_delays = delays.size();
   s.median_launch_delay_ns = Quantile(delays, 0.5);
   s.p90_launch_delay_ns = Quantile(delays, 0.9);
   s.share_kernels_shorter_than_launch =

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "analysis/analysis_passes.h"
+#include "analysis/quantile.h"
 
 namespace feedprof::analysis {
 namespace {
@@ -55,12 +56,6 @@ std::string StepNameKey(std::string_view name) {
 bool IsProfilerStep(const Timeline& tl, const Range& r) {
   return r.source == RangeSource::kProfilerStep ||
          tl.strings.Get(r.name).starts_with("ProfilerStep#");
-}
-
-TimeNs Quantile(std::vector<TimeNs> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
 }
 
 // Ranges with a step name (StepNameKey), grouped by that name; the group

@@ -118,8 +118,8 @@ void AddEvidence(const Report& report, const VerdictSignals& s,
       std::string line = absl::StrCat(
           d.direction, ": ", FormatBytes(d.bytes), " in ", d.count,
           " copies at ", absl::StrFormat("%.2f", d.achieved_gbps), " GB/s");
-      if (report.copies.link_known && d.link_share > 0) {
-        absl::StrAppend(&line, " (", Pct(d.link_share), " of the PCIe link)");
+      if (d.link_share.value_or(0) > 0) {
+        absl::StrAppend(&line, " (", Pct(*d.link_share), " of the PCIe link)");
       }
       absl::StrAppend(&line, ", pageable ", Pct(d.pageable_share), ".");
       out->push_back(line);

@@ -75,13 +75,10 @@ VerdictSignals ComputeVerdictSignals(const Report& report) {
   s.busy_share = static_cast<double>(s.busy_ns) / span;
   s.idle_share = 1.0 - s.busy_share;
   for (size_t b = 0; b < kGapBuckets; ++b) {
-    const TimeNs total = report.devices.empty() ? 0 : [&] {
-      TimeNs sum = 0;
-      for (const DeviceReport& d : report.devices) {
-        sum += d.gaps.by_bucket[b].Total();
-      }
-      return sum;
-    }();
+    TimeNs total = 0;
+    for (const DeviceReport& d : report.devices) {
+      total += d.gaps.by_bucket[b].Total();
+    }
     (b < kShortBuckets ? s.short_gap_idle_ns : s.long_gap_idle_ns) += total;
   }
 

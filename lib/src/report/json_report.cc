@@ -4,6 +4,7 @@
 // never rename or change the meaning of one without bumping the schema
 // version. Times are integer nanoseconds (`*_ns`), shares are 0..1.
 #include <string>
+#include <vector>
 
 #include "common/json_writer.h"
 #include "feedprof/report.h"
@@ -33,99 +34,81 @@ void DoubleOrNull(JsonWriter& w, const char* key, bool known, double v) {
   }
 }
 
+// A name that may be absent (no runner-up verdict, no call site): null.
+void StringOrNull(JsonWriter& w, const char* key, const std::string& v) {
+  w.Key(key);
+  if (v.empty()) {
+    w.Null();
+  } else {
+    w.String(v);
+  }
+}
+
+void StringArray(JsonWriter& w, const char* key,
+                 const std::vector<std::string>& items) {
+  w.Key(key).BeginArray();
+  for (const std::string& item : items) w.String(item);
+  w.EndArray();
+}
+
 void WriteIdleByCause(JsonWriter& w, const IdleByCause& idle) {
   w.BeginObject();
-  w.Key("host_wait");
-  w.Int(idle.HostWait());
+  w.Key("host_wait").Int(idle.HostWait());
   for (int c = 0; c < kIdleCauses; ++c) {
-    w.Key(IdleCauseName(static_cast<IdleCause>(c)));
-    w.Int(idle.ns[static_cast<size_t>(c)]);
+    w.Key(IdleCauseName(static_cast<IdleCause>(c)))
+        .Int(idle.ns[static_cast<size_t>(c)]);
   }
   w.EndObject();
 }
 
 void WriteDevice(JsonWriter& w, const DeviceReport& d) {
   w.BeginObject();
-  w.Key("device");
-  w.Int(d.device);
-  w.Key("pid");
-  w.Int(d.pid);
-  w.Key("name");
-  w.String(d.name);
-  w.Key("span_start_ns");
-  w.Int(d.span_start);
-  w.Key("span_end_ns");
-  w.Int(d.span_end);
-  w.Key("span_ns");
-  w.Int(d.span_ns);
-  w.Key("busy_ns");
-  w.Int(d.busy_ns);
-  w.Key("idle_ns");
-  w.Int(d.idle_ns);
-  w.Key("idle_share");
-  w.Double(d.idle_share);
-  w.Key("compute_ns");
-  w.Int(d.compute_ns);
-  w.Key("memcpy_ns");
-  w.Int(d.memcpy_ns);
-  w.Key("memset_ns");
-  w.Int(d.memset_ns);
-  w.Key("exposed_memcpy_ns");
-  w.Int(d.exposed_memcpy_ns);
-  w.Key("small_grid_kernel_ns");
-  w.Int(d.small_grid_kernel_ns);
-  w.Key("kernels");
-  w.Uint(d.kernel_count);
-  w.Key("memcpys");
-  w.Uint(d.memcpy_count);
-  w.Key("memsets");
-  w.Uint(d.memset_count);
-  w.Key("gaps");
-  w.BeginObject();
-  w.Key("count");
-  w.Uint(d.gaps.count);
-  w.Key("histogram");
-  w.BeginObject();
+  w.Key("device").Int(d.device);
+  w.Key("pid").Int(d.pid);
+  w.Key("name").String(d.name);
+  w.Key("span_start_ns").Int(d.span_start);
+  w.Key("span_end_ns").Int(d.span_end);
+  w.Key("span_ns").Int(d.span_ns);
+  w.Key("busy_ns").Int(d.busy_ns);
+  w.Key("idle_ns").Int(d.idle_ns);
+  w.Key("idle_share").Double(d.idle_share);
+  w.Key("compute_ns").Int(d.compute_ns);
+  w.Key("memcpy_ns").Int(d.memcpy_ns);
+  w.Key("memset_ns").Int(d.memset_ns);
+  w.Key("exposed_memcpy_ns").Int(d.exposed_memcpy_ns);
+  w.Key("small_grid_kernel_ns").Int(d.small_grid_kernel_ns);
+  w.Key("kernels").Uint(d.kernel_count);
+  w.Key("memcpys").Uint(d.memcpy_count);
+  w.Key("memsets").Uint(d.memset_count);
+  w.Key("gaps").BeginObject();
+  w.Key("count").Uint(d.gaps.count);
+  w.Key("histogram").BeginObject();
   for (int b = 0; b < kGapBuckets; ++b) {
-    w.Key(GapBucketLabel(b));
-    w.Uint(d.gaps.histogram[static_cast<size_t>(b)]);
+    w.Key(GapBucketLabel(b)).Uint(d.gaps.histogram[static_cast<size_t>(b)]);
   }
   w.EndObject();
-  w.Key("histogram_idle_ns");
-  w.BeginObject();
+  w.Key("histogram_idle_ns").BeginObject();
   for (int b = 0; b < kGapBuckets; ++b) {
-    w.Key(GapBucketLabel(b));
-    w.Int(d.gaps.histogram_ns[static_cast<size_t>(b)]);
+    w.Key(GapBucketLabel(b)).Int(d.gaps.histogram_ns[static_cast<size_t>(b)]);
   }
   w.EndObject();
-  w.Key("after_sync_idle_ns");
-  w.Int(d.gaps.after_sync.Total());
+  w.Key("after_sync_idle_ns").Int(d.gaps.after_sync.Total());
   w.EndObject();
   w.Key("idle_by_cause_ns");
   WriteIdleByCause(w, d.idle_by_cause);
-  w.Key("launch_overhead_share");
-  w.Double(d.launch_overhead_share);
-  w.Key("excluded_ops");
-  w.BeginObject();
-  w.Key("count");
-  w.Uint(d.excluded_ops.count);
-  w.Key("busy_ns");
-  w.Int(d.excluded_ops.busy_ns);
+  w.Key("launch_overhead_share").Double(d.launch_overhead_share);
+  w.Key("excluded_ops").BeginObject();
+  w.Key("count").Uint(d.excluded_ops.count);
+  w.Key("busy_ns").Int(d.excluded_ops.busy_ns);
   w.EndObject();
-  w.Key("streams");
-  w.BeginArray();
+  w.Key("streams").BeginArray();
   for (const StreamIdle& s : d.streams) {
     w.BeginObject();
-    w.Key("stream");
-    w.Int(s.stream);
-    w.Key("busy_ns");
-    w.Int(s.busy_ns);
-    w.Key("host_wait_ns");
-    w.Int(s.host_wait_ns);
-    w.Key("kernel_wait_ns");
-    w.Int(s.kernel_wait_ns);
-    w.Key("other_ns");
-    w.Int(s.other_ns);
+    w.Key("stream").Int(s.stream);
+    w.Key("busy_ns").Int(s.busy_ns);
+    w.Key("host_wait_ns").Int(s.host_wait_ns);
+    w.Key("kernel_wait_ns").Int(s.kernel_wait_ns);
+    w.Key("other_ns").Int(s.other_ns);
     w.EndObject();
   }
   w.EndArray();
@@ -134,38 +117,19 @@ void WriteDevice(JsonWriter& w, const DeviceReport& d) {
 
 void WriteVerdict(JsonWriter& w, const Verdict& v) {
   w.BeginObject();
-  w.Key("primary");
-  w.String(v.primary);
-  w.Key("runner_up");
-  if (v.runner_up.empty()) {
-    w.Null();
-  } else {
-    w.String(v.runner_up);
-  }
-  w.Key("confidence");
-  w.Double(v.confidence);
-  w.Key("confidence_label");
-  w.String(v.confidence_label);
-  w.Key("evidence");
-  w.BeginArray();
-  for (const std::string& e : v.evidence) w.String(e);
-  w.EndArray();
-  w.Key("next_steps");
-  w.BeginArray();
-  for (const std::string& s : v.next_steps) w.String(s);
-  w.EndArray();
-  w.Key("scores");
-  w.BeginArray();
+  w.Key("primary").String(v.primary);
+  StringOrNull(w, "runner_up", v.runner_up);
+  w.Key("confidence").Double(v.confidence);
+  w.Key("confidence_label").String(v.confidence_label);
+  StringArray(w, "evidence", v.evidence);
+  StringArray(w, "next_steps", v.next_steps);
+  w.Key("scores").BeginArray();
   for (const RuleScore& r : v.scores) {
     w.BeginObject();
-    w.Key("verdict");
-    w.String(r.verdict);
-    w.Key("score");
-    w.Double(r.score);
-    w.Key("threshold");
-    w.Double(r.threshold);
-    w.Key("triggered");
-    w.Bool(r.triggered);
+    w.Key("verdict").String(r.verdict);
+    w.Key("score").Double(r.score);
+    w.Key("threshold").Double(r.threshold);
+    w.Key("triggered").Bool(r.triggered);
     w.EndObject();
   }
   w.EndArray();
@@ -174,37 +138,28 @@ void WriteVerdict(JsonWriter& w, const Verdict& v) {
 
 void WriteLaunch(JsonWriter& w, const LaunchStats& l) {
   const bool launches = l.count > l.graph_launches;
-  const bool delays = !l.max_launch_delay_kernel.empty();
+  const bool delays = l.launch_delays > 0;
   w.BeginObject();
-  w.Key("count");
-  w.Uint(l.count);
-  w.Key("kernels");
-  w.Uint(l.kernels);
-  w.Key("graph_launches");
-  w.Uint(l.graph_launches);
-  w.Key("graph_kernels");
-  w.Uint(l.graph_kernels);
+  w.Key("count").Uint(l.count);
+  w.Key("kernels").Uint(l.kernels);
+  w.Key("graph_launches").Uint(l.graph_launches);
+  w.Key("graph_kernels").Uint(l.graph_kernels);
   IntOrNull(w, "median_api_ns", launches, l.median_api_ns);
   IntOrNull(w, "median_graph_launch_api_ns", l.graph_launches > 0,
             l.median_graph_launch_api_ns);
   IntOrNull(w, "median_kernel_ns", l.kernels > 0, l.median_kernel_ns);
-  w.Key("share_kernels_shorter_than_launch");
-  w.Double(l.share_kernels_shorter_than_launch);
+  w.Key("share_kernels_shorter_than_launch")
+      .Double(l.share_kernels_shorter_than_launch);
   IntOrNull(w, "median_launch_delay_ns", delays, l.median_launch_delay_ns);
   IntOrNull(w, "p90_launch_delay_ns", delays, l.p90_launch_delay_ns);
   IntOrNull(w, "max_launch_delay_ns", delays, l.max_launch_delay_ns);
-  w.Key("max_launch_delay_kernel");
-  w.String(l.max_launch_delay_kernel);
-  w.Key("top_kernels");
-  w.BeginArray();
+  w.Key("max_launch_delay_kernel").String(l.max_launch_delay_kernel);
+  w.Key("top_kernels").BeginArray();
   for (const KernelTotal& k : l.top_kernels) {
     w.BeginObject();
-    w.Key("name");
-    w.String(k.name);
-    w.Key("count");
-    w.Uint(k.count);
-    w.Key("total_ns");
-    w.Int(k.total_ns);
+    w.Key("name").String(k.name);
+    w.Key("count").Uint(k.count);
+    w.Key("total_ns").Int(k.total_ns);
     w.EndObject();
   }
   w.EndArray();
@@ -215,18 +170,12 @@ void WriteLaunch(JsonWriter& w, const LaunchStats& l) {
 // where the trace has no samples for it.
 void WriteThread(JsonWriter& w, const ThreadReport& t) {
   w.BeginObject();
-  w.Key("pid");
-  w.Int(t.pid);
-  w.Key("tid");
-  w.Int(t.tid);
-  w.Key("name");
-  w.String(t.name);
-  w.Key("api_calls");
-  w.Uint(t.api_calls);
-  w.Key("cuda_api_ns");
-  w.Int(t.cuda_api_ns);
-  w.Key("sync_blocked_ns");
-  w.Int(t.sync_blocked_ns);
+  w.Key("pid").Int(t.pid);
+  w.Key("tid").Int(t.tid);
+  w.Key("name").String(t.name);
+  w.Key("api_calls").Uint(t.api_calls);
+  w.Key("cuda_api_ns").Int(t.cuda_api_ns);
+  w.Key("sync_blocked_ns").Int(t.sync_blocked_ns);
   IntOrNull(w, "cpu_user_ns", t.samples, t.cpu_user_ns);
   IntOrNull(w, "cpu_system_ns", t.samples, t.cpu_system_ns);
   DoubleOrNull(w, "cpu_share", t.samples, t.cpu_share);
@@ -239,91 +188,62 @@ void WriteThread(JsonWriter& w, const ThreadReport& t) {
 void WriteHost(JsonWriter& w, const Report& r) {
   const HostReport& h = r.host;
   w.BeginObject();
-  w.Key("samples_available");
-  w.Bool(h.samples_available);
-  w.Key("cuda_api_ns");
-  w.Int(h.cuda_api_ns);
-  w.Key("sync_blocked_ns");
-  w.Int(h.sync_blocked_ns);
-  w.Key("sync_blocked_share");
-  w.Double(h.sync_blocked_share);
-  w.Key("threads");
-  w.BeginArray();
+  w.Key("samples_available").Bool(h.samples_available);
+  w.Key("cuda_api_ns").Int(h.cuda_api_ns);
+  w.Key("sync_blocked_ns").Int(h.sync_blocked_ns);
+  w.Key("sync_blocked_share").Double(h.sync_blocked_share);
+  w.Key("threads").BeginArray();
   for (const ThreadReport& t : h.threads) WriteThread(w, t);
   w.EndArray();
   IntOrNull(w, "program_cpu_ns", h.samples_available, h.program_cpu_ns);
-  w.Key("profiler_threads");
-  w.BeginArray();
+  w.Key("profiler_threads").BeginArray();
   for (const ThreadReport& t : h.profiler_threads) WriteThread(w, t);
   w.EndArray();
   IntOrNull(w, "profiler_cpu_ns", h.samples_available, h.profiler_cpu_ns);
-  w.Key("workers");
-  w.BeginArray();
+  w.Key("workers").BeginArray();
   for (const WorkerProcess& p : h.workers) {
     w.BeginObject();
-    w.Key("pid");
-    w.Int(p.pid);
-    w.Key("ppid");
-    w.Int(p.ppid);
-    w.Key("command");
-    w.String(p.command);
+    w.Key("pid").Int(p.pid);
+    w.Key("ppid").Int(p.ppid);
+    w.Key("command").String(p.command);
     IntOrNull(w, "cpu_user_ns", p.samples, p.cpu_user_ns);
     IntOrNull(w, "cpu_system_ns", p.samples, p.cpu_system_ns);
     w.EndObject();
   }
   w.EndArray();
-  w.Key("workers_cpu_ns");
-  w.Int(h.workers_cpu_ns);
-  w.Key("dataloader_ns");
-  w.Int(h.dataloader_ns);
-  w.Key("dataloader_ranges");
-  w.Uint(h.dataloader_ranges);
+  w.Key("workers_cpu_ns").Int(h.workers_cpu_ns);
+  w.Key("dataloader_ns").Int(h.dataloader_ns);
+  w.Key("dataloader_ranges").Uint(h.dataloader_ranges);
   w.EndObject();
 }
 
 void WriteCopies(JsonWriter& w, const CopyReport& c) {
   w.BeginObject();
-  w.Key("count");
-  w.Uint(c.count);
-  w.Key("bytes");
-  w.Uint(c.bytes);
-  w.Key("time_ns");
-  w.Int(c.time_ns);
-  w.Key("pageable_share");
-  w.Double(c.pageable_share);
+  w.Key("count").Uint(c.count);
+  w.Key("bytes").Uint(c.bytes);
+  w.Key("time_ns").Int(c.time_ns);
+  w.Key("pageable_share").Double(c.pageable_share);
   w.Key("link");
   if (c.link_known) {
     w.BeginObject();
-    w.Key("pcie_gen");
-    w.Double(c.link_gen);
-    w.Key("width");
-    w.Uint(c.link_width);
-    w.Key("theoretical_gbps");
-    w.Double(c.link_theoretical_gbps);
+    w.Key("pcie_gen").Double(c.link_gen);
+    w.Key("width").Uint(c.link_width);
+    w.Key("theoretical_gbps").Double(c.link_theoretical_gbps);
     w.EndObject();
   } else {
     w.Null();
   }
-  w.Key("directions");
-  w.BeginArray();
+  w.Key("directions").BeginArray();
   for (const CopyDirectionStats& d : c.directions) {
     w.BeginObject();
-    w.Key("direction");
-    w.String(d.direction);
-    w.Key("count");
-    w.Uint(d.count);
-    w.Key("bytes");
-    w.Uint(d.bytes);
-    w.Key("time_ns");
-    w.Int(d.time_ns);
-    w.Key("achieved_gbps");
-    w.Double(d.achieved_gbps);
-    w.Key("pageable_share");
-    w.Double(d.pageable_share);
-    DoubleOrNull(
-        w, "link_share",
-        c.link_known && (d.direction == "HtoD" || d.direction == "DtoH"),
-        d.link_share);
+    w.Key("direction").String(d.direction);
+    w.Key("count").Uint(d.count);
+    w.Key("bytes").Uint(d.bytes);
+    w.Key("time_ns").Int(d.time_ns);
+    w.Key("achieved_gbps").Double(d.achieved_gbps);
+    w.Key("pageable_share").Double(d.pageable_share);
+    DoubleOrNull(w, "link_share", d.link_share.has_value(),
+                 d.link_share.value_or(0));
     w.EndObject();
   }
   w.EndArray();
@@ -332,33 +252,21 @@ void WriteCopies(JsonWriter& w, const CopyReport& c) {
 
 void WriteSteps(JsonWriter& w, const StepReport& s) {
   w.BeginObject();
-  w.Key("available");
-  w.Bool(s.available);
+  w.Key("available").Bool(s.available);
   if (s.available) {
-    w.Key("source");
-    w.String(s.source);
-    w.Key("count");
-    w.Uint(s.count);
-    w.Key("median_ns");
-    w.Int(s.median_ns);
-    w.Key("p90_ns");
-    w.Int(s.p90_ns);
-    w.Key("median_gpu_busy_share");
-    w.Double(s.median_gpu_busy_share);
-    w.Key("steps");
-    w.BeginArray();
+    w.Key("source").String(s.source);
+    w.Key("count").Uint(s.count);
+    w.Key("median_ns").Int(s.median_ns);
+    w.Key("p90_ns").Int(s.p90_ns);
+    w.Key("median_gpu_busy_share").Double(s.median_gpu_busy_share);
+    w.Key("steps").BeginArray();
     for (const StepInfo& step : s.steps) {
       w.BeginObject();
-      w.Key("name");
-      w.String(step.name);
-      w.Key("pid");
-      w.Int(step.pid);
-      w.Key("start_ns");
-      w.Int(step.start);
-      w.Key("duration_ns");
-      w.Int(step.end - step.start);
-      w.Key("gpu_busy_ns");
-      w.Int(step.gpu_busy_ns);
+      w.Key("name").String(step.name);
+      w.Key("pid").Int(step.pid);
+      w.Key("start_ns").Int(step.start);
+      w.Key("duration_ns").Int(step.end - step.start);
+      w.Key("gpu_busy_ns").Int(step.gpu_busy_ns);
       w.EndObject();
     }
     w.EndArray();
@@ -371,74 +279,45 @@ void WriteSteps(JsonWriter& w, const StepReport& s) {
 std::string WriteJsonReport(const Report& r) {
   JsonWriter w(JsonWriter::Style::kPretty);
   w.BeginObject();
-  w.Key("schema");
-  w.String(Report::kSchema);
-  w.Key("source");
-  w.BeginObject();
-  w.Key("format");
-  w.String(r.source_format);
-  w.Key("path");
-  w.String(r.source_path);
-  w.Key("events");
-  w.Uint(r.events);
+  w.Key("schema").String(Report::kSchema);
+  w.Key("source").BeginObject();
+  w.Key("format").String(r.source_format);
+  w.Key("path").String(r.source_path);
+  w.Key("events").Uint(r.events);
   w.EndObject();
-  w.Key("window");
-  w.BeginObject();
-  w.Key("trace_start_ns");
-  w.Int(r.window.trace_start);
-  w.Key("trace_end_ns");
-  w.Int(r.window.trace_end);
-  w.Key("start_ns");
-  w.Int(r.window.start);
-  w.Key("end_ns");
-  w.Int(r.window.end);
-  w.Key("from_ns");
-  w.Int(r.window.start - r.window.trace_start);
-  w.Key("to_ns");
-  w.Int(r.window.end - r.window.trace_start);
-  w.Key("restricted");
-  w.Bool(r.window.restricted);
+  w.Key("window").BeginObject();
+  w.Key("trace_start_ns").Int(r.window.trace_start);
+  w.Key("trace_end_ns").Int(r.window.trace_end);
+  w.Key("start_ns").Int(r.window.start);
+  w.Key("end_ns").Int(r.window.end);
+  w.Key("from_ns").Int(r.window.start - r.window.trace_start);
+  w.Key("to_ns").Int(r.window.end - r.window.trace_start);
+  w.Key("restricted").Bool(r.window.restricted);
   IntOrNull(w, "rank", r.rank_filter.has_value(), r.rank_filter.value_or(0));
   w.EndObject();
-  w.Key("has_gpu_activity");
-  w.Bool(r.has_gpu_activity);
+  w.Key("has_gpu_activity").Bool(r.has_gpu_activity);
   w.Key("verdict");
   WriteVerdict(w, r.verdict);
-  w.Key("devices");
-  w.BeginArray();
+  w.Key("devices").BeginArray();
   for (const DeviceReport& d : r.devices) WriteDevice(w, d);
   w.EndArray();
   w.Key("launch");
   WriteLaunch(w, r.launch);
-  w.Key("sync_points");
-  w.BeginArray();
+  w.Key("sync_points").BeginArray();
   for (const SyncPoint& p : r.sync_points) {
     w.BeginObject();
-    w.Key("api");
-    w.String(p.api);
-    w.Key("kind");
-    w.String(SyncKindName(p.kind));
-    w.Key("reason");
-    w.String(p.reason);
-    w.Key("call_site");
-    if (p.call_site.empty()) {
-      w.Null();
-    } else {
-      w.String(p.call_site);
-    }
-    w.Key("count");
-    w.Uint(p.count);
-    w.Key("blocked_ns");
-    w.Int(p.blocked_ns);
-    w.Key("wall_share");
-    w.Double(p.wall_share);
-    w.Key("idle_after_ns");
-    w.Int(p.idle_after_ns);
+    w.Key("api").String(p.api);
+    w.Key("kind").String(SyncKindName(p.kind));
+    w.Key("reason").String(p.reason);
+    StringOrNull(w, "call_site", p.call_site);
+    w.Key("count").Uint(p.count);
+    w.Key("blocked_ns").Int(p.blocked_ns);
+    w.Key("wall_share").Double(p.wall_share);
+    w.Key("idle_after_ns").Int(p.idle_after_ns);
     w.EndObject();
   }
   w.EndArray();
-  w.Key("gpu_side_waits");
-  w.Uint(r.gpu_side_waits);
+  w.Key("gpu_side_waits").Uint(r.gpu_side_waits);
   w.Key("copies");
   WriteCopies(w, r.copies);
   w.Key("host");
@@ -446,32 +325,24 @@ std::string WriteJsonReport(const Report& r) {
   w.Key("steps");
   WriteSteps(w, r.steps);
   if (!r.ranks.empty()) {
-    w.Key("ranks");
-    w.BeginArray();
+    w.Key("ranks").BeginArray();
     for (const RankReport& k : r.ranks) {
       w.BeginObject();
       IntOrNull(w, "rank", k.rank >= 0, k.rank);
-      w.Key("pids");
-      w.BeginArray();
+      w.Key("pids").BeginArray();
       for (int32_t pid : k.pids) w.Int(pid);
       w.EndArray();
-      w.Key("span_ns");
-      w.Int(k.span_ns);
-      w.Key("busy_ns");
-      w.Int(k.busy_ns);
-      w.Key("idle_share");
-      w.Double(k.idle_share);
+      w.Key("span_ns").Int(k.span_ns);
+      w.Key("busy_ns").Int(k.busy_ns);
+      w.Key("idle_share").Double(k.idle_share);
       IntOrNull(w, "median_step_ns", k.median_step_ns > 0, k.median_step_ns);
-      w.Key("sync_blocked_ns");
-      w.Int(k.sync_blocked_ns);
-      w.Key("slowest");
-      w.Bool(k.slowest);
+      w.Key("sync_blocked_ns").Int(k.sync_blocked_ns);
+      w.Key("slowest").Bool(k.slowest);
       w.EndObject();
     }
     w.EndArray();
   }
-  w.Key("available");
-  w.BeginObject();
+  w.Key("available").BeginObject();
   const Availability& a = r.available;
   for (auto [key, value] :
        {std::pair<const char*, bool>{"api_calls", a.api_calls},
@@ -482,25 +353,16 @@ std::string WriteJsonReport(const Report& r) {
         {"call_sites", a.call_sites},
         {"gpu_counters", a.gpu_counters},
         {"ranges", a.ranges}}) {
-    w.Key(key);
-    w.Bool(value);
+    w.Key(key).Bool(value);
   }
   w.EndObject();
-  w.Key("drops");
-  w.BeginObject();
-  w.Key("events_dropped");
-  w.Uint(r.drops.events_dropped);
-  w.Key("cupti_records_dropped");
-  w.Uint(r.drops.cupti_records_dropped);
-  w.Key("zero_timestamp_records");
-  w.Uint(r.drops.zero_timestamp_records);
-  w.Key("samples_dropped");
-  w.Uint(r.drops.samples_dropped);
+  w.Key("drops").BeginObject();
+  w.Key("events_dropped").Uint(r.drops.events_dropped);
+  w.Key("cupti_records_dropped").Uint(r.drops.cupti_records_dropped);
+  w.Key("zero_timestamp_records").Uint(r.drops.zero_timestamp_records);
+  w.Key("samples_dropped").Uint(r.drops.samples_dropped);
   w.EndObject();
-  w.Key("warnings");
-  w.BeginArray();
-  for (const std::string& warning : r.warnings) w.String(warning);
-  w.EndArray();
+  StringArray(w, "warnings", r.warnings);
   w.EndObject();
   return w.str();
 }

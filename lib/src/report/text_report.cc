@@ -69,8 +69,7 @@ void Summary(const Report& r, std::string* out) {
   TimeNs span = 0;
   for (const DeviceReport& d : r.devices) {
     span += d.span_ns;
-    for (size_t c = 0; c < idle.ns.size(); ++c)
-      idle.ns[c] += d.idle_by_cause.ns[c];
+    idle += d.idle_by_cause;
   }
   if (span > 0) {
     Line(out, "");
@@ -80,14 +79,13 @@ void Summary(const Report& r, std::string* out) {
     std::sort(order.begin(), order.end(), [&idle](int a, int b) {
       return idle.ns[static_cast<size_t>(a)] > idle.ns[static_cast<size_t>(b)];
     });
-    for (int i = 0; i < 3; ++i) {
-      const TimeNs ns =
-          idle.ns[static_cast<size_t>(order[static_cast<size_t>(i)])];
+    for (size_t i = 0; i < 3; ++i) {
+      const int cause = order[i];
+      const TimeNs ns = idle.ns[static_cast<size_t>(cause)];
       if (ns <= 0) break;
       Line(out, absl::StrCat("  - idle ",
-                             IdleCauseName(static_cast<IdleCause>(
-                                 order[static_cast<size_t>(i)])),
-                             ": ", FormatDuration(ns), " (",
+                             IdleCauseName(static_cast<IdleCause>(cause)), ": ",
+                             FormatDuration(ns), " (",
                              FormatPercent(static_cast<double>(ns) /
                                            static_cast<double>(span)),
                              " of GPU span)"));
@@ -134,7 +132,7 @@ std::string LaunchLine(const LaunchStats& l) {
                     l.graph_kernels, " kernels (median graph launch call ",
                     FormatDuration(l.median_graph_launch_api_ns), ")");
   }
-  const bool delays = !l.max_launch_delay_kernel.empty();
+  const bool delays = l.launch_delays > 0;
   absl::StrAppend(&line, "; launch delay median ",
                   DurationOr(delays, l.median_launch_delay_ns), ", p90 ",
                   DurationOr(delays, l.p90_launch_delay_ns));
