@@ -390,8 +390,10 @@ TEST(SampleCollectorLive, BusyThreadCpuTimeMatchesItsOwnClock) {
   threads.Add("burner", [] {
     volatile uint64_t sink = 0;
     const uint64_t start = ThreadCpuNs();
+    // Reading the thread CPU clock is a system call on some VMs: spin about
+    // a millisecond between reads so the burn stays user time.
     while (ThreadCpuNs() - start < 200000000ull) {
-      for (int i = 0; i < 10000; ++i) sink = sink + static_cast<uint64_t>(i);
+      for (int i = 0; i < 1000000; ++i) sink = sink + static_cast<uint64_t>(i);
     }
   });
   threads.WaitReady();
