@@ -37,6 +37,12 @@ constexpr CUpti_ActivityKind kOptionalKinds[] = {
     CUPTI_ACTIVITY_KIND_OVERHEAD,
     CUPTI_ACTIVITY_KIND_MEMORY2,
     CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
+};
+
+// Resource kinds: CUPTI emits their records when the resource is created
+// (devices at driver initialization), so a collector that starts late must
+// ask for the records of resources that already exist.
+constexpr CUpti_ActivityKind kResourceKinds[] = {
     CUPTI_ACTIVITY_KIND_DEVICE,
     CUPTI_ACTIVITY_KIND_CONTEXT,
 };
@@ -405,6 +411,12 @@ bool StartCupti(Collector* c) {
     }
   }
   for (CUpti_ActivityKind kind : kOptionalKinds) c->api.ActivityEnable(kind);
+  for (CUpti_ActivityKind kind : kResourceKinds) {
+    if (c->api.ActivityEnableAndDump == nullptr ||
+        c->api.ActivityEnableAndDump(kind) != CUPTI_SUCCESS) {
+      c->api.ActivityEnable(kind);
+    }
+  }
   const bool callbacks_own = c->mode == CollectionMode::kFull;
   c->converter->set_callbacks_own_blocking_calls(callbacks_own);
   FilterApiRecords(c, callbacks_own);

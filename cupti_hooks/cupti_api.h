@@ -45,6 +45,7 @@ struct CuptiApi {
   decltype(&::cuptiActivityEnableRuntimeApi) ActivityEnableRuntimeApi = nullptr;
   decltype(&::cuptiActivityEnableDriverApi) ActivityEnableDriverApi = nullptr;
   decltype(&::cuptiGetDeviceId) GetDeviceId = nullptr;
+  decltype(&::cuptiActivityEnableAndDump) ActivityEnableAndDump = nullptr;
 
   bool loaded() const { return handle != nullptr; }
 

@@ -112,6 +112,7 @@ const char* ResolveAll(CuptiApi* api) {
   Resolve(h, "cuptiActivityEnableRuntimeApi", &api->ActivityEnableRuntimeApi);
   Resolve(h, "cuptiActivityEnableDriverApi", &api->ActivityEnableDriverApi);
   Resolve(h, "cuptiGetDeviceId", &api->GetDeviceId);
+  Resolve(h, "cuptiActivityEnableAndDump", &api->ActivityEnableAndDump);
   return nullptr;
 }
 

@@ -247,8 +247,8 @@ void OnLibraryLoad() {
 #ifdef FEEDPROF_HAVE_CUPTI
     ClaimInjectionVariable(
         "CUDA_INJECTION64_PATH", self,
-        "feedprof collects GPU activity only if that tool lets CUPTI be "
-        "shared");
+        "the CUDA driver loads only the library it names, so feedprof "
+        "records no GPU activity; unset it to record the GPU");
 #endif
   }
 

@@ -62,6 +62,12 @@ FAKE CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind) {
   if (kind < CUPTI_ACTIVITY_KIND_COUNT) g_state.kinds_enabled[kind] = true;
   return CUPTI_SUCCESS;
 }
+FAKE CUptiResult cuptiActivityEnableAndDump(CUpti_ActivityKind kind) {
+  if (kind >= CUPTI_ACTIVITY_KIND_COUNT) return CUPTI_ERROR_INVALID_KIND;
+  g_state.kinds_enabled[kind] = true;
+  g_state.kinds_dumped[kind] = true;
+  return CUPTI_SUCCESS;
+}
 FAKE CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind) {
   if (kind < CUPTI_ACTIVITY_KIND_COUNT) g_state.kinds_enabled[kind] = false;
   return CUPTI_SUCCESS;

@@ -29,6 +29,9 @@ struct FakeCuptiState {
   bool subscribed = false;
   int unsubscribes = 0;
   bool kinds_enabled[CUPTI_ACTIVITY_KIND_COUNT] = {};
+  // Enabled through cuptiActivityEnableAndDump (records of resources that
+  // already exist are delivered too).
+  bool kinds_dumped[CUPTI_ACTIVITY_KIND_COUNT] = {};
   // [domain][cbid]: callbacks enabled; activity records turned off.
   bool callback_enabled[5][2048] = {};
   bool runtime_activity_off[1024] = {};

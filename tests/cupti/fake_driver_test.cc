@@ -118,6 +118,10 @@ TEST_F(FakeDriverTest, FullCollectionSetsUpEverythingQuietly) {
         CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONTEXT}) {
     EXPECT_TRUE(fake_->kinds_enabled[kind]) << kind;
   }
+  // Devices and contexts that existed before the start still get records.
+  EXPECT_TRUE(fake_->kinds_dumped[CUPTI_ACTIVITY_KIND_DEVICE]);
+  EXPECT_TRUE(fake_->kinds_dumped[CUPTI_ACTIVITY_KIND_CONTEXT]);
+  EXPECT_FALSE(fake_->kinds_dumped[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL]);
   // Callbacks for blocking calls and context teardown, none for launches.
   const auto& cb = fake_->callback_enabled;
   EXPECT_TRUE(cb[CUPTI_CB_DOMAIN_RUNTIME_API]
