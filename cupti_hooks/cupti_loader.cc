@@ -79,6 +79,25 @@ void DirName(const char* path, char* out, size_t out_size) {
   }
 }
 
+#if defined(__aarch64__)
+#define FEEDPROF_CUDA_TARGET_DIR "targets/sbsa-linux/lib"
+#else
+#define FEEDPROF_CUDA_TARGET_DIR "targets/x86_64-linux/lib"
+#endif
+
+// The directories a CUDA toolkit rooted at `root` keeps libcupti in.
+void AddToolkitLayouts(PathList* list, const char* root) {
+  if (root == nullptr || root[0] != '/') return;
+  static constexpr const char* kLayouts[] = {"lib64", "extras/CUPTI/lib64",
+                                             FEEDPROF_CUDA_TARGET_DIR, "lib"};
+  char candidate[2 * kPathCapacity];
+  for (const char* layout : kLayouts) {
+    std::snprintf(candidate, sizeof candidate, "%s/%s/%s", root, layout,
+                  FEEDPROF_CUPTI_SONAME);
+    list->Add(candidate);
+  }
+}
+
 template <typename Fn>
 bool Resolve(void* handle, const char* name, Fn* slot) {
   void* symbol = dlsym(handle, name);
@@ -180,7 +199,12 @@ size_t CuptiCandidatePaths(char (*out)[kPathCapacity], size_t max) {
                   dir, FEEDPROF_CUPTI_SONAME);
     list.Add(candidate);
   }
-  // 4. Whatever the dynamic linker finds (LD_LIBRARY_PATH, ld.so.cache).
+  // 4. The usual toolkit layouts on this machine, which may differ from the
+  // build machine's: $CUDA_HOME, $CUDA_PATH, then /usr/local/cuda.
+  AddToolkitLayouts(&list, std::getenv("CUDA_HOME"));
+  AddToolkitLayouts(&list, std::getenv("CUDA_PATH"));
+  AddToolkitLayouts(&list, "/usr/local/cuda");
+  // 5. Whatever the dynamic linker finds (LD_LIBRARY_PATH, ld.so.cache).
   list.Add(FEEDPROF_CUPTI_SONAME);
   return list.count;
 }
@@ -213,7 +237,8 @@ LoadStatus LoadCupti(CuptiApi* api, char* message, size_t message_size) {
   }
   std::snprintf(message, message_size,
                 "no %s found (looked in the process, the CUDA toolkit, the "
-                "Python CUDA wheels and the library path); GPU activity is "
+                "Python CUDA wheels, $CUDA_HOME, $CUDA_PATH, /usr/local/cuda "
+                "and the library path); GPU activity is "
                 "not recorded. Set FEEDPROF_CUPTI_PATH to its location.",
                 FEEDPROF_CUPTI_SONAME);
   return LoadStatus::kNotFound;

@@ -6,9 +6,11 @@
 // already mapped into the process, so two different CUPTI builds never
 // coexist; else the CUDA toolkit's this library was built against; else the
 // one a Python CUDA wheel ships beside the CUDA runtime the process loaded;
-// else the dynamic linker's own search path. The loaded library's API
-// version must have the build's major version: record layouts change
-// between majors.
+// else the usual toolkit layouts under $CUDA_HOME, $CUDA_PATH and
+// /usr/local/cuda (a library built on one machine and run on another finds
+// that machine's toolkit); else the dynamic linker's own search path. The
+// loaded library's API version must have the build's major version: record
+// layouts change between majors.
 #ifndef FEEDPROF_CUPTI_HOOKS_CUPTI_LOADER_H_
 #define FEEDPROF_CUPTI_HOOKS_CUPTI_LOADER_H_
 
@@ -26,7 +28,7 @@ enum class LoadStatus {
   kVersionMismatch,  // API major differs from the build's
 };
 
-constexpr size_t kMaxCandidatePaths = 12;
+constexpr size_t kMaxCandidatePaths = 24;
 constexpr size_t kPathCapacity = 512;
 
 // The files tried, in order, when FEEDPROF_CUPTI_PATH is not set. Returns

@@ -4,9 +4,11 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "cupti_hooks/activity_buffer_pool.h"
 #include "cupti_hooks/collector.h"
@@ -142,6 +144,27 @@ TEST(PlanCollectionTest, EveryCombinationOfResults) {
   UnloadCupti(&api);
 }
 
+TEST(CuptiLoaderTest, CudaHomeLayoutsAreCandidates) {
+  unsetenv("FEEDPROF_CUPTI_PATH");
+  setenv("CUDA_HOME", "/opt/cuda-x", 1);
+  setenv("CUDA_PATH", "relative/is/ignored", 1);
+  char paths[kMaxCandidatePaths][kPathCapacity];
+  const size_t n = CuptiCandidatePaths(paths, kMaxCandidatePaths);
+  unsetenv("CUDA_HOME");
+  unsetenv("CUDA_PATH");
+  std::vector<std::string> found(paths, paths + n);
+  for (const char* layout : {"lib64", "extras/CUPTI/lib64", "lib"}) {
+    const std::string want =
+        std::string("/opt/cuda-x/") + layout + "/libcupti.so.13";
+    EXPECT_NE(std::find(found.begin(), found.end(), want), found.end()) << want;
+  }
+  for (const std::string& path : found) {
+    EXPECT_EQ(path.find("relative/is/ignored"), std::string::npos) << path;
+  }
+  // Before the plain soname, which stays last.
+  EXPECT_EQ(found.back(), "libcupti.so.13");
+}
+
 TEST(CuptiLoaderTest, VersionsOfTheSameMajorAreCompatible) {
   EXPECT_TRUE(CuptiVersionCompatible(130001, 130001));
   EXPECT_TRUE(CuptiVersionCompatible(130000, 130001));
@@ -157,6 +180,13 @@ TEST(CuptiLoaderTest, LoadsTheToolkitCopyAndChecksItsVersion) {
   const size_t n = CuptiCandidatePaths(paths, kMaxCandidatePaths);
   ASSERT_GE(n, 2u);  // the toolkit's copy and the plain soname at least
   EXPECT_STREQ(paths[n - 1], "libcupti.so.13");
+  // The usual layouts of this machine's toolkit come after the build's.
+  bool has_lib64 = false;
+  for (size_t i = 0; i < n; ++i) {
+    has_lib64 |=
+        std::strcmp(paths[i], "/usr/local/cuda/lib64/libcupti.so.13") == 0;
+  }
+  EXPECT_TRUE(has_lib64);
   CuptiApi api;
   char message[1024];
   ASSERT_EQ(LoadCupti(&api, message, sizeof message), LoadStatus::kLoaded)
