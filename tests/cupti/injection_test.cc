@@ -32,23 +32,33 @@ std::string ReadFile(const std::string& path) {
   return s.str();
 }
 
-RunResult RunTarget(const std::vector<std::string>& extra_env) {
+RunResult RunProgram(std::vector<std::string> argv_strings,
+                     const std::vector<std::string>& extra_env) {
   const std::string dir =
       ::testing::TempDir() + "/cupti_injection_" + std::to_string(getpid());
   std::filesystem::create_directories(dir);
   const std::string out_path = dir + "/out.txt";
   const std::string err_path = dir + "/err.txt";
   std::vector<std::string> env;
+  // The test's environment, less FEEDPROF_* and what `extra_env` sets.
   for (char** e = environ; *e != nullptr; ++e) {
-    if (std::string(*e).rfind("FEEDPROF_", 0) != 0) env.emplace_back(*e);
+    const std::string entry(*e);
+    const std::string name = entry.substr(0, entry.find('='));
+    bool replaced = name.rfind("FEEDPROF_", 0) == 0;
+    for (const auto& x : extra_env) {
+      replaced |= x.substr(0, x.find('=')) == name;
+    }
+    if (!replaced) env.push_back(entry);
   }
   env.push_back("FEEDPROF_OUTPUT_DIR=" + dir + "/traces");
   for (const auto& e : extra_env) env.push_back(e);
   std::vector<char*> envp;
   for (auto& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
-  std::string program = FEEDPROF_INJECTION_TARGET;
-  std::vector<char*> argv{program.data(), nullptr};
+  std::vector<char*> argv;
+  for (auto& a : argv_strings) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const std::string program = argv_strings[0];
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(),
@@ -57,8 +67,8 @@ RunResult RunTarget(const std::vector<std::string>& extra_env) {
                                    O_WRONLY | O_CREAT | O_TRUNC, 0600);
   pid_t pid = 0;
   RunResult result;
-  if (posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(),
-                  envp.data()) != 0) {
+  if (posix_spawnp(&pid, program.c_str(), &actions, nullptr, argv.data(),
+                   envp.data()) != 0) {
     return result;
   }
   posix_spawn_file_actions_destroy(&actions);
@@ -69,6 +79,10 @@ RunResult RunTarget(const std::vector<std::string>& extra_env) {
   result.err = ReadFile(err_path);
   std::filesystem::remove_all(dir);
   return result;
+}
+
+RunResult RunTarget(const std::vector<std::string>& extra_env) {
+  return RunProgram({FEEDPROF_INJECTION_TARGET}, extra_env);
 }
 
 std::vector<std::string> LinesMentioning(const std::string& text,
@@ -114,6 +128,33 @@ TEST(InjectionTest, MissingLibcuptiLeavesOutputAndExitCodeUnchanged) {
   const auto lines = LinesMentioning(r.err, "FEEDPROF_CUPTI_PATH");
   ASSERT_EQ(lines.size(), 1u) << r.err;
   EXPECT_EQ(lines[0].rfind("feedprof: ", 0), 0u) << lines[0];
+}
+
+TEST(InjectionTest, ClaimsTheCudaInjectionVariableForItsChildren) {
+  const std::string preload =
+      std::string("LD_PRELOAD=") + FEEDPROF_LIBRARY_PATH;
+  const RunResult r =
+      RunProgram({"sh", "-c", "printf '%s' \"$CUDA_INJECTION64_PATH\""},
+                 {preload, "CUDA_INJECTION64_PATH="});
+  EXPECT_EQ(r.exit_code, 0);
+  char resolved[4096];
+  ASSERT_NE(realpath(FEEDPROF_LIBRARY_PATH, resolved), nullptr);
+  EXPECT_EQ(r.out, resolved);
+  EXPECT_TRUE(LinesMentioning(r.err, "CUDA_INJECTION64_PATH").empty()) << r.err;
+}
+
+TEST(InjectionTest, AnotherToolsCudaInjectionIsLeftAloneWithOneLine) {
+  const RunResult r =
+      RunProgram({"sh", "-c", "printf '%s' \"$CUDA_INJECTION64_PATH\""},
+                 {std::string("LD_PRELOAD=") + FEEDPROF_LIBRARY_PATH,
+                  "CUDA_INJECTION64_PATH=/opt/other/libtool.so"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, "/opt/other/libtool.so");
+  const auto lines = LinesMentioning(r.err, "CUDA_INJECTION64_PATH");
+  ASSERT_EQ(lines.size(), 1u) << r.err;
+  EXPECT_EQ(lines[0].rfind("feedprof: ", 0), 0u) << lines[0];
+  EXPECT_NE(lines[0].find("records no GPU activity"), std::string::npos)
+      << lines[0];
 }
 
 }  // namespace
