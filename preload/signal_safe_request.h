@@ -82,6 +82,7 @@ class SignalSafeRequest {
 
   bool is_open() const { return wake_fd_ >= 0 && done_fd_ >= 0; }
   int wake_fd() const { return wake_fd_; }
+  int done_fd() const { return done_fd_; }
 
   // Any thread, async-signal-safe: wakes the worker without a request.
   void Wake() const { SignalEventFd(wake_fd_); }

@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "preload/private_fd_table.h"
+
 namespace feedprof::preload::host {
 namespace {
 
@@ -138,8 +140,21 @@ bool HostSamplerThread::RestartAfterFork() {
 void* HostSamplerThread::ThreadMain(void* self) {
   // Before the first round, which samples this thread too.
   pthread_setname_np(pthread_self(), kSamplerThreadComm);
-  static_cast<HostSamplerThread*>(self)->Loop();
+  auto* sampler = static_cast<HostSamplerThread*>(self);
+  sampler->UsePrivateDescriptors();
+  sampler->Loop();
   return nullptr;
+}
+
+void HostSamplerThread::UsePrivateDescriptors() {
+  // Every round opens /proc files. In the program's table each open would
+  // hold a low number for a moment, one a shell may be about to dup2 onto.
+  int keep[8];
+  size_t n = collector_.KeptDescriptors(keep, 6);
+  keep[n++] = flush_request_.wake_fd();
+  keep[n++] = flush_request_.done_fd();
+  private_table_.store(UsePrivateDescriptorTable(keep, n),
+                       std::memory_order_relaxed);
 }
 
 void HostSamplerThread::Loop() {
@@ -156,6 +171,11 @@ void HostSamplerThread::Loop() {
   // The last round shows the final CPU times.
   SampleRound();
   FlushBatch();
+  // Cached files opened in this thread's own table: closed here, where
+  // their numbers mean them.
+  if (private_table_.load(std::memory_order_relaxed)) {
+    collector_.CloseCachedFiles();
+  }
   flush_request_.Served(flush_request_.Pending());
 }
 

@@ -102,6 +102,9 @@ class HostSamplerThread {
 
  private:
   static void* ThreadMain(void* self);
+  // Moves the thread to a descriptor table of its own, keeping the
+  // eventfds and proc directories it uses (private_fd_table.h).
+  void UsePrivateDescriptors();
   void Loop();
   template <typename Record, typename AddFn>
   void Append(const Record& record, AddFn add);
@@ -127,6 +130,8 @@ class HostSamplerThread {
   std::atomic<bool> stop_requested_{false};
   std::atomic<bool> running_{false};
   bool initialized_ = false;
+  // The running thread opens files in a table of its own.
+  std::atomic<bool> private_table_{false};
 };
 
 }  // namespace feedprof::preload::host

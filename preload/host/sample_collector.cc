@@ -164,6 +164,14 @@ void SampleCollector::CloseDirectories() {
   }
 }
 
+size_t SampleCollector::KeptDescriptors(int* out, size_t max) const {
+  size_t n = 0;
+  for (int fd : {proc_fd_, self_fd_, task_fd_}) {
+    if (fd >= 0 && n < max) out[n++] = fd;
+  }
+  return n;
+}
+
 bool SampleCollector::ReopenAfterFork() {
   if (tracks_ == nullptr) return false;
   // The cached stat files are the parent's threads'.

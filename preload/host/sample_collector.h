@@ -100,6 +100,15 @@ class SampleCollector {
   // directories and forgets every thread.
   bool ReopenAfterFork();
 
+  // The descriptors a sampling thread must keep when it takes a table of
+  // its own (private_fd_table.h): the proc directories. Writes up to
+  // `max` into `out`; returns how many.
+  size_t KeptDescriptors(int* out, size_t max) const;
+  // Closes the cached stat files and forgets them. Called by a sampling
+  // thread that opened them in its own table, before it ends: their
+  // numbers mean nothing in the program's table.
+  void CloseCachedFiles() { stat_files_.CloseAll(); }
+
   // Samples every thread. `intern` is called for new or renamed threads.
   void CollectThreads(InternStringFn intern, void* intern_context);
   size_t thread_count() const { return thread_count_; }

@@ -111,6 +111,24 @@ TEST_F(LifecycleTest, AnotherToolsNvtxInjectionIsLeftAloneWithOneLine) {
       << lines[0];
 }
 
+// dash saves fd 1, closes it and dup2()s stderr onto it for `>&2`; a
+// sampler thread opening /proc files in the same descriptor table would
+// make some of those dup2() calls fail with EBUSY.
+TEST_F(LifecycleTest, ShellRedirectionsNeverCollideWithTheSampler) {
+  const ProcessResult r = RunProcess(
+      {"sh", "-c",
+       "i=0; while [ $i -lt 5000 ]; do echo x >&2; i=$((i+1)); done; "
+       "echo done"},
+      Env({{"FEEDPROF_SAMPLING_HZ", "1000"}}), root_);
+  EXPECT_EQ(r.exit_code(), 0);
+  EXPECT_EQ(r.out, "done\n");
+  std::string expected;
+  for (int i = 0; i < 5000; ++i) expected += "x\n";
+  const std::string err = WithoutFeedprofLines(r.err);
+  EXPECT_EQ(err.size(), expected.size());
+  EXPECT_TRUE(err == expected) << err.substr(0, 300);
+}
+
 TEST_F(LifecycleTest, InitializeInjectionReturnsOne) {
   // Loaded the way the CUDA driver loads it (dlopen), with recording off so
   // the test process itself is not recorded.
