@@ -1,6 +1,12 @@
 // Busy/idle union edge cases: overlap across streams, nesting, zero-length
 // ops, pre-window exclusion and window clipping (DESIGN §5).
+#include "analysis/device_busy.h"
+
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <vector>
 
 #include "feedprof/analysis.h"
 #include "tests/analysis/timeline_builder.h"
@@ -136,6 +142,68 @@ TEST(DeviceBusyTest, UnknownRankIsAnError) {
   const absl::StatusOr<Report> r = Analyze(b.timeline(), o);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("rank 3"), std::string::npos);
+}
+
+// The one merge rule both unions use: touching intervals merge, empty ones
+// are skipped and split nothing.
+TEST(DeviceBusyTest, StartOrderedUnionStepsAndTotal) {
+  using Step = analysis::StartOrderedUnion::Step;
+  analysis::StartOrderedUnion u;
+  EXPECT_EQ(u.Total(), 0);
+  EXPECT_EQ(u.Add(10, 20), Step::kOpened);
+  EXPECT_EQ(u.Add(20, 25), Step::kExtended);  // touches: one interval
+  EXPECT_EQ(u.Add(12, 18), Step::kExtended);  // nested: end unchanged
+  EXPECT_EQ(u.current().start, 10);
+  EXPECT_EQ(u.current().end, 25);
+  EXPECT_EQ(u.Add(27, 27), Step::kSkipped);  // empty
+  EXPECT_EQ(u.Add(30, 28), Step::kSkipped);  // negative length
+  EXPECT_EQ(u.Add(30, 40), Step::kOpened);
+  EXPECT_EQ(u.Total(), 15 + 10);
+}
+
+// BusyIntervals (kept intervals) and StartOrderedUnion (total only) agree
+// with a brute-force count of covered nanoseconds on random ops, and
+// BusyIn matches the brute force on every window tried.
+TEST(DeviceBusyTest, BothUnionsMatchABruteForceCount) {
+  std::mt19937 rng(12345);
+  std::uniform_int_distribution<int> start_of(0, 2000);
+  std::uniform_int_distribution<int> length_of(0, 60);
+  for (int round = 0; round < 20; ++round) {
+    std::vector<analysis::OpRef> ops(200);
+    for (analysis::OpRef& op : ops) {
+      op.start = start_of(rng);
+      op.end = op.start + length_of(rng);
+    }
+    std::sort(ops.begin(), ops.end(),
+              [](const analysis::OpRef& a, const analysis::OpRef& b) {
+                return a.start < b.start;
+              });
+    std::vector<bool> covered(2100, false);
+    analysis::StartOrderedUnion sweep;
+    for (const analysis::OpRef& op : ops) {
+      sweep.Add(op.start, op.end);
+      for (TimeNs t = op.start; t < op.end; ++t) {
+        covered[static_cast<size_t>(t)] = true;
+      }
+    }
+    const auto brute = [&covered](TimeNs t0, TimeNs t1) {
+      TimeNs n = 0;
+      for (TimeNs t = t0; t < t1; ++t) n += covered[static_cast<size_t>(t)];
+      return n;
+    };
+    const analysis::BusyIntervals busy(ops);
+    EXPECT_EQ(busy.busy(), brute(0, 2100));
+    EXPECT_EQ(sweep.Total(), busy.busy());
+    for (TimeNs t0 = 0; t0 < 2100; t0 += 97) {
+      EXPECT_EQ(busy.BusyIn(t0, t0 + 333),
+                brute(t0, std::min<TimeNs>(t0 + 333, 2100)))
+          << "window at " << t0;
+    }
+    // Merged intervals are disjoint and never touch (touching ones merge).
+    for (size_t i = 1; i < busy.intervals().size(); ++i) {
+      EXPECT_LT(busy.intervals()[i - 1].end, busy.intervals()[i].start);
+    }
+  }
 }
 
 }  // namespace

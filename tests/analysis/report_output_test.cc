@@ -195,6 +195,8 @@ TEST(ReportOutputTest, JsonParsesAndHasTheDocumentedFields) {
                            "launch.graph_launches",
                            "launch.graph_kernels",
                            "launch.median_graph_launch_api_ns",
+                           "launch.launch_delays",
+                           "launch.max_launch_delay_ns",
                            "launch.top_kernels[].name",
                            "launch.top_kernels[].count",
                            "launch.top_kernels[].total_ns",
@@ -231,6 +233,9 @@ TEST(ReportOutputTest, JsonParsesAndHasTheDocumentedFields) {
   EXPECT_EQ(parsed.scalars().at("copies.link"), "null");
   EXPECT_EQ(parsed.scalars().at("host.program_cpu_ns"), "null");
   EXPECT_EQ(parsed.scalars().at("launch.median_graph_launch_api_ns"), "null");
+  // Two launch calls, each with its kernel: delays of 10 µs and 5 µs.
+  EXPECT_EQ(parsed.scalars().at("launch.launch_delays"), "2");
+  EXPECT_EQ(parsed.scalars().at("launch.max_launch_delay_ns"), "10000");
   EXPECT_EQ(parsed.scalars().at("warnings[]"),
             "file truncated after packet 3 \"quoted\"");
   EXPECT_FALSE(parsed.paths().count("ranks"));  // one process only
@@ -286,6 +291,7 @@ TEST(ReportOutputTest, UnmeasuredMediansAreNotAvailable) {
   EXPECT_EQ(parsed.scalars().at("launch.median_api_ns"), "null");
   EXPECT_EQ(parsed.scalars().at("launch.median_kernel_ns"), "null");
   EXPECT_EQ(parsed.scalars().at("launch.median_launch_delay_ns"), "null");
+  EXPECT_EQ(parsed.scalars().at("launch.launch_delays"), "0");  // not null
 
   TimelineBuilder one;  // one sync call, one step: singular nouns
   one.Launch(0, 1, 2, 10);

@@ -87,24 +87,6 @@ class Parser {
     return true;
   }
 
-  static void AppendUtf8(uint32_t cp, std::string* out) {
-    if (cp < 0x80) {
-      out->push_back(static_cast<char>(cp));
-    } else if (cp < 0x800) {
-      out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-      out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else if (cp < 0x10000) {
-      out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-      out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-      out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else {
-      out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-      out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-      out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-      out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    }
-  }
-
   bool Hex4(uint32_t* out) {
     if (pos_ + 4 > in_.size()) return false;
     *out = 0;
@@ -185,7 +167,7 @@ class Parser {
           } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
             return false;
           }
-          AppendUtf8(cp, out);
+          common::AppendUtf8(cp, out);
           break;
         }
         default:
@@ -195,26 +177,27 @@ class Parser {
     return false;
   }
 
-  bool Array(JsonValue* out, int depth) {
-    out->kind = JsonValue::Kind::kArray;
+  // The elements of an array or the members of an object: `item` parses
+  // one, separated by commas, up to `close`; the opening bracket is at
+  // pos_. No trailing comma.
+  template <typename Item>
+  bool Sequence(char close, Item item) {
     ++pos_;
     SkipSpace();
-    if (pos_ < in_.size() && in_[pos_] == ']') {
+    if (pos_ < in_.size() && in_[pos_] == close) {
       ++pos_;
       return true;
     }
     while (true) {
       SkipSpace();
-      JsonValue item;
-      if (!Value(&item, depth + 1)) return false;
-      out->items.push_back(std::move(item));
+      if (!item()) return false;
       SkipSpace();
       if (pos_ >= in_.size()) return false;
       if (in_[pos_] == ',') {
         ++pos_;
         continue;
       }
-      if (in_[pos_] == ']') {
+      if (in_[pos_] == close) {
         ++pos_;
         return true;
       }
@@ -222,16 +205,19 @@ class Parser {
     }
   }
 
+  bool Array(JsonValue* out, int depth) {
+    out->kind = JsonValue::Kind::kArray;
+    return Sequence(']', [&] {
+      JsonValue item;
+      if (!Value(&item, depth + 1)) return false;
+      out->items.push_back(std::move(item));
+      return true;
+    });
+  }
+
   bool Object(JsonValue* out, int depth) {
     out->kind = JsonValue::Kind::kObject;
-    ++pos_;
-    SkipSpace();
-    if (pos_ < in_.size() && in_[pos_] == '}') {
-      ++pos_;
-      return true;
-    }
-    while (true) {
-      SkipSpace();
+    return Sequence('}', [&] {
       if (pos_ >= in_.size() || in_[pos_] != '"') return false;
       std::string key;
       if (!String(&key)) return false;
@@ -242,18 +228,8 @@ class Parser {
       JsonValue value;
       if (!Value(&value, depth + 1)) return false;
       out->members.emplace_back(std::move(key), std::move(value));
-      SkipSpace();
-      if (pos_ >= in_.size()) return false;
-      if (in_[pos_] == ',') {
-        ++pos_;
-        continue;
-      }
-      if (in_[pos_] == '}') {
-        ++pos_;
-        return true;
-      }
-      return false;
-    }
+      return true;
+    });
   }
 
   std::string_view in_;

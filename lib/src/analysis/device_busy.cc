@@ -8,21 +8,21 @@ namespace feedprof::analysis {
 BusyIntervals::BusyIntervals(const std::vector<OpRef>& ops) {
   iv_.reserve(ops.size() / 4 + 1);
   first_op_.reserve(ops.size() / 4 + 1);
+  StartOrderedUnion merge;
   for (size_t i = 0; i < ops.size(); ++i) {
-    Add(ops[i].start, ops[i].end, static_cast<uint32_t>(i));
+    switch (merge.Add(ops[i].start, ops[i].end)) {
+      case StartOrderedUnion::Step::kSkipped:
+        continue;
+      case StartOrderedUnion::Step::kOpened:
+        iv_.emplace_back();
+        first_op_.push_back(static_cast<uint32_t>(i));
+        break;
+      case StartOrderedUnion::Step::kExtended:
+        break;
+    }
+    iv_.back() = merge.current();
   }
   Finish();
-}
-
-void BusyIntervals::Add(TimeNs start, TimeNs end, uint32_t op_index) {
-  // Zero-length ops add no busy time and must not split a gap in two.
-  if (end <= start) return;
-  if (!iv_.empty() && start <= iv_.back().end) {
-    iv_.back().end = std::max(iv_.back().end, end);
-    return;
-  }
-  iv_.push_back(Interval{start, end});
-  first_op_.push_back(op_index);
 }
 
 void BusyIntervals::Finish() {
@@ -58,24 +58,6 @@ TimeNs BusyIntervals::NextBusyAtOrAfter(TimeNs t) const {
                        [](TimeNs x, const Interval& iv) { return x < iv.end; });
   if (it == iv_.end()) return -1;
   return std::max(t, it->start);
-}
-
-TimeNs BusyIntervals::Overlap(const BusyIntervals& other) const {
-  TimeNs total = 0;
-  size_t i = 0, j = 0;
-  const auto& a = iv_;
-  const auto& b = other.iv_;
-  while (i < a.size() && j < b.size()) {
-    const TimeNs lo = std::max(a[i].start, b[j].start);
-    const TimeNs hi = std::min(a[i].end, b[j].end);
-    if (hi > lo) total += hi - lo;
-    if (a[i].end < b[j].end) {
-      ++i;
-    } else {
-      ++j;
-    }
-  }
-  return total;
 }
 
 }  // namespace feedprof::analysis

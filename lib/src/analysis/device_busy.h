@@ -21,35 +21,45 @@ struct Interval {
   TimeNs end = 0;
 };
 
-// Union length of intervals added in start order, without storing them:
-// for totals that need no later queries (per-kind busy time).
-class UnionLength {
+// The one interval-union sweep of the analysis: intervals added in start
+// order merge into disjoint ones. An interval joins the open one when it
+// starts at or before that one's end (touching intervals merge); one of
+// zero or negative length is skipped, as it adds no busy time and must not
+// split a gap in two. Nothing but the open interval is kept, so per-kind
+// totals cost no memory; BusyIntervals keeps every merged interval.
+class StartOrderedUnion {
  public:
-  void Add(TimeNs start, TimeNs end) {
-    if (end <= start) return;
-    if (open_ && start <= end_) {
-      end_ = end > end_ ? end : end_;
-      return;
+  enum class Step : uint8_t { kSkipped, kExtended, kOpened };
+
+  Step Add(TimeNs start, TimeNs end) {
+    if (end <= start) return Step::kSkipped;
+    if (open_ && start <= current_.end) {
+      current_.end = end > current_.end ? end : current_.end;
+      return Step::kExtended;
     }
-    if (open_) total_ += end_ - start_;
-    start_ = start;
-    end_ = end;
+    if (open_) closed_ += current_.end - current_.start;
+    current_ = Interval{start, end};
     open_ = true;
+    return Step::kOpened;
   }
-  TimeNs Total() const { return total_ + (open_ ? end_ - start_ : 0); }
+  // The merged interval the last Add opened or extended.
+  const Interval& current() const { return current_; }
+  TimeNs Total() const {
+    return closed_ + (open_ ? current_.end - current_.start : 0);
+  }
 
  private:
-  TimeNs start_ = 0;
-  TimeNs end_ = 0;
-  TimeNs total_ = 0;
+  Interval current_;
+  TimeNs closed_ = 0;  // length of the merged intervals before current_
   bool open_ = false;
 };
 
 class BusyIntervals {
  public:
   BusyIntervals() = default;
-  // `ops` sorted by start. `first_op[i]` is the index in `ops` of the op
-  // that opens merged interval i (the op that ends the gap before it).
+  // `ops` sorted by start, merged by StartOrderedUnion. `first_op[i]` is the
+  // index in `ops` of the op that opens merged interval i (the op that ends
+  // the gap before it).
   explicit BusyIntervals(const std::vector<OpRef>& ops);
   TimeNs busy() const { return prefix_.empty() ? 0 : prefix_.back(); }
   TimeNs span_start() const { return iv_.empty() ? 0 : iv_.front().start; }
@@ -63,11 +73,8 @@ class BusyIntervals {
   // Start of the first busy time at or after t (t itself when busy at t);
   // -1 when the device is never busy after t.
   TimeNs NextBusyAtOrAfter(TimeNs t) const;
-  // Length of the intersection with another union.
-  TimeNs Overlap(const BusyIntervals& other) const;
 
  private:
-  void Add(TimeNs start, TimeNs end, uint32_t op_index);
   void Finish();
   std::vector<Interval> iv_;
   std::vector<uint32_t> first_op_;

@@ -53,9 +53,15 @@ DeviceReport ComputeDeviceReport(const PreparedTimeline& prepared,
   const uint64_t small_grid_blocks =
       sm_count > 0 ? sm_count : kSmallGridWithoutSmCount;
   r.excluded_ops.count = device.excluded.size();
-  r.excluded_ops.busy_ns = BusyIntervals(device.excluded).busy();
+  StartOrderedUnion excluded;
+  for (const OpRef& op : device.excluded) excluded.Add(op.start, op.end);
+  r.excluded_ops.busy_ns = excluded.Total();
   if (device.ops.empty()) return r;
 
+  // Counts and per-kind unions in one sweep over the start-sorted ops.
+  // Exposed copy time is |copies ∪ kernels| − |kernels|: copy time no
+  // kernel overlaps.
+  StartOrderedUnion kernels, copies, memsets, kernels_or_copies;
   TimeNs last_end = device.ops.front().end;
   for (const OpRef& op : device.ops) {
     last_end = std::max(last_end, op.end);
@@ -67,13 +73,18 @@ DeviceReport ComputeDeviceReport(const PreparedTimeline& prepared,
         if (blocks > 0 && blocks < small_grid_blocks) {
           r.small_grid_kernel_ns += op.end - op.start;
         }
+        kernels.Add(op.start, op.end);
+        kernels_or_copies.Add(op.start, op.end);
         break;
       }
       case GpuOpKind::kMemcpy:
         ++r.memcpy_count;
+        copies.Add(op.start, op.end);
+        kernels_or_copies.Add(op.start, op.end);
         break;
       case GpuOpKind::kMemset:
         ++r.memset_count;
+        memsets.Add(op.start, op.end);
         break;
     }
   }
@@ -86,24 +97,6 @@ DeviceReport ComputeDeviceReport(const PreparedTimeline& prepared,
                                      static_cast<double>(r.span_ns)
                                : 0.0;
 
-  // Per-kind unions in one more sweep, nothing stored. Exposed copy time
-  // is |copies ∪ kernels| − |kernels|: copy time no kernel overlaps.
-  UnionLength kernels, copies, memsets, kernels_or_copies;
-  for (const OpRef& op : device.ops) {
-    switch (tl.gpu_ops[op.op].kind) {
-      case GpuOpKind::kKernel:
-        kernels.Add(op.start, op.end);
-        kernels_or_copies.Add(op.start, op.end);
-        break;
-      case GpuOpKind::kMemcpy:
-        copies.Add(op.start, op.end);
-        kernels_or_copies.Add(op.start, op.end);
-        break;
-      case GpuOpKind::kMemset:
-        memsets.Add(op.start, op.end);
-        break;
-    }
-  }
   r.compute_ns = kernels.Total();
   r.memcpy_ns = copies.Total();
   r.memset_ns = memsets.Total();

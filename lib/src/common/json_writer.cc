@@ -6,6 +6,17 @@
 #include "common/utf8.h"
 
 namespace feedprof::common {
+namespace {
+
+// The shortest text that reads back as exactly `value` (std::to_chars).
+template <typename Number>
+void AppendNumber(Number value, std::string* out) {
+  char buffer[32];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+  out->append(buffer, result.ptr);
+}
+
+}  // namespace
 
 void AppendJsonString(std::string_view s, std::string* out) {
   static constexpr char kHex[] = "0123456789abcdef";
@@ -128,26 +139,20 @@ JsonWriter& JsonWriter::String(std::string_view value) {
 
 JsonWriter& JsonWriter::Int(int64_t value) {
   BeforeValue();
-  char buffer[24];
-  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
-  out_->append(buffer, result.ptr);
+  AppendNumber(value, out_);
   return *this;
 }
 
 JsonWriter& JsonWriter::Uint(uint64_t value) {
   BeforeValue();
-  char buffer[24];
-  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
-  out_->append(buffer, result.ptr);
+  AppendNumber(value, out_);
   return *this;
 }
 
 JsonWriter& JsonWriter::Double(double value) {
   if (!std::isfinite(value)) return Null();
   BeforeValue();
-  char buffer[32];
-  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
-  out_->append(buffer, result.ptr);
+  AppendNumber(value, out_);
   return *this;
 }
 

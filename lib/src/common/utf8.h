@@ -9,6 +9,7 @@
 #define FEEDPROF_COMMON_UTF8_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -24,6 +25,10 @@ bool IsValidUtf8(std::string_view s);
 
 // Appends `s` to `out` with every invalid byte replaced by U+FFFD.
 void AppendRepairedUtf8(std::string_view s, std::string* out);
+
+// Appends code point `cp` (at most U+10FFFF, not a surrogate) encoded as
+// UTF-8: for the JSON readers, which decode \uXXXX escapes.
+void AppendUtf8(uint32_t cp, std::string* out);
 
 }  // namespace feedprof::common
 

@@ -1,12 +1,11 @@
 #include "kineto/gzip_input.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <string_view>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -21,21 +20,10 @@ constexpr size_t kInputChunk = 256 * 1024;
 
 absl::StatusOr<std::unique_ptr<GzipFileInput>> GzipFileInput::Open(
     const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    const int err = errno;
-    return absl::NotFoundError(
-        absl::StrCat(path, ": cannot open: ", std::strerror(err),
-                     "; check the path and that the file is readable"));
-  }
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
-    ::close(fd);
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": is a directory, not a Kineto trace file"));
-  }
-  auto input = std::unique_ptr<GzipFileInput>(
-      new GzipFileInput(fd, static_cast<uint64_t>(st.st_size)));
+  absl::StatusOr<common::InputFile> file = common::InputFile::Open(path);
+  if (!file.ok()) return file.status();
+  auto input =
+      std::unique_ptr<GzipFileInput>(new GzipFileInput(*std::move(file)));
   // Sniff the gzip magic from the first bytes; they stay in the input
   // buffer, so a plain file is served from the same buffer.
   while (input->in_end_ < 2 && input->FillInput()) {
@@ -55,12 +43,11 @@ bool GzipFileInput::UnreadInputStartsWithGzipMagic() const {
   return common::StartsWithGzipMagic(unread);
 }
 
-GzipFileInput::GzipFileInput(int fd, uint64_t file_size)
-    : fd_(fd), file_size_(file_size), in_(kInputChunk) {}
+GzipFileInput::GzipFileInput(common::InputFile file)
+    : file_(std::move(file)), in_(kInputChunk) {}
 
 GzipFileInput::~GzipFileInput() {
   if (inflate_ready_) inflateEnd(&zs_);
-  ::close(fd_);
 }
 
 bool GzipFileInput::FillInput() {
@@ -73,7 +60,8 @@ bool GzipFileInput::FillInput() {
     in_begin_ = 0;
   }
   for (;;) {
-    const ssize_t n = ::read(fd_, in_.data() + in_end_, in_.size() - in_end_);
+    const ssize_t n =
+        ::read(file_.fd(), in_.data() + in_end_, in_.size() - in_end_);
     if (n > 0) {
       in_end_ += static_cast<size_t>(n);
       file_bytes_read_.fetch_add(static_cast<uint64_t>(n),

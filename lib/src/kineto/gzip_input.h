@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/input_file.h"
 #include "kineto/byte_source.h"
 
 namespace feedprof::kineto {
@@ -36,7 +37,8 @@ class GzipFileInput : public ByteSource {
     kReadError,  // read(2) failed (detail() says why)
   };
 
-  // Opens `path`; an error names the file and the reason.
+  // Opens `path`; an error names the file and the reason, and says what to
+  // do (common::InputFile: missing, unreadable, a directory or a pipe).
   static absl::StatusOr<std::unique_ptr<GzipFileInput>> Open(
       const std::string& path);
   ~GzipFileInput() override;
@@ -48,7 +50,7 @@ class GzipFileInput : public ByteSource {
   End end() const { return end_; }
   const std::string& detail() const { return detail_; }
   bool is_gzip() const { return gzip_; }
-  uint64_t file_size() const { return file_size_; }
+  uint64_t file_size() const { return file_.size(); }
   // Bytes of the file consumed so far; safe to read from another thread
   // (the progress display polls it while a prefetch thread reads).
   uint64_t file_bytes_read() const {
@@ -56,15 +58,14 @@ class GzipFileInput : public ByteSource {
   }
 
  private:
-  GzipFileInput(int fd, uint64_t file_size);
+  explicit GzipFileInput(common::InputFile file);
   bool FillInput();  // false at end of file or on a read error
   // Whether the input bytes not yet inflated start a gzip member.
   bool UnreadInputStartsWithGzipMagic() const;
   size_t ReadPlain(char* out, size_t capacity);
   size_t ReadGzip(char* out, size_t capacity);
 
-  int fd_;
-  uint64_t file_size_;
+  common::InputFile file_;
   std::atomic<uint64_t> file_bytes_read_{0};
   bool gzip_ = false;
   bool file_eof_ = false;

@@ -1,13 +1,11 @@
 #include "nsight/sqlite_database.h"
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/file_magic.h"
+#include "common/input_file.h"
 
 namespace feedprof::nsight {
 namespace {
@@ -24,6 +22,13 @@ std::string FileUri(const std::string& path) {
   }
   uri += "?immutable=1";
   return uri;
+}
+
+bool StartsWithSqliteHeader(const common::InputFile& file) {
+  char header[common::kSqliteMagic.size()] = {};
+  const int64_t n = file.ReadAt(0, header, sizeof(header));
+  return n > 0 && common::StartsWithSqliteMagic(
+                      std::string_view(header, static_cast<size_t>(n)));
 }
 
 std::string QuoteIdentifier(std::string_view name) {
@@ -86,29 +91,25 @@ std::string_view Statement::Text(int col) const {
 }
 
 bool HasSqliteHeader(const std::string& path) {
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return false;
-  char header[16] = {};
-  const size_t n = std::fread(header, 1, sizeof(header), f);
-  std::fclose(f);
-  return common::StartsWithSqliteMagic(std::string_view(header, n));
+  absl::StatusOr<common::InputFile> file = common::InputFile::Open(path);
+  return file.ok() && StartsWithSqliteHeader(*file);
 }
 
 absl::StatusOr<std::unique_ptr<SqliteDatabase>> SqliteDatabase::Open(
     const std::string& path) {
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) {
-    return absl::NotFoundError(
-        absl::StrCat("cannot open ", path, ": ", std::strerror(errno),
-                     "; check the path and that the file is readable"));
-  }
-  std::fclose(f);
-  if (!HasSqliteHeader(path)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        path,
-        " is not a SQLite database. If it is an Nsight Systems report "
-        "(.nsys-rep), export it first with `nsys export --type sqlite ",
-        path, "` and pass the .sqlite file"));
+  // SQLite opens by path, so the path is checked (and its header read)
+  // through the common input-file helper first, for the same errors as the
+  // other readers; then SQLite opens it read-only.
+  {
+    absl::StatusOr<common::InputFile> file = common::InputFile::Open(path);
+    if (!file.ok()) return file.status();
+    if (!StartsWithSqliteHeader(*file)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path,
+          " is not a SQLite database. If it is an Nsight Systems report "
+          "(.nsys-rep), export it first with `nsys export --type sqlite ",
+          path, "` and pass the .sqlite file"));
+    }
   }
   sqlite3* db = nullptr;
   const int rc =

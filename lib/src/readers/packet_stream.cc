@@ -1,11 +1,5 @@
 #include "readers/packet_stream.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -39,47 +33,19 @@ google::protobuf::ArenaOptions PacketArenaOptions(char* block) {
 
 absl::StatusOr<std::unique_ptr<PacketStreamReader>> PacketStreamReader::Open(
     const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    const int error = errno;
-    const std::string message = absl::StrFormat(
-        "%s: cannot open the trace file: %s; check the path and that it is "
-        "readable",
-        path, std::strerror(error));
-    return error == ENOENT ? absl::NotFoundError(message)
-                           : absl::PermissionDeniedError(message);
-  }
-  struct stat info {};
-  if (::fstat(fd, &info) != 0) {
-    const int error = errno;
-    ::close(fd);
-    return absl::InternalError(absl::StrFormat(
-        "%s: cannot stat the trace file: %s", path, std::strerror(error)));
-  }
-  if (!S_ISREG(info.st_mode)) {
-    ::close(fd);
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: not a regular file; pass a feedprof trace file (*.fpt) or a "
-        "session directory",
-        path));
-  }
+  absl::StatusOr<common::InputFile> file = common::InputFile::Open(path);
+  if (!file.ok()) return file.status();
   return std::unique_ptr<PacketStreamReader>(
-      new PacketStreamReader(path, fd, static_cast<uint64_t>(info.st_size)));
+      new PacketStreamReader(*std::move(file)));
 }
 
-PacketStreamReader::PacketStreamReader(std::string path, int fd,
-                                       uint64_t file_size)
-    : path_(std::move(path)),
-      fd_(fd),
-      file_size_(file_size),
-      file_stream_(fd, kReadBlockBytes),
+PacketStreamReader::PacketStreamReader(common::InputFile file)
+    : file_(std::move(file)),
+      file_stream_(file_.fd(), kReadBlockBytes),
       arena_block_(new char[kArenaBlockBytes]),
       arena_(PacketArenaOptions(arena_block_.get())) {}
 
-PacketStreamReader::~PacketStreamReader() {
-  arena_.Reset();
-  ::close(fd_);
-}
+PacketStreamReader::~PacketStreamReader() { arena_.Reset(); }
 
 const trace::Packet* PacketStreamReader::Stop(StreamEnd why,
                                               std::string corruption) {
@@ -95,8 +61,8 @@ trace::Packet* PacketStreamReader::NewPacket() {
 
 const trace::Packet* PacketStreamReader::Next() {
   if (end_ != StreamEnd::kNotYet) return nullptr;
-  if (consumed_ >= file_size_) return Stop(StreamEnd::kClean);
-  const uint64_t remaining = file_size_ - consumed_;
+  if (consumed_ >= file_size()) return Stop(StreamEnd::kClean);
+  const uint64_t remaining = file_size() - consumed_;
 
   uint64_t length = 0;
   uint64_t framing_bytes = 0;
@@ -159,13 +125,13 @@ std::string PacketStreamReader::DamageWarning() const {
       return absl::StrFormat(
           "%s: truncated after %d packets (%d bytes unread); analysed what "
           "was read",
-          path_, packets_read_, bytes_unread());
+          path(), packets_read_, bytes_unread());
     case StreamEnd::kCorrupt:
       return absl::StrFormat(
           "%s: corrupt packet at byte offset %d (%s); stopped reading this "
           "file there and analysed the %d packets before it (%d bytes "
           "unread)",
-          path_, consumed_, corruption_, packets_read_, bytes_unread());
+          path(), consumed_, corruption_, packets_read_, bytes_unread());
     case StreamEnd::kNotYet:
     case StreamEnd::kClean:
       break;
@@ -174,25 +140,25 @@ std::string PacketStreamReader::DamageWarning() const {
 }
 
 std::string PacketStreamReader::NoPacketError() const {
-  if (file_size_ == 0) {
+  if (file_size() == 0) {
     return absl::StrFormat(
         "%s: the file is empty (0 bytes). The recorded process probably "
         "ended before feedprof's first flush (killed early?); record again "
         "and let it run a little longer",
-        path_);
+        path());
   }
   if (end_ == StreamEnd::kTruncated) {
     return absl::StrFormat(
         "%s: the file ends inside its first packet (%d bytes, no whole "
         "packet); the recording was cut off right at its start. Record again",
-        path_, file_size_);
+        path(), file_size());
   }
   return absl::StrFormat(
       "%s: not a feedprof trace, or damaged from its first byte (%s at byte "
       "offset 0). Pass a file written by 'feedprof record' (*.fpt); "
       "'feedprof analyze' also reads PyTorch profiler JSON and Nsight "
       "Systems SQLite exports",
-      path_, corruption_);
+      path(), corruption_);
 }
 
 }  // namespace feedprof::readers

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "common/input_file.h"
 #include "feedprof.pb.h"
 #include "google/protobuf/arena.h"
 #include "google/protobuf/io/zero_copy_stream_impl.h"
@@ -39,7 +40,7 @@ enum class StreamEnd {
 class PacketStreamReader {
  public:
   // Opens `path` for reading. Errors name the file: it does not exist, is a
-  // directory, or cannot be read.
+  // directory or not a regular file, or cannot be read (common::InputFile).
   static absl::StatusOr<std::unique_ptr<PacketStreamReader>> Open(
       const std::string& path);
 
@@ -52,14 +53,14 @@ class PacketStreamReader {
   const trace::Packet* Next();
 
   StreamEnd end() const { return end_; }
-  const std::string& path() const { return path_; }
-  uint64_t file_size() const { return file_size_; }
+  const std::string& path() const { return file_.path(); }
+  uint64_t file_size() const { return file_.size(); }
   uint64_t packets_read() const { return packets_read_; }
   // Byte offset at which the packet last returned begins.
   uint64_t packet_offset() const { return packet_offset_; }
   // Bytes of whole packets read so far (the offset of the next packet).
   uint64_t bytes_consumed() const { return consumed_; }
-  uint64_t bytes_unread() const { return file_size_ - consumed_; }
+  uint64_t bytes_unread() const { return file_size() - consumed_; }
   // What was wrong with the packet at `bytes_consumed()` when kCorrupt.
   const std::string& corruption() const { return corruption_; }
   // Packets whose string fields held invalid UTF-8 (repaired, U+FFFD).
@@ -74,13 +75,11 @@ class PacketStreamReader {
   std::string NoPacketError() const;
 
  private:
-  PacketStreamReader(std::string path, int fd, uint64_t file_size);
+  explicit PacketStreamReader(common::InputFile file);
   const trace::Packet* Stop(StreamEnd why, std::string corruption = {});
   trace::Packet* NewPacket();
 
-  std::string path_;
-  int fd_ = -1;
-  uint64_t file_size_ = 0;
+  common::InputFile file_;  // declared before file_stream_ reads from it
   google::protobuf::io::FileInputStream file_stream_;
   std::unique_ptr<char[]> arena_block_;  // declared before arena_ uses it
   google::protobuf::Arena arena_;

@@ -150,6 +150,7 @@ void WriteLaunch(JsonWriter& w, const LaunchStats& l) {
   IntOrNull(w, "median_kernel_ns", l.kernels > 0, l.median_kernel_ns);
   w.Key("share_kernels_shorter_than_launch")
       .Double(l.share_kernels_shorter_than_launch);
+  w.Key("launch_delays").Uint(l.launch_delays);
   IntOrNull(w, "median_launch_delay_ns", delays, l.median_launch_delay_ns);
   IntOrNull(w, "p90_launch_delay_ns", delays, l.p90_launch_delay_ns);
   IntOrNull(w, "max_launch_delay_ns", delays, l.max_launch_delay_ns);
