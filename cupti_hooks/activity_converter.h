@@ -9,7 +9,9 @@
 // system tid. Records with a zero start or end timestamp are counted, not
 // written. Noise API calls are skipped, and so are the blocking calls the
 // callback path records itself (with their call sites) when a subscriber is
-// active. Device and context records become DeviceInfo packets.
+// active. Device and context records become DeviceInfo packets; stream
+// records become StreamInfo packets (what kind of stream each id is: the
+// analysis needs it to find legacy default-stream serialization).
 //
 // Kernel names are interned through a cache keyed by CUPTI's name pointer
 // (CUPTI shares one string per function across records), so a known kernel
@@ -45,6 +47,7 @@ struct ConversionStats {
   uint64_t external_correlations = 0;
   uint64_t devices = 0;
   uint64_t contexts = 0;
+  uint64_t streams = 0;
   uint64_t noise_skipped = 0;   // noise API records
   uint64_t callback_owned = 0;  // API records the callbacks write
   uint64_t zero_timestamps = 0;
@@ -149,6 +152,7 @@ class ActivityConverter {
   void ConvertExternalCorrelation(const CUpti_ActivityExternalCorrelation& e);
   void ConvertDevice(const CUpti_ActivityDevice5& d);
   void ConvertContext(const CUpti_ActivityContext3& c);
+  void ConvertStream(const CUpti_ActivityStream& s);
   void SubmitDeviceInfo(const DeviceFacts& facts, uint32_t context_id);
   uint32_t KernelNameId(const char* name);
   uint32_t DeviceOfContext(uint32_t context_id) const;

@@ -45,6 +45,7 @@ constexpr CUpti_ActivityKind kOptionalKinds[] = {
 constexpr CUpti_ActivityKind kResourceKinds[] = {
     CUPTI_ACTIVITY_KIND_DEVICE,
     CUPTI_ACTIVITY_KIND_CONTEXT,
+    CUPTI_ACTIVITY_KIND_STREAM,
 };
 
 // Everything lives in one heap object created at the first start and

@@ -443,6 +443,54 @@ TEST_F(ActivityConversionTest, DeviceRecordsBecomeDeviceInfoPackets) {
   EXPECT_EQ(devices[1].name(), info.name());
 }
 
+CUpti_ActivityStream MakeStream(uint32_t stream, uint32_t priority,
+                                CUpti_ActivityStreamFlag flag) {
+  CUpti_ActivityStream s{};
+  s.kind = CUPTI_ACTIVITY_KIND_STREAM;
+  s.contextId = 1;
+  s.streamId = stream;
+  s.priority = priority;
+  s.flag = flag;
+  s.correlationId = 40 + stream;
+  return s;
+}
+
+TEST_F(ActivityConversionTest, StreamRecordsBecomeStreamInfoPackets) {
+  RecordBuffer buffer;
+  // As nsys exports show them for one context: the legacy NULL stream 7,
+  // a blocking stream created with priority -5 (CUPTI stores it unsigned),
+  // a non-blocking one, and one with a flag this build does not know.
+  buffer.Append(MakeStream(7, 0, CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NULL));
+  buffer.Append(MakeStream(12, static_cast<uint32_t>(-5),
+                           CUPTI_ACTIVITY_STREAM_CREATE_FLAG_DEFAULT));
+  buffer.Append(
+      MakeStream(13, 0, CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NON_BLOCKING));
+  buffer.Append(MakeStream(14, 0, static_cast<CUpti_ActivityStreamFlag>(0x7)));
+  EXPECT_EQ(converter_->ConvertBuffer(buffer.data(), buffer.size()), 0u);
+
+  std::vector<trace::StreamInfo> streams;
+  for (const auto& p : captured().packets) {
+    if (p.has_stream()) streams.push_back(p.stream());
+  }
+  ASSERT_EQ(streams.size(), 4u);
+  EXPECT_EQ(streams[0].context_id(), 1u);
+  EXPECT_EQ(streams[0].stream_id(), 7u);
+  EXPECT_EQ(streams[0].priority(), 0);
+  EXPECT_EQ(streams[0].kind(), trace::STREAM_KIND_LEGACY_NULL);
+  EXPECT_EQ(streams[0].correlation_id(), 47u);
+  EXPECT_EQ(streams[1].stream_id(), 12u);
+  EXPECT_EQ(streams[1].priority(), -5);
+  EXPECT_EQ(streams[1].kind(), trace::STREAM_KIND_DEFAULT_BLOCKING);
+  EXPECT_EQ(streams[2].stream_id(), 13u);
+  EXPECT_EQ(streams[2].kind(), trace::STREAM_KIND_NON_BLOCKING);
+  EXPECT_EQ(streams[3].stream_id(), 14u);
+  EXPECT_EQ(streams[3].kind(), trace::STREAM_KIND_UNKNOWN);
+  const ConversionStats stats = converter_->stats();
+  EXPECT_EQ(stats.streams, 4u);
+  EXPECT_EQ(stats.other_kinds, 0u);
+  EXPECT_EQ(stats.packets, 4u);
+}
+
 TEST_F(ActivityConversionTest, ZeroTimestampsAreCountedNotWritten) {
   RecordBuffer buffer;
   buffer.Append(MakeKernel(0, 100, kKernelName));

@@ -115,12 +115,15 @@ TEST_F(FakeDriverTest, FullCollectionSetsUpEverythingQuietly) {
         CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_RUNTIME,
         CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_OVERHEAD,
         CUPTI_ACTIVITY_KIND_MEMORY2, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
-        CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONTEXT}) {
+        CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONTEXT,
+        CUPTI_ACTIVITY_KIND_STREAM}) {
     EXPECT_TRUE(fake_->kinds_enabled[kind]) << kind;
   }
-  // Devices and contexts that existed before the start still get records.
+  // Devices, contexts and streams that existed before the start still get
+  // records (a stream's kind is needed to find legacy default-stream use).
   EXPECT_TRUE(fake_->kinds_dumped[CUPTI_ACTIVITY_KIND_DEVICE]);
   EXPECT_TRUE(fake_->kinds_dumped[CUPTI_ACTIVITY_KIND_CONTEXT]);
+  EXPECT_TRUE(fake_->kinds_dumped[CUPTI_ACTIVITY_KIND_STREAM]);
   EXPECT_FALSE(fake_->kinds_dumped[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL]);
   // Callbacks for blocking calls and context teardown, none for launches.
   const auto& cb = fake_->callback_enabled;

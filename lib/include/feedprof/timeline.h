@@ -287,6 +287,32 @@ struct Device {
   uint32_t pcie_max_width = 0;
 };
 
+// How a CUDA stream orders its work against the other streams of its
+// context. Numbering follows CUPTI's CUpti_ActivityStreamFlag for the first
+// four (nsys's ENUM_CUPTI_STREAM_TYPE is the same).
+enum class StreamKind : uint8_t {
+  kUnknown = 0,
+  // Created without cudaStreamNonBlocking: its work and the legacy default
+  // stream's work wait for each other.
+  kDefaultBlocking = 1,
+  kNonBlocking = 2,  // cudaStreamNonBlocking: exempt from that ordering
+  kLegacyNull = 3,   // the legacy default (NULL) stream
+  // The per-thread default stream (cudaStreamPerThread): an ordinary
+  // blocking stream.
+  kPerThread = 4,
+};
+
+// One CUDA stream as the trace describes it. Formats without stream
+// descriptions (Kineto JSON) leave Timeline::streams empty.
+struct StreamInfo {
+  int32_t pid = 0;
+  int32_t device = -1;  // -1: unknown
+  uint32_t context = 0;
+  int64_t stream = -1;   // as in GpuOp::stream
+  int32_t priority = 0;  // lower is higher priority (CUDA convention)
+  StreamKind kind = StreamKind::kUnknown;
+};
+
 struct Platform {
   std::string cpu_model;
   uint32_t logical_cpus = 0;
@@ -340,6 +366,7 @@ struct Timeline {
   std::vector<CounterSample> counters;
   std::vector<CallSite> call_sites;  // index 0 is the empty call site
   std::vector<NvtxCategoryName> nvtx_categories;
+  std::vector<StreamInfo> streams;  // one per (pid, context, stream)
   Platform platform;
   DropCounts drops;
   Availability available;

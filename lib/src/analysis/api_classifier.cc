@@ -93,6 +93,8 @@ const char* SyncReasonText(SyncReason reason) {
       return "synchronous memset on pinned or managed memory";
     case SyncReason::kDeviceSetting:
       return "device-wide setting";
+    case SyncReason::kLegacyDefaultStream:
+      return "legacy default stream";
   }
   return "";
 }

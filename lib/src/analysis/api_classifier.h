@@ -31,7 +31,10 @@ enum class ApiClass : uint8_t {
 
 ApiClass ClassifyApiName(std::string_view name);
 
-// Why a call blocked the host; kNone for calls that do not.
+// Why a call blocked the host; kNone for calls that do not. One reason is
+// device-side: kLegacyDefaultStream marks work issued to the legacy default
+// (NULL) stream while other blocking streams of its context had work, which
+// serializes the GPU rather than the host (sync_points.cc).
 enum class SyncReason : uint8_t {
   kNone,
   kExplicit,
@@ -40,6 +43,7 @@ enum class SyncReason : uint8_t {
   kSteadyStateAlloc,
   kSynchronousMemset,
   kDeviceSetting,
+  kLegacyDefaultStream,
 };
 const char* SyncReasonText(SyncReason reason);
 SyncKind SyncKindOf(SyncReason reason);

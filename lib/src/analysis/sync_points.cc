@@ -8,11 +8,21 @@
 // device from the call's start to the first activity after it returned,
 // each idle stretch counted once per thread (for the first sync of a run of
 // syncs), so the figures add up to no more than the span.
+//
+// One hidden sync point is device-side: work issued to the legacy default
+// (NULL) stream waits for all earlier work of every blocking stream of its
+// context, and later blocking-stream work waits for it. The host is not
+// blocked, the GPU is serialized; such operations are reported in the same
+// groups, named by their launching call, with `blocked` meaning how long
+// each was held back by other streams' work (docs/metrics.md), and are
+// listed after the host-blocking groups.
 #include <algorithm>
 #include <limits>
 #include <map>
 #include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "analysis/analysis_passes.h"
@@ -39,6 +49,135 @@ struct Group {
   TimeNs blocked = 0;
   TimeNs idle_after = 0;
 };
+using GroupKey = std::tuple<StringId, SyncReason, std::string>;
+
+// Disjoint busy intervals, added in start order, with prefix sums so the
+// covered part of any [a, b] costs two binary searches.
+class IntervalCover {
+ public:
+  bool empty() const { return spans_.empty(); }
+  void Add(TimeNs start, TimeNs end) {
+    if (end <= start) return;
+    if (!spans_.empty() && start <= spans_.back().second) {
+      spans_.back().second = std::max(spans_.back().second, end);
+    } else {
+      spans_.emplace_back(start, end);
+    }
+  }
+  void Finish() {
+    before_.resize(spans_.size());
+    TimeNs sum = 0;
+    for (size_t i = 0; i < spans_.size(); ++i) {
+      before_[i] = sum;
+      sum += spans_[i].second - spans_[i].first;
+    }
+  }
+  // Covered length within [a, b]; Finish() first.
+  TimeNs CoveredIn(TimeNs a, TimeNs b) const {
+    return b > a ? CoveredUntil(b) - CoveredUntil(a) : 0;
+  }
+
+ private:
+  TimeNs CoveredUntil(TimeNs t) const {
+    const auto it =
+        std::upper_bound(spans_.begin(), spans_.end(), t,
+                         [](TimeNs v, const std::pair<TimeNs, TimeNs>& s) {
+                           return v < s.first;
+                         });
+    if (it == spans_.begin()) return 0;
+    const auto k = static_cast<size_t>(it - spans_.begin()) - 1;
+    return before_[k] + std::min(t, spans_[k].second) - spans_[k].first;
+  }
+
+  std::vector<std::pair<TimeNs, TimeNs>> spans_;
+  std::vector<TimeNs> before_;  // covered length before spans_[i]
+};
+
+bool IsBlockingStream(StreamKind kind) {
+  return kind == StreamKind::kDefaultBlocking || kind == StreamKind::kPerThread;
+}
+
+// Counts, in `groups`, every GPU op on a legacy default stream whose
+// context has another blocking stream with work in the window. Blocked time of
+// an op: the part of [ready, start] during which other blocking streams of its
+// context ran work, where ready is the later of its launch call's start and
+// the end of the previous op of its own stream (the op's start itself when
+// neither is known). Streams the trace does not describe, and GpuOp stream
+// ids that two contexts of one process share, are left out.
+void AddLegacyDefaultStreamWork(const PreparedTimeline& prepared,
+                                std::map<GroupKey, Group>* groups) {
+  const Timeline& tl = prepared.timeline();
+  // Most traces describe no legacy stream next to a blocking one: skip the
+  // per-op lookups for them.
+  const auto has = [&tl](auto&& predicate) {
+    return std::any_of(tl.streams.begin(), tl.streams.end(),
+                       [&](const StreamInfo& s) { return predicate(s.kind); });
+  };
+  if (!has([](StreamKind k) { return k == StreamKind::kLegacyNull; }) ||
+      !has(IsBlockingStream)) {
+    return;
+  }
+  // (pid, stream) -> index into tl.streams; -1 where ambiguous.
+  std::map<std::pair<int32_t, int64_t>, int64_t> described;
+  for (size_t i = 0; i < tl.streams.size(); ++i) {
+    const StreamInfo& s = tl.streams[i];
+    auto [it, inserted] =
+        described.try_emplace({s.pid, s.stream}, static_cast<int64_t>(i));
+    if (!inserted && it->second >= 0 &&
+        tl.streams[static_cast<size_t>(it->second)].context != s.context) {
+      it->second = -1;
+    }
+  }
+  struct ContextWork {
+    std::vector<const OpRef*> legacy;  // by start
+    IntervalCover others;              // other blocking streams
+  };
+  for (const DeviceView& device : prepared.devices()) {
+    std::map<uint32_t, ContextWork> contexts;
+    for (const OpRef& op : device.ops) {
+      const GpuOp& g = tl.gpu_ops[op.op];
+      const auto it = described.find({g.pid, g.stream});
+      if (it == described.end() || it->second < 0) continue;
+      const StreamInfo& s = tl.streams[static_cast<size_t>(it->second)];
+      if (s.kind == StreamKind::kLegacyNull) {
+        contexts[s.context].legacy.push_back(&op);
+      } else if (IsBlockingStream(s.kind)) {
+        contexts[s.context].others.Add(op.start, op.end);
+      }
+    }
+    for (auto& entry : contexts) {
+      ContextWork& work = entry.second;
+      if (work.legacy.empty() || work.others.empty()) continue;
+      work.others.Finish();
+      bool has_previous = false;
+      TimeNs previous_end = 0;
+      for (const OpRef* op : work.legacy) {
+        bool known = has_previous;
+        TimeNs ready = previous_end;
+        StringId name = 0;
+        uint32_t site = 0;
+        if (op->api >= 0) {
+          const auto api = static_cast<uint32_t>(op->api);
+          const ApiCall& launch = tl.api_calls[api];
+          ready = known ? std::max(ready, launch.start) : launch.start;
+          known = true;
+          name = launch.name;
+          site = launch.call_site;
+          const int32_t top = prepared.TopOf(api);
+          if (site == 0 && top >= 0) {
+            site = tl.api_calls[static_cast<size_t>(top)].call_site;
+          }
+        }
+        Group& g = (*groups)[{name, SyncReason::kLegacyDefaultStream,
+                              CallSiteText(tl, site)}];
+        ++g.count;
+        if (known) g.blocked += work.others.CoveredIn(ready, op->start);
+        previous_end = has_previous ? std::max(previous_end, op->end) : op->end;
+        has_previous = true;
+      }
+    }
+  }
+}
 
 }  // namespace
 
@@ -61,7 +200,7 @@ SyncPointResult ComputeSyncPoints(const PreparedTimeline& prepared,
   // Sync points: the thread's top-level calls, so a runtime sync and the
   // driver sync it made are one sync point, blocked once, named by the
   // outermost blocking call.
-  std::map<std::tuple<StringId, SyncReason, std::string>, Group> groups;
+  std::map<GroupKey, Group> groups;
   for (const ThreadView& thread : prepared.threads()) {
     const BusyIntervals* device = PrimaryBusyOf(busy, thread.pid);
     // Idle already given to an earlier sync of this thread: a run of syncs
@@ -94,11 +233,15 @@ SyncPointResult ComputeSyncPoints(const PreparedTimeline& prepared,
       }
     }
   }
+  AddLegacyDefaultStreamWork(prepared, &groups);
   const auto wall = static_cast<double>(
       std::max<TimeNs>(1, prepared.window().end - prepared.window().start));
   for (const auto& [key, g] : groups) {
     SyncPoint p;
     p.api = std::string(tl.strings.Get(std::get<0>(key)));
+    if (p.api.empty() && std::get<1>(key) == SyncReason::kLegacyDefaultStream) {
+      p.api = "(launch call not in trace)";
+    }
     p.kind = SyncKindOf(std::get<1>(key));
     p.reason = SyncReasonText(std::get<1>(key));
     p.call_site = std::get<2>(key);
@@ -108,8 +251,14 @@ SyncPointResult ComputeSyncPoints(const PreparedTimeline& prepared,
     p.idle_after_ns = g.idle_after;
     result.points.push_back(std::move(p));
   }
+  // Host-blocking groups first (the verdict and next steps quote the first
+  // one as a call that blocked the host), then device-side serialization.
+  const std::string legacy = SyncReasonText(SyncReason::kLegacyDefaultStream);
   std::stable_sort(result.points.begin(), result.points.end(),
-                   [](const SyncPoint& a, const SyncPoint& b) {
+                   [&legacy](const SyncPoint& a, const SyncPoint& b) {
+                     const bool a_device = a.reason == legacy;
+                     const bool b_device = b.reason == legacy;
+                     if (a_device != b_device) return b_device;
                      return a.blocked_ns > b.blocked_ns;
                    });
   return result;

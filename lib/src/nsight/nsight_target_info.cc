@@ -6,6 +6,12 @@
 // Device entry. PROCESSES lists every process on the machine while the
 // capture ran (thousands on a cluster node); only those with events in the
 // trace are kept.
+//
+// Streams come from TARGET_INFO_CUDA_STREAM (one row per stream: context,
+// priority, and the CUPTI stream flag saying blocking, non-blocking or the
+// legacy NULL stream) and, in older exports, TARGET_INFO_CUDA_NULL_STREAM
+// (the legacy stream of each context, with its device). Exports from before
+// these tables simply yield no stream descriptions.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -105,11 +111,80 @@ void ReadTargetInfoCudaDevice(ImportContext& ctx) {
   }
 }
 
+// The stream entry for (pid, context, stream), added when new.
+StreamInfo& StreamWithId(Timeline& tl, int32_t pid, uint32_t context,
+                         int64_t stream) {
+  for (StreamInfo& s : tl.streams) {
+    if (s.pid == pid && s.context == context && s.stream == stream) return s;
+  }
+  StreamInfo& s = tl.streams.emplace_back();
+  s.pid = pid;
+  s.context = context;
+  s.stream = stream;
+  return s;
+}
+
+// nsys stores CUPTI's CUpti_ActivityStreamFlag (ENUM_CUPTI_STREAM_TYPE),
+// whose values 0-3 are StreamKind's.
+StreamKind StreamKindOfFlag(int64_t flag) {
+  const int64_t kind = flag & 0xFFFF;  // CUPTI_ACTIVITY_STREAM_CREATE_MASK
+  return kind >= 0 && kind <= static_cast<int64_t>(StreamKind::kLegacyNull)
+             ? static_cast<StreamKind>(kind)
+             : StreamKind::kUnknown;
+}
+
+void ReadTargetInfoCudaStreams(ImportContext& ctx) {
+  Timeline& tl = ctx.timeline;
+  constexpr std::string_view kTable = "TARGET_INFO_CUDA_STREAM";
+  if (ctx.db.HasTable(kTable)) {
+    enum { kStream, kPid, kContext, kPriority, kFlag };
+    auto stmt =
+        ctx.db.Prepare(ctx.db.BuildSelect(kTable, {{{"streamId"}},
+                                                   {{"processId"}},
+                                                   {{"contextId"}},
+                                                   {{"priority"}},
+                                                   {{"flag", "streamType"}}}));
+    if (stmt.ok()) {
+      while (stmt->Step()) {
+        if (stmt->IsNull(kStream)) continue;
+        StreamInfo& s = StreamWithId(
+            tl, static_cast<int32_t>(stmt->Int64(kPid)),
+            static_cast<uint32_t>(stmt->Int64(kContext)), stmt->Int64(kStream));
+        // Stored as CUPTI's unsigned field: 4294967291 is priority -5.
+        s.priority =
+            static_cast<int32_t>(static_cast<uint32_t>(stmt->Int64(kPriority)));
+        s.kind = stmt->IsNull(kFlag) ? StreamKind::kUnknown
+                                     : StreamKindOfFlag(stmt->Int64(kFlag));
+      }
+    }
+  }
+  constexpr std::string_view kNullTable = "TARGET_INFO_CUDA_NULL_STREAM";
+  if (ctx.db.HasTable(kNullTable)) {
+    enum { kStream, kPid, kContext, kDevice };
+    auto stmt = ctx.db.Prepare(ctx.db.BuildSelect(
+        kNullTable,
+        {{{"streamId"}}, {{"processId"}}, {{"contextId"}}, {{"deviceId"}}}));
+    if (stmt.ok()) {
+      while (stmt->Step()) {
+        if (stmt->IsNull(kStream)) continue;
+        StreamInfo& s = StreamWithId(
+            tl, static_cast<int32_t>(stmt->Int64(kPid)),
+            static_cast<uint32_t>(stmt->Int64(kContext)), stmt->Int64(kStream));
+        s.kind = StreamKind::kLegacyNull;
+        if (!stmt->IsNull(kDevice)) {
+          s.device = static_cast<int32_t>(stmt->Int64(kDevice));
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void ReadDevices(ImportContext& ctx) {
   ReadTargetInfoGpu(ctx);
   ReadTargetInfoCudaDevice(ctx);
+  ReadTargetInfoCudaStreams(ctx);
 }
 
 void ReadProcessesAndThreads(ImportContext& ctx) {

@@ -150,6 +150,7 @@ void FeedprofTimelineBuilder::StartSection() {
   section_.counters_begin = t.counters.size();
   section_.call_sites_begin = t.call_sites.size();
   section_.nvtx_categories_begin = t.nvtx_categories.size();
+  section_.streams_begin = t.streams.size();
 }
 
 void FeedprofTimelineBuilder::AddPacket(const trace::Packet& packet) {
@@ -198,6 +199,9 @@ void FeedprofTimelineBuilder::AddPacket(const trace::Packet& packet) {
       break;
     case trace::Packet::kNvtxCategory:
       AddNvtxCategory(packet.nvtx_category());
+      break;
+    case trace::Packet::kStream:
+      AddStream(packet.stream());
       break;
     default:
       // Packets from a newer writer are skipped.
@@ -560,6 +564,38 @@ void FeedprofTimelineBuilder::AddDevice(const trace::DeviceInfo& info) {
   device.sm_count = info.sm_count();
   device.pci_bus_id = info.pci_bus_id();
   device.memory_bytes = info.global_memory_bytes();
+  if (info.context_id() != 0) {
+    section_.context_devices[info.context_id()] = device.id;
+  }
+}
+
+void FeedprofTimelineBuilder::AddStream(const trace::StreamInfo& info) {
+  Timeline& t = *timeline_;
+  // One entry per (context, stream) of the section: CUPTI reports a stream
+  // again when a late start asks for the streams that already exist.
+  const uint64_t key =
+      (static_cast<uint64_t>(info.context_id()) << 32) | info.stream_id();
+  auto [it, inserted] =
+      section_.stream_index.try_emplace(key, t.streams.size());
+  if (inserted) t.streams.emplace_back();
+  StreamInfo* entry = &t.streams[it->second];
+  entry->context = info.context_id();
+  entry->stream = info.stream_id();
+  entry->priority = info.priority();
+  entry->kind = info.kind() >= trace::STREAM_KIND_UNKNOWN &&
+                        info.kind() <= trace::STREAM_KIND_PER_THREAD
+                    ? static_cast<StreamKind>(info.kind())
+                    : StreamKind::kUnknown;
+}
+
+void FeedprofTimelineBuilder::ResolveSectionStreams() {
+  Timeline& t = *timeline_;
+  for (size_t i = section_.streams_begin; i < t.streams.size(); ++i) {
+    StreamInfo& s = t.streams[i];
+    s.pid = section_.pid;
+    auto it = section_.context_devices.find(s.context);
+    s.device = it == section_.context_devices.end() ? -1 : it->second;
+  }
 }
 
 Thread& FeedprofTimelineBuilder::ThreadFor(int32_t pid, int32_t tid) {
@@ -694,6 +730,7 @@ void FeedprofTimelineBuilder::EndSection() {
   Timeline& t = *timeline_;
   if (!section_.has_packets) return;
   ResolveSectionIds();
+  ResolveSectionStreams();
   ApplyPcieLinks();
 
   if (section_.has_header) {

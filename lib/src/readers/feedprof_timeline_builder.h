@@ -57,6 +57,7 @@ class FeedprofTimelineBuilder {
     size_t counters_begin = 0;
     size_t call_sites_begin = 0;
     size_t nvtx_categories_begin = 0;
+    size_t streams_begin = 0;
     // File-local string id -> timeline id; kUndefined where not (yet)
     // defined. Ids past kDenseStringIds go to the sparse map.
     std::vector<StringId> dense_strings;
@@ -65,6 +66,10 @@ class FeedprofTimelineBuilder {
     // Thread names only known from samples: (pid << 32 | tid) -> local id.
     std::unordered_map<uint64_t, uint32_t> sampled_thread_names;
     std::vector<size_t> devices;  // indices of devices this section added
+    // CUDA context id -> device, from DeviceInfo packets that name one.
+    std::unordered_map<uint32_t, int32_t> context_devices;
+    // (context << 32 | stream id) -> index into Timeline::streams.
+    std::unordered_map<uint64_t, size_t> stream_index;
     trace::Platform platform;
     bool has_drops = false;
     DropCounts drops;
@@ -86,6 +91,10 @@ class FeedprofTimelineBuilder {
   void AddThread(const trace::ThreadInfo& thread);
   void AddFooter(const trace::Footer& footer);
   void AddNvtxCategory(const trace::NvtxCategoryName& category);
+  void AddStream(const trace::StreamInfo& stream);
+  // Gives the section's streams their process and, where a DeviceInfo
+  // packet named their context, their device.
+  void ResolveSectionStreams();
 
   void NoteTime(TimeNs start, TimeNs end);
   // True when an event at `start` lasting `duration` ns lies within
