@@ -147,10 +147,11 @@ void* HostSamplerThread::ThreadMain(void* self) {
 }
 
 void HostSamplerThread::UsePrivateDescriptors() {
-  // Every round opens /proc files. In the program's table each open would
-  // hold a low number for a moment, one a shell may be about to dup2 onto.
-  int keep[8];
-  size_t n = collector_.KeptDescriptors(keep, 6);
+  // The thread opens /proc files while the program runs (stat files of new
+  // threads). In the program's table each open would hold a low number for
+  // a moment, one a shell may be about to dup2 onto.
+  int keep[16];
+  size_t n = collector_.KeptDescriptors(keep, 14);
   keep[n++] = flush_request_.wake_fd();
   keep[n++] = flush_request_.done_fd();
   private_table_.store(UsePrivateDescriptorTable(keep, n),

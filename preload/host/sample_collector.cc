@@ -147,11 +147,26 @@ bool SampleCollector::OpenDirectories() {
     CloseDirectories();
     return false;
   }
+  const struct {
+    KeptFile file;
+    int dir_fd;
+    const char* name;
+  } kept[] = {{kSelfStat, self_fd_, "stat"},   {kSelfStatm, self_fd_, "statm"},
+              {kSelfIo, self_fd_, "io"},       {kProcStat, proc_fd_, "stat"},
+              {kMeminfo, proc_fd_, "meminfo"}, {kLoadavg, proc_fd_, "loadavg"}};
+  for (const auto& k : kept) {
+    kept_fds_[k.file] = OpenPrivate(k.dir_fd, k.name, O_RDONLY | O_NOCTTY);
+  }
   self_pid_ = 0;
-  if (ReadFileAt(self_fd_, "stat", small_buf_, kSmallBufBytes) > 0) {
+  if (ReadKept(kSelfStat, self_fd_, "stat", small_buf_, kSmallBufBytes) > 0) {
     TaskStat st;
     if (ParseTaskStat(small_buf_, &st)) self_pid_ = st.tid;
   }
+  char stat_path[32];
+  opener_tid_ = static_cast<uint32_t>(syscall(SYS_gettid));
+  TaskPath(opener_tid_, "stat", stat_path, sizeof stat_path);
+  kept_fds_[kOpenerStat] =
+      OpenPrivate(task_fd_, stat_path, O_RDONLY | O_NOCTTY);
   process_io_readable_ = true;
   round_ = 0;
   return true;
@@ -162,13 +177,26 @@ void SampleCollector::CloseDirectories() {
     if (*fd >= 0) close(*fd);
     *fd = -1;
   }
+  for (int& fd : kept_fds_) {
+    if (fd >= 0) close(fd);
+    fd = -1;
+  }
+  opener_tid_ = 0;
+}
+
+long SampleCollector::ReadKept(KeptFile file, int dir_fd, const char* name,
+                               char* buf, size_t cap) {
+  const int fd = kept_fds_[file];
+  return fd >= 0 ? PreadText(fd, buf, cap) : ReadFileAt(dir_fd, name, buf, cap);
 }
 
 size_t SampleCollector::KeptDescriptors(int* out, size_t max) const {
   size_t n = 0;
-  for (int fd : {proc_fd_, self_fd_, task_fd_}) {
+  const auto add = [&](int fd) {
     if (fd >= 0 && n < max) out[n++] = fd;
-  }
+  };
+  for (int fd : {proc_fd_, self_fd_, task_fd_}) add(fd);
+  for (int fd : kept_fds_) add(fd);
   return n;
 }
 
@@ -211,6 +239,16 @@ bool SampleCollector::Due(uint32_t every_rounds, uint32_t tid) const {
 }
 
 bool SampleCollector::ReadTaskStat(uint32_t tid, int* slot, TaskStat* out) {
+  if (*slot < 0 && tid == opener_tid_ && kept_fds_[kOpenerStat] >= 0) {
+    const long n =
+        PreadText(kept_fds_[kOpenerStat], small_buf_, kSmallBufBytes);
+    if (n > 0 &&
+        ParseTaskStat(std::string_view(small_buf_, static_cast<size_t>(n)),
+                      out) &&
+        out->tid == tid) {
+      return true;
+    }
+  }
   if (*slot >= 0) {
     const long n = stat_files_.Read(*slot, small_buf_, kSmallBufBytes);
     if (n > 0 &&
@@ -443,7 +481,8 @@ bool SampleCollector::CollectProcess(ProcessSampleRecord* out) {
     out->num_threads = static_cast<uint32_t>(listed_threads_);
     // RSS moves slowly: every slow_refresh_rounds.
     if (last_rss_bytes_ == 0 || Due(options_.slow_refresh_rounds, 0)) {
-      const long n = ReadFileAt(self_fd_, "statm", small_buf_, kSmallBufBytes);
+      const long n =
+          ReadKept(kSelfStatm, self_fd_, "statm", small_buf_, kSmallBufBytes);
       std::string_view statm(small_buf_, n > 0 ? static_cast<size_t>(n) : 0);
       NextToken(&statm);  // size
       uint64_t resident = 0;
@@ -453,7 +492,8 @@ bool SampleCollector::CollectProcess(ProcessSampleRecord* out) {
     }
     out->rss_bytes = last_rss_bytes_;
   } else {
-    const long n = ReadFileAt(self_fd_, "stat", small_buf_, kSmallBufBytes);
+    const long n =
+        ReadKept(kSelfStat, self_fd_, "stat", small_buf_, kSmallBufBytes);
     TaskStat st;
     if (n <= 0 ||
         !ParseTaskStat(std::string_view(small_buf_, static_cast<size_t>(n)),
@@ -470,7 +510,8 @@ bool SampleCollector::CollectProcess(ProcessSampleRecord* out) {
   if (process_io_readable_) {
     // Unreadable without ptrace rights in some containers: then skip it
     // from now on rather than failing every round.
-    const long m = ReadFileAt(self_fd_, "io", small_buf_, kSmallBufBytes);
+    const long m =
+        ReadKept(kSelfIo, self_fd_, "io", small_buf_, kSmallBufBytes);
     ProcessIo io;
     if (m > 0 &&
         ParseProcessIo(std::string_view(small_buf_, static_cast<size_t>(m)),
@@ -492,7 +533,8 @@ bool SampleCollector::CollectSystem(SystemSampleRecord* out) {
   *out = SystemSampleRecord{};
   if (proc_fd_ < 0) return false;
   out->ts_ns = MonotonicNs();
-  const long n = ReadFileAt(proc_fd_, "stat", large_buf_, kLargeBufBytes);
+  const long n =
+      ReadKept(kProcStat, proc_fd_, "stat", large_buf_, kLargeBufBytes);
   SystemCpu cpu;
   if (n <= 0 ||
       !ParseProcStat(std::string_view(large_buf_, static_cast<size_t>(n)),
@@ -513,7 +555,8 @@ bool SampleCollector::CollectSystem(SystemSampleRecord* out) {
   // Memory and load move slowly (loadavg is a 1-minute average): read
   // them every slow_refresh_rounds and repeat the last values between.
   if (!have_slow_system_ || Due(options_.slow_refresh_rounds, 0)) {
-    const long m = ReadFileAt(proc_fd_, "meminfo", large_buf_, kLargeBufBytes);
+    const long m =
+        ReadKept(kMeminfo, proc_fd_, "meminfo", large_buf_, kLargeBufBytes);
     MemInfo mem;
     if (m > 0 &&
         ParseMeminfo(std::string_view(large_buf_, static_cast<size_t>(m)),
@@ -522,7 +565,8 @@ bool SampleCollector::CollectSystem(SystemSampleRecord* out) {
       last_system_.mem_dirty_bytes = mem.dirty_bytes;
       last_system_.mem_writeback_bytes = mem.writeback_bytes;
     }
-    const long k = ReadFileAt(proc_fd_, "loadavg", small_buf_, kSmallBufBytes);
+    const long k =
+        ReadKept(kLoadavg, proc_fd_, "loadavg", small_buf_, kSmallBufBytes);
     if (k > 0) {
       ParseLoadavg1m(std::string_view(small_buf_, static_cast<size_t>(k)),
                      &last_system_.load_1m);

@@ -146,6 +146,28 @@ class SampleCollector {
   int proc_fd_ = -1;
   int self_fd_ = -1;
   int task_fd_ = -1;
+  // The files read every round, opened with the directories (before the
+  // program runs, or inside fork) and read with pread: a sampler that must
+  // share the program's descriptor table then opens files only for new
+  // threads. -1 where the open failed (read by path instead).
+  // kOpenerStat is the stat file of the thread that opened them (the
+  // program's main thread, or the one that forked).
+  enum KeptFile {
+    kSelfStat,
+    kSelfStatm,
+    kSelfIo,
+    kProcStat,
+    kMeminfo,
+    kLoadavg,
+    kOpenerStat,
+    kKeptFileCount
+  };
+  int kept_fds_[kKeptFileCount] = {-1, -1, -1, -1, -1, -1, -1};
+  // Reads kept file `file` (or, if it could not be kept, `name` under
+  // `dir_fd`) into `buf`.
+  long ReadKept(KeptFile file, int dir_fd, const char* name, char* buf,
+                size_t cap);
+  uint32_t opener_tid_ = 0;
   uint32_t self_pid_ = 0;
   uint64_t tick_ns_ = 10000000;
   uint64_t page_bytes_ = 4096;
