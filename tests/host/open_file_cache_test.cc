@@ -29,10 +29,14 @@ TEST(OpenFileCache, PreadSeesNewContentOfProcFiles) {
   char a[1024];
   char b[1024];
   ASSERT_GT(cache.Read(stat_slot, a, sizeof a), 0);
-  // Burn some CPU: the regenerated text must differ (CPU time grew).
+  // Burn CPU until the regenerated text differs (CPU time is counted in
+  // clock ticks; on a loaded machine one burst may not cross a tick).
   volatile uint64_t x = 0;
-  for (int i = 0; i < 50000000; ++i) x = x + static_cast<uint64_t>(i);
-  ASSERT_GT(cache.Read(stat_slot, b, sizeof b), 0);
+  for (int burst = 0; burst < 40; ++burst) {
+    for (int i = 0; i < 20000000; ++i) x = x + static_cast<uint64_t>(i);
+    ASSERT_GT(cache.Read(stat_slot, b, sizeof b), 0);
+    if (std::string(a) != std::string(b)) break;
+  }
   EXPECT_NE(std::string(a), std::string(b));
   EXPECT_EQ(cache.open_count(), 1u);
   cache.Release();
