@@ -161,6 +161,31 @@ TEST(DeviceBusyTest, StartOrderedUnionStepsAndTotal) {
   EXPECT_EQ(u.Total(), 15 + 10);
 }
 
+// BusyIn is the covered length of [t0, t1]: ops [10,20] [20,25] [27,27]
+// [30,40] [35,38] merge into [10,25] and [30,40]; windows inside, across
+// and between the intervals, and empty or reversed ones.
+TEST(DeviceBusyTest, BusyInCountsTheCoveredPartOfAWindow) {
+  std::vector<analysis::OpRef> ops(5);
+  const TimeNs bounds[][2] = {{10, 20}, {20, 25}, {27, 27}, {30, 40}, {35, 38}};
+  for (size_t i = 0; i < ops.size(); ++i) {
+    ops[i].start = bounds[i][0];
+    ops[i].end = bounds[i][1];
+  }
+  const analysis::BusyIntervals busy(ops);
+  ASSERT_EQ(busy.intervals().size(), 2u);
+  EXPECT_EQ(busy.busy(), 25);
+  EXPECT_EQ(busy.BusyIn(0, 100), 25);
+  EXPECT_EQ(busy.BusyIn(12, 18), 6);   // inside one interval
+  EXPECT_EQ(busy.BusyIn(22, 32), 5);   // 3 + 2, across the gap
+  EXPECT_EQ(busy.BusyIn(15, 35), 15);  // 10 + 5
+  EXPECT_EQ(busy.BusyIn(25, 30), 0);   // exactly the gap
+  EXPECT_EQ(busy.BusyIn(0, 10), 0);    // before the first op
+  EXPECT_EQ(busy.BusyIn(40, 50), 0);   // after the last one
+  EXPECT_EQ(busy.BusyIn(24, 31), 2);   // ends of both intervals
+  EXPECT_EQ(busy.BusyIn(18, 18), 0);   // empty window
+  EXPECT_EQ(busy.BusyIn(35, 15), 0);   // reversed window
+}
+
 // BusyIntervals (kept intervals) and StartOrderedUnion (total only) agree
 // with a brute-force count of covered nanoseconds on random ops, and
 // BusyIn matches the brute force on every window tried.

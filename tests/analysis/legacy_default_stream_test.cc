@@ -9,6 +9,8 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <functional>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -260,10 +262,6 @@ TEST(LegacyDefaultStreamTest, StreamPacketsOfATraceFileAreAnalysed) {
 
 // --- real Nsight exports ---------------------------------------------------
 
-std::string TracePath(const std::string& relative) {
-  return std::string(FEEDPROF_SHARED_TRACES_DIR) + "/" + relative;
-}
-
 size_t CountKind(const Timeline& tl, StreamKind kind) {
   size_t n = 0;
   for (const StreamInfo& s : tl.streams) n += s.kind == kind ? 1 : 0;
@@ -277,17 +275,16 @@ const StreamInfo* FindStream(const Timeline& tl, int64_t stream) {
   return nullptr;
 }
 
-// mock.sqlite and the saxpy export describe the same seven streams of one
-// context (sqlite3: SELECT streamId, flag, priority FROM
-// TARGET_INFO_CUDA_STREAM): 6 and 12 (priority -5) blocking, 7 the legacy
-// NULL stream, 8-11 non-blocking. All their GPU work is on stream 7, so no
-// other blocking stream runs anything: nothing to report.
-TEST(LegacyDefaultStreamTest, RealNsightExportsWithTheLegacyStreamOnly) {
-  for (const char* name : {"nsys_ai/mock.sqlite",
-                           "nsys_sqlite_saxpy/"
-                           "saxpy-mpi-cuda_nsys_perlmutter0.sqlite"}) {
+// Reads each shared Nsight export in `names`, runs `check_streams` on its
+// timeline, and expects analysis to report no legacy default-stream work.
+// Skips the test when an export is absent.
+void ExpectNoLegacyWorkInExports(
+    std::initializer_list<const char*> names,
+    const std::function<void(const Timeline&)>& check_streams) {
+  for (const char* name : names) {
     SCOPED_TRACE(name);
-    const std::string path = TracePath(name);
+    const std::string path =
+        std::string(FEEDPROF_SHARED_TRACES_DIR) + "/" + name;
     if (!std::filesystem::exists(path)) {
       GTEST_SKIP() << "shared trace " << path
                    << " not found; set FEEDPROF_SHARED_TRACES_DIR to run "
@@ -295,59 +292,62 @@ TEST(LegacyDefaultStreamTest, RealNsightExportsWithTheLegacyStreamOnly) {
     }
     const absl::StatusOr<Timeline> tl = ReadNsightTrace(path);
     ASSERT_TRUE(tl.ok()) << tl.status();
-    EXPECT_EQ(tl->streams.size(), 7u);
-    EXPECT_EQ(CountKind(*tl, StreamKind::kLegacyNull), 1u);
-    EXPECT_EQ(CountKind(*tl, StreamKind::kDefaultBlocking), 2u);
-    EXPECT_EQ(CountKind(*tl, StreamKind::kNonBlocking), 4u);
-    const StreamInfo* legacy = FindStream(*tl, 7);
-    ASSERT_NE(legacy, nullptr);
-    EXPECT_EQ(legacy->kind, StreamKind::kLegacyNull);
-    EXPECT_EQ(legacy->context, 1u);
-    const StreamInfo* high = FindStream(*tl, 12);
-    ASSERT_NE(high, nullptr);
-    EXPECT_EQ(high->priority, -5);
-    EXPECT_EQ(high->kind, StreamKind::kDefaultBlocking);
-    for (const GpuOp& op : tl->gpu_ops) EXPECT_EQ(op.stream, 7);
+    check_streams(*tl);
     const absl::StatusOr<Report> r = Analyze(*tl, {});
     ASSERT_TRUE(r.ok()) << r.status();
     EXPECT_TRUE(LegacyPoints(*r).empty());
   }
 }
 
+// mock.sqlite and the saxpy export describe the same seven streams of one
+// context (sqlite3: SELECT streamId, flag, priority FROM
+// TARGET_INFO_CUDA_STREAM): 6 and 12 (priority -5) blocking, 7 the legacy
+// NULL stream, 8-11 non-blocking. All their GPU work is on stream 7, so no
+// other blocking stream runs anything: nothing to report.
+TEST(LegacyDefaultStreamTest, RealNsightExportsWithTheLegacyStreamOnly) {
+  ExpectNoLegacyWorkInExports(
+      {"nsys_ai/mock.sqlite",
+       "nsys_sqlite_saxpy/saxpy-mpi-cuda_nsys_perlmutter0.sqlite"},
+      [](const Timeline& tl) {
+        EXPECT_EQ(tl.streams.size(), 7u);
+        EXPECT_EQ(CountKind(tl, StreamKind::kLegacyNull), 1u);
+        EXPECT_EQ(CountKind(tl, StreamKind::kDefaultBlocking), 2u);
+        EXPECT_EQ(CountKind(tl, StreamKind::kNonBlocking), 4u);
+        const StreamInfo* legacy = FindStream(tl, 7);
+        ASSERT_NE(legacy, nullptr);
+        EXPECT_EQ(legacy->kind, StreamKind::kLegacyNull);
+        EXPECT_EQ(legacy->context, 1u);
+        const StreamInfo* high = FindStream(tl, 12);
+        ASSERT_NE(high, nullptr);
+        EXPECT_EQ(high->priority, -5);
+        EXPECT_EQ(high->kind, StreamKind::kDefaultBlocking);
+        for (const GpuOp& op : tl.gpu_ops) EXPECT_EQ(op.stream, 7);
+      });
+}
+
 // The two-GPU training pair describes 346 streams, 173 per process, all
 // created non-blocking; the streams that run work (7 on GPU 0, 15 on GPU 1)
 // are not described, so their kind is unknown and nothing is reported.
 TEST(LegacyDefaultStreamTest, RealNsightTrainingPairDescribesOnlyNonBlocking) {
-  for (const char* name :
-       {"nsys_ai/mfu_2gpu_before.sqlite", "nsys_ai/mfu_2gpu_after.sqlite"}) {
-    SCOPED_TRACE(name);
-    const std::string path = TracePath(name);
-    if (!std::filesystem::exists(path)) {
-      GTEST_SKIP() << "shared trace " << path
-                   << " not found; set FEEDPROF_SHARED_TRACES_DIR to run "
-                      "the real-trace tests";
-    }
-    const absl::StatusOr<Timeline> tl = ReadNsightTrace(path);
-    ASSERT_TRUE(tl.ok()) << tl.status();
-    EXPECT_EQ(tl->streams.size(), 346u);
-    EXPECT_EQ(CountKind(*tl, StreamKind::kNonBlocking), 346u);
-    size_t first_process = 0;
-    for (const StreamInfo& s : tl->streams) {
-      first_process += s.pid == tl->streams.front().pid ? 1 : 0;
-    }
-    EXPECT_EQ(first_process, 173u);
-    for (const GpuOp& op : tl->gpu_ops) {
-      bool described = false;
-      for (const StreamInfo& s : tl->streams) {
-        described |= s.pid == op.pid && s.stream == op.stream;
-      }
-      EXPECT_FALSE(described) << "stream " << op.stream;
-      if (described) break;
-    }
-    const absl::StatusOr<Report> r = Analyze(*tl, {});
-    ASSERT_TRUE(r.ok()) << r.status();
-    EXPECT_TRUE(LegacyPoints(*r).empty());
-  }
+  ExpectNoLegacyWorkInExports(
+      {"nsys_ai/mfu_2gpu_before.sqlite", "nsys_ai/mfu_2gpu_after.sqlite"},
+      [](const Timeline& tl) {
+        EXPECT_EQ(tl.streams.size(), 346u);
+        EXPECT_EQ(CountKind(tl, StreamKind::kNonBlocking), 346u);
+        size_t first_process = 0;
+        for (const StreamInfo& s : tl.streams) {
+          first_process += s.pid == tl.streams.front().pid ? 1 : 0;
+        }
+        EXPECT_EQ(first_process, 173u);
+        for (const GpuOp& op : tl.gpu_ops) {
+          bool described = false;
+          for (const StreamInfo& s : tl.streams) {
+            described |= s.pid == op.pid && s.stream == op.stream;
+          }
+          EXPECT_FALSE(described) << "stream " << op.stream;
+          if (described) break;
+        }
+      });
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // Every reader opens its input through common::InputFile: a directory, a
 // missing file, a file this user cannot read and a pipe are each refused at
 // once with an error that names the path and says what to do, whichever
-// reader (feedprof, Kineto, Nsight) is given it.
+// reader (feedprof, Kineto, Nsight) or the format-detecting loader is given
+// it.
 #include "common/input_file.h"
 
 #include <fcntl.h>
@@ -9,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
@@ -16,6 +18,7 @@
 #include "absl/status/status.h"
 #include "feedprof/kineto_reader.h"
 #include "feedprof/nsight_reader.h"
+#include "feedprof/trace_loader.h"
 #include "kineto/gzip_input.h"
 #include "nsight/sqlite_database.h"
 #include "readers/packet_stream.h"
@@ -33,8 +36,10 @@ struct ReaderEntry {
   std::function<absl::Status(const std::string&)> open;
 };
 
-std::vector<ReaderEntry> AllReaders() {
-  return {
+// The readers of files, and with `with_loader` the format-detecting loader
+// too (feedprof/trace_loader.h).
+std::vector<ReaderEntry> AllReaders(bool with_loader) {
+  std::vector<ReaderEntry> readers = {
       {"InputFile",
        [](const std::string& p) {
          return common::InputFile::Open(p).status();
@@ -56,12 +61,23 @@ std::vector<ReaderEntry> AllReaders() {
       {"ReadNsightTrace",
        [](const std::string& p) { return ReadNsightTrace(p).status(); }},
   };
+  if (with_loader) {
+    readers.push_back({"DetectTraceFormat", [](const std::string& p) {
+                         return DetectTraceFormat(p).status();
+                       }});
+    readers.push_back({"LoadTrace", [](const std::string& p) {
+                         return LoadTrace(p).status();
+                       }});
+  }
+  return readers;
 }
 
 // Every reader fails on `path` with `code` and a message holding `text`.
 void ExpectEveryReaderFails(const std::string& path, absl::StatusCode code,
                             const std::string& text) {
-  for (const ReaderEntry& reader : AllReaders()) {
+  // The loader takes a directory for a feedprof session.
+  const bool with_loader = !std::filesystem::is_directory(path);
+  for (const ReaderEntry& reader : AllReaders(with_loader)) {
     SCOPED_TRACE(reader.name);
     const absl::Status status = reader.open(path);
     EXPECT_EQ(status.code(), code) << status;

@@ -26,6 +26,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "analysis/analysis_passes.h"
+#include "analysis/device_busy.h"
 
 namespace feedprof::analysis {
 namespace {
@@ -50,48 +51,6 @@ struct Group {
   TimeNs idle_after = 0;
 };
 using GroupKey = std::tuple<StringId, SyncReason, std::string>;
-
-// Disjoint busy intervals, added in start order, with prefix sums so the
-// covered part of any [a, b] costs two binary searches.
-class IntervalCover {
- public:
-  bool empty() const { return spans_.empty(); }
-  void Add(TimeNs start, TimeNs end) {
-    if (end <= start) return;
-    if (!spans_.empty() && start <= spans_.back().second) {
-      spans_.back().second = std::max(spans_.back().second, end);
-    } else {
-      spans_.emplace_back(start, end);
-    }
-  }
-  void Finish() {
-    before_.resize(spans_.size());
-    TimeNs sum = 0;
-    for (size_t i = 0; i < spans_.size(); ++i) {
-      before_[i] = sum;
-      sum += spans_[i].second - spans_[i].first;
-    }
-  }
-  // Covered length within [a, b]; Finish() first.
-  TimeNs CoveredIn(TimeNs a, TimeNs b) const {
-    return b > a ? CoveredUntil(b) - CoveredUntil(a) : 0;
-  }
-
- private:
-  TimeNs CoveredUntil(TimeNs t) const {
-    const auto it =
-        std::upper_bound(spans_.begin(), spans_.end(), t,
-                         [](TimeNs v, const std::pair<TimeNs, TimeNs>& s) {
-                           return v < s.first;
-                         });
-    if (it == spans_.begin()) return 0;
-    const auto k = static_cast<size_t>(it - spans_.begin()) - 1;
-    return before_[k] + std::min(t, spans_[k].second) - spans_[k].first;
-  }
-
-  std::vector<std::pair<TimeNs, TimeNs>> spans_;
-  std::vector<TimeNs> before_;  // covered length before spans_[i]
-};
 
 bool IsBlockingStream(StreamKind kind) {
   return kind == StreamKind::kDefaultBlocking || kind == StreamKind::kPerThread;
@@ -130,7 +89,7 @@ void AddLegacyDefaultStreamWork(const PreparedTimeline& prepared,
   }
   struct ContextWork {
     std::vector<const OpRef*> legacy;  // by start
-    IntervalCover others;              // other blocking streams
+    std::vector<OpRef> others;         // other blocking streams, by start
   };
   for (const DeviceView& device : prepared.devices()) {
     std::map<uint32_t, ContextWork> contexts;
@@ -142,13 +101,15 @@ void AddLegacyDefaultStreamWork(const PreparedTimeline& prepared,
       if (s.kind == StreamKind::kLegacyNull) {
         contexts[s.context].legacy.push_back(&op);
       } else if (IsBlockingStream(s.kind)) {
-        contexts[s.context].others.Add(op.start, op.end);
+        contexts[s.context].others.push_back(op);
       }
     }
-    for (auto& entry : contexts) {
-      ContextWork& work = entry.second;
-      if (work.legacy.empty() || work.others.empty()) continue;
-      work.others.Finish();
+    for (const auto& entry : contexts) {
+      const ContextWork& work = entry.second;
+      if (work.legacy.empty()) continue;
+      // The same union as device busy time, over the other streams' work.
+      const BusyIntervals others(work.others);
+      if (others.busy() == 0) continue;
       bool has_previous = false;
       TimeNs previous_end = 0;
       for (const OpRef* op : work.legacy) {
@@ -171,7 +132,7 @@ void AddLegacyDefaultStreamWork(const PreparedTimeline& prepared,
         Group& g = (*groups)[{name, SyncReason::kLegacyDefaultStream,
                               CallSiteText(tl, site)}];
         ++g.count;
-        if (known) g.blocked += work.others.CoveredIn(ready, op->start);
+        if (known) g.blocked += others.BusyIn(ready, op->start);
         previous_end = has_previous ? std::max(previous_end, op->end) : op->end;
         has_previous = true;
       }
@@ -238,10 +199,9 @@ SyncPointResult ComputeSyncPoints(const PreparedTimeline& prepared,
       std::max<TimeNs>(1, prepared.window().end - prepared.window().start));
   for (const auto& [key, g] : groups) {
     SyncPoint p;
+    p.blocks_host = std::get<1>(key) != SyncReason::kLegacyDefaultStream;
     p.api = std::string(tl.strings.Get(std::get<0>(key)));
-    if (p.api.empty() && std::get<1>(key) == SyncReason::kLegacyDefaultStream) {
-      p.api = "(launch call not in trace)";
-    }
+    if (p.api.empty() && !p.blocks_host) p.api = "(launch call not in trace)";
     p.kind = SyncKindOf(std::get<1>(key));
     p.reason = SyncReasonText(std::get<1>(key));
     p.call_site = std::get<2>(key);
@@ -251,14 +211,10 @@ SyncPointResult ComputeSyncPoints(const PreparedTimeline& prepared,
     p.idle_after_ns = g.idle_after;
     result.points.push_back(std::move(p));
   }
-  // Host-blocking groups first (the verdict and next steps quote the first
-  // one as a call that blocked the host), then device-side serialization.
-  const std::string legacy = SyncReasonText(SyncReason::kLegacyDefaultStream);
+  // Host-blocking groups first, then device-side serialization.
   std::stable_sort(result.points.begin(), result.points.end(),
-                   [&legacy](const SyncPoint& a, const SyncPoint& b) {
-                     const bool a_device = a.reason == legacy;
-                     const bool b_device = b.reason == legacy;
-                     if (a_device != b_device) return b_device;
+                   [](const SyncPoint& a, const SyncPoint& b) {
+                     if (a.blocks_host != b.blocks_host) return a.blocks_host;
                      return a.blocked_ns > b.blocked_ns;
                    });
   return result;

@@ -16,7 +16,9 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "nsight/nsight_enums.h"
 #include "nsight/nsight_import_context.h"
@@ -133,50 +135,49 @@ StreamKind StreamKindOfFlag(int64_t flag) {
              : StreamKind::kUnknown;
 }
 
+// Reads the rows of a stream table, selected as streamId, processId and
+// contextId followed by `more`; `fill` sets the rest of each row's stream
+// entry from the columns after those three (kFirstMoreColumn on).
+enum { kStreamColumn, kPidColumn, kContextColumn, kFirstMoreColumn };
+template <typename Fill>
+void ReadStreamTable(ImportContext& ctx, std::string_view table,
+                     const std::vector<WantedColumn>& more, Fill fill) {
+  if (!ctx.db.HasTable(table)) return;
+  std::vector<WantedColumn> wanted = {
+      {{"streamId"}}, {{"processId"}}, {{"contextId"}}};
+  wanted.insert(wanted.end(), more.begin(), more.end());
+  auto stmt = ctx.db.Prepare(ctx.db.BuildSelect(table, wanted));
+  if (!stmt.ok()) return;
+  while (stmt->Step()) {
+    if (stmt->IsNull(kStreamColumn)) continue;
+    fill(StreamWithId(ctx.timeline,
+                      static_cast<int32_t>(stmt->Int64(kPidColumn)),
+                      static_cast<uint32_t>(stmt->Int64(kContextColumn)),
+                      stmt->Int64(kStreamColumn)),
+         *stmt);
+  }
+}
+
 void ReadTargetInfoCudaStreams(ImportContext& ctx) {
-  Timeline& tl = ctx.timeline;
-  constexpr std::string_view kTable = "TARGET_INFO_CUDA_STREAM";
-  if (ctx.db.HasTable(kTable)) {
-    enum { kStream, kPid, kContext, kPriority, kFlag };
-    auto stmt =
-        ctx.db.Prepare(ctx.db.BuildSelect(kTable, {{{"streamId"}},
-                                                   {{"processId"}},
-                                                   {{"contextId"}},
-                                                   {{"priority"}},
-                                                   {{"flag", "streamType"}}}));
-    if (stmt.ok()) {
-      while (stmt->Step()) {
-        if (stmt->IsNull(kStream)) continue;
-        StreamInfo& s = StreamWithId(
-            tl, static_cast<int32_t>(stmt->Int64(kPid)),
-            static_cast<uint32_t>(stmt->Int64(kContext)), stmt->Int64(kStream));
+  enum { kPriority = kFirstMoreColumn, kFlag };
+  ReadStreamTable(
+      ctx, "TARGET_INFO_CUDA_STREAM",
+      {{{"priority"}}, {{"flag", "streamType"}}},
+      [](StreamInfo& s, const Statement& row) {
         // Stored as CUPTI's unsigned field: 4294967291 is priority -5.
         s.priority =
-            static_cast<int32_t>(static_cast<uint32_t>(stmt->Int64(kPriority)));
-        s.kind = stmt->IsNull(kFlag) ? StreamKind::kUnknown
-                                     : StreamKindOfFlag(stmt->Int64(kFlag));
-      }
-    }
-  }
-  constexpr std::string_view kNullTable = "TARGET_INFO_CUDA_NULL_STREAM";
-  if (ctx.db.HasTable(kNullTable)) {
-    enum { kStream, kPid, kContext, kDevice };
-    auto stmt = ctx.db.Prepare(ctx.db.BuildSelect(
-        kNullTable,
-        {{{"streamId"}}, {{"processId"}}, {{"contextId"}}, {{"deviceId"}}}));
-    if (stmt.ok()) {
-      while (stmt->Step()) {
-        if (stmt->IsNull(kStream)) continue;
-        StreamInfo& s = StreamWithId(
-            tl, static_cast<int32_t>(stmt->Int64(kPid)),
-            static_cast<uint32_t>(stmt->Int64(kContext)), stmt->Int64(kStream));
-        s.kind = StreamKind::kLegacyNull;
-        if (!stmt->IsNull(kDevice)) {
-          s.device = static_cast<int32_t>(stmt->Int64(kDevice));
-        }
-      }
-    }
-  }
+            static_cast<int32_t>(static_cast<uint32_t>(row.Int64(kPriority)));
+        s.kind = row.IsNull(kFlag) ? StreamKind::kUnknown
+                                   : StreamKindOfFlag(row.Int64(kFlag));
+      });
+  enum { kDevice = kFirstMoreColumn };
+  ReadStreamTable(ctx, "TARGET_INFO_CUDA_NULL_STREAM", {{{"deviceId"}}},
+                  [](StreamInfo& s, const Statement& row) {
+                    s.kind = StreamKind::kLegacyNull;
+                    if (!row.IsNull(kDevice)) {
+                      s.device = static_cast<int32_t>(row.Int64(kDevice));
+                    }
+                  });
 }
 
 }  // namespace

@@ -5,7 +5,6 @@
 
 #include <cctype>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <string>
@@ -16,6 +15,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "common/file_magic.h"
+#include "common/input_file.h"
 #include "feedprof.pb.h"
 #include "feedprof/kineto_reader.h"
 #include "feedprof/nsight_reader.h"
@@ -91,37 +91,25 @@ DetectedFormat ByExtension(const std::string& path) {
 }  // namespace
 
 absl::StatusOr<DetectedFormat> DetectTraceFormat(const std::string& path) {
-  namespace fs = std::filesystem;
   std::error_code error;
-  const fs::file_status status = fs::status(path, error);
-  if (error || !fs::exists(status)) {
-    return absl::NotFoundError(absl::StrFormat(
-        "%s: no such file or directory; pass a trace file or a session "
-        "directory. %s",
-        path, kSupportedFormats));
-  }
-  if (fs::is_directory(status)) {
+  if (std::filesystem::is_directory(path, error)) {
     return DetectedFormat{SourceFormat::kFeedprof,
                           "a directory (feedprof session)"};
   }
-  if (!fs::is_regular_file(status)) {
-    // Opening a pipe blocks until someone writes to it, sniffing would eat
-    // the bytes the reader needs, and a device never ends.
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: not a regular file (a pipe, socket or device); save the trace "
-        "to a file first and pass that. %s",
-        path, kSupportedFormats));
-  }
-
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (file == nullptr) {
-    return absl::PermissionDeniedError(
-        absl::StrFormat("%s: cannot open: %s; check that the file is readable",
-                        path, std::strerror(errno)));
-  }
+  // Opened as the readers open it, so a missing or unreadable file and a
+  // pipe, socket or device get their words; a pipe is refused without
+  // waiting for a writer.
+  absl::StatusOr<common::InputFile> file = common::InputFile::Open(path);
+  if (!file.ok()) return file.status();
   std::string bytes(kSniffBytes, '\0');
-  bytes.resize(std::fread(bytes.data(), 1, bytes.size(), file));
-  std::fclose(file);
+  const int64_t bytes_read = file->ReadAt(0, bytes.data(), bytes.size());
+  if (bytes_read < 0) {
+    return absl::DataLossError(absl::StrFormat(
+        "%s: cannot read: %s; check that the file and the disk holding it "
+        "are readable",
+        path, std::strerror(errno)));
+  }
+  bytes.resize(static_cast<size_t>(bytes_read));
 
   if (common::StartsWithSqliteMagic(bytes)) {
     return DetectedFormat{SourceFormat::kNsight, "SQLite header"};
