@@ -164,7 +164,15 @@ struct SyncPoint {
   TimeNs blocked_ns = 0;
   double wall_share = 0;
   TimeNs idle_after_ns = 0;
+  // False for device-side serialization (work on the legacy default
+  // stream): the host did not wait; blocked_ns is how long the GPU work
+  // was held back by other streams.
+  bool blocks_host = true;
 };
+
+// The host-blocking sync point group that blocked longest (the first in
+// the report's order), or null when there is none.
+const SyncPoint* TopHostSyncPoint(const std::vector<SyncPoint>& points);
 
 struct CopyDirectionStats {
   std::string direction;  // "HtoD", "DtoH", "DtoD", "PtoP", "other"

@@ -96,8 +96,8 @@ std::vector<std::string> NextStepsFor(const Report& report) {
         "Allocate once outside the loop (caching allocator, preallocated "
         "buffers) instead of cudaMalloc/cudaFree per step.",
     };
-    if (!report.sync_points.empty()) {
-      const SyncPoint& p = report.sync_points.front();
+    if (const SyncPoint* top = TopHostSyncPoint(report.sync_points)) {
+      const SyncPoint& p = *top;
       steps.insert(
           steps.begin(),
           absl::StrCat(
@@ -187,6 +187,25 @@ std::vector<std::string> NextStepsFor(const Report& report) {
         "Record with host sampling enabled so host waits can be split into "
         "CPU work, I/O and waiting.",
     };
+  }
+  // Whatever the verdict: GPU work held back by the legacy default stream
+  // for 1% of the window or more.
+  uint64_t legacy_ops = 0;
+  TimeNs legacy_held = 0;
+  double legacy_share = 0;
+  for (const SyncPoint& p : report.sync_points) {
+    if (p.blocks_host) continue;
+    legacy_ops += p.count;
+    legacy_held += p.blocked_ns;
+    legacy_share += p.wall_share;
+  }
+  if (legacy_share >= 0.01) {
+    steps.push_back(absl::StrCat(
+        "Work on the legacy default stream (", Counted(legacy_ops, "operation"),
+        ") waited ", FormatDuration(legacy_held),
+        " for other streams and made them wait: launch it on a stream "
+        "created with cudaStreamNonBlocking, or build with nvcc "
+        "--default-stream per-thread."));
   }
   return steps;
 }

@@ -58,4 +58,11 @@ const char* SyncKindName(SyncKind kind) {
   return kind == SyncKind::kExplicit ? "explicit" : "hidden";
 }
 
+const SyncPoint* TopHostSyncPoint(const std::vector<SyncPoint>& points) {
+  for (const SyncPoint& p : points) {
+    if (p.blocks_host) return &p;
+  }
+  return nullptr;
+}
+
 }  // namespace feedprof

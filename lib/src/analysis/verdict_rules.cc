@@ -98,8 +98,8 @@ void AddEvidence(const Report& report, const VerdictSignals& s,
         " of the GPU span is idle time while the host refilled the queue "
         "after a synchronization drained it (",
         FormatDuration(s.sync_claimed.Total()), ")."));
-    if (!report.sync_points.empty()) {
-      const SyncPoint& p = report.sync_points.front();
+    if (const SyncPoint* top = TopHostSyncPoint(report.sync_points)) {
+      const SyncPoint& p = *top;
       out->push_back(absl::StrCat(
           "Top sync point: ", p.api, " (", p.reason, ") ",
           Counted(p.count, "call"), " blocked the host ",

@@ -315,6 +315,7 @@ std::string WriteJsonReport(const Report& r) {
     w.Key("blocked_ns").Int(p.blocked_ns);
     w.Key("wall_share").Double(p.wall_share);
     w.Key("idle_after_ns").Int(p.idle_after_ns);
+    w.Key("blocks_host").Bool(p.blocks_host);
     w.EndObject();
   }
   w.EndArray();

@@ -90,8 +90,8 @@ void Summary(const Report& r, std::string* out) {
                                            static_cast<double>(span)),
                              " of GPU span)"));
     }
-    if (!r.sync_points.empty()) {
-      const SyncPoint& p = r.sync_points.front();
+    if (const SyncPoint* top = TopHostSyncPoint(r.sync_points)) {
+      const SyncPoint& p = *top;
       Line(out, absl::StrCat("  - sync point ", p.api, " (", p.reason,
                              "): ", Counted(p.count, "call"), ", blocked ",
                              FormatDuration(p.blocked_ns), ", GPU idle after ",
@@ -212,12 +212,13 @@ void Details(const Report& r, const TextReportOptions& o, std::string* out) {
     int rows = 0;
     for (const SyncPoint& p : r.sync_points) {
       if (rows++ >= o.max_rows) break;
-      Line(out, absl::StrCat(
-                    "  ", p.api, " [", SyncKindName(p.kind), ": ", p.reason,
-                    "] ", p.call_site.empty() ? "" : p.call_site + " ", p.count,
-                    "x blocked ", FormatDuration(p.blocked_ns), " (",
-                    FormatPercent(p.wall_share), " of wall), GPU idle after ",
-                    FormatDuration(p.idle_after_ns)));
+      Line(out,
+           absl::StrCat(
+               "  ", p.api, " [", SyncKindName(p.kind), ": ", p.reason, "] ",
+               p.call_site.empty() ? "" : p.call_site + " ", p.count,
+               p.blocks_host ? "x blocked " : "x held back on the GPU ",
+               FormatDuration(p.blocked_ns), " (", FormatPercent(p.wall_share),
+               " of wall), GPU idle after ", FormatDuration(p.idle_after_ns)));
     }
     const CopyReport& c = r.copies;
     Line(out, "");
