@@ -20,6 +20,12 @@
 // Stop() and RequestFlush() (which a signal handler may call: no locks)
 // reach it at once. Start, Stop and RestartAfterFork must not race each
 // other (the caller serializes).
+//
+// Descriptors: the thread opens /proc files while the program runs, so it
+// first takes a descriptor table of its own (private_fd_table.h) holding
+// only its eventfds and the collector's kept files; where that is refused
+// it shares the program's table, opening only the stat files of new
+// threads there.
 #ifndef FEEDPROF_PRELOAD_HOST_HOST_SAMPLER_THREAD_H_
 #define FEEDPROF_PRELOAD_HOST_HOST_SAMPLER_THREAD_H_
 
