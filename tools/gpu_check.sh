@@ -99,6 +99,22 @@ print(r["verdict"]["primary"],
 PY
 }
 
+# One line for a verdict that missed: what the rules scored, for tuning
+# them (docs/verdict-rules.md) without another run.
+verdict_scores() {
+  python3 - "$1" <<'PY'
+import json, sys
+try:
+    v = json.load(open(sys.argv[1]))["verdict"]
+except Exception:
+    sys.exit(0)
+scores = ", ".join(f'{s["verdict"]} {s["score"]:.2f}/{s["threshold"]:.2f}'
+                   for s in v.get("scores", [])) or "none (no GPU activity?)"
+print(f'confidence {v.get("confidence", 0):.2f}, '
+      f'runner-up {v.get("runner_up") or "none"}; score/threshold: {scores}')
+PY
+}
+
 overhead_of() {
   python3 -c 'import sys; b, p = map(float, sys.argv[1:3]); print(f"{100.0 * (p - b) / b:+.1f}")' "$1" "$2" 2>/dev/null || echo "-"
 }
@@ -141,7 +157,10 @@ check() {
   read -r got events launches kernels dropped < <(report_fields "$out/$name.json")
   local overhead="-"
   [[ -n "$base" && -n "$prof_time" ]] && overhead="$(overhead_of "$base" "$prof_time")"
-  [[ "$got" == "$expected" ]] || failures=$((failures + 1))
+  if [[ "$got" != "$expected" ]]; then
+    failures=$((failures + 1))
+    notes+=("$name: expected $expected, got $got; $(verdict_scores "$out/$name.json")")
+  fi
   rows+=("$name|$expected|$got|$events|$launches|$kernels|$dropped|${base:-?}|${prof_time:-?}|$overhead")
   if [[ -n "$keep_trace" ]]; then
     mkdir -p "$keep_trace/$name" && cp -r "$out/$name.trace/." "$keep_trace/$name/"

@@ -76,6 +76,10 @@ rc=$?
 set -e
 ((rc == 1)) || { cat "$work/log2"; fail "expected exit 1 with a mismatch, got $rc"; }
 grep -q '^| gpu_bound | gpu_bound | inconclusive |' "$work/log2" || fail "mismatch row missing"
+# The miss is explained with the rules' scores against their thresholds.
+# (Without GPU activity no rule scores.)
+grep -q '^gpu_bound: expected gpu_bound, got inconclusive; confidence 0.00, runner-up none; score/threshold: none (no GPU activity?)$' "$work/log2" \
+  || { grep '^gpu_bound:' "$work/log2"; fail "mismatch note with scores missing"; }
 grep -q '^| io_bound | ? | run failed (exit 1) |' "$work/log2" || fail "failed-run row missing"
 grep -q '^io_bound: io_bound.cu:12: cudaMalloc failed: no device$' "$work/log2" || fail "failure note missing"
 grep -q 'gpu_check: 2 example(s) did not reach the expected verdict' "$work/log2" || fail "count line missing"
