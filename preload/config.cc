@@ -84,9 +84,13 @@ void ParseConfig(EnvLookup lookup, void* context, Config* config) {
              kMaxSamplingHz, &config->sampling_hz, warnings);
   ParseRange(kEnvBufferMb, lookup(context, kEnvBufferMb), kMinBufferMb,
              kMaxBufferMb, &config->buffer_mb, warnings);
+  const int warnings_before = *warnings;
   ParseRange(kEnvFlushIntervalMs, lookup(context, kEnvFlushIntervalMs),
              kMinFlushIntervalMs, kMaxFlushIntervalMs,
              &config->flush_interval_ms, warnings);
+  config->flush_interval_set =
+      lookup(context, kEnvFlushIntervalMs) != nullptr &&
+      *warnings == warnings_before;
   CopyPath(kEnvOutputDir, lookup(context, kEnvOutputDir), config->output_dir,
            sizeof config->output_dir, warnings);
   CopyPath(kEnvSessionDir, lookup(context, kEnvSessionDir), config->session_dir,

@@ -34,12 +34,22 @@ struct Config {
   uint32_t sampling_hz = 100;
   uint32_t buffer_mb = 32;
   uint32_t flush_interval_ms = 1000;
+  // FEEDPROF_FLUSH_INTERVAL_MS was given (and valid).
+  bool flush_interval_set = false;
   LogLevel log_level = LogLevel::kInfo;
   // Number of values that did not parse (one warning each).
   int warnings = 0;
 
   uint64_t sampling_interval_ns() const { return 1000000000ull / sampling_hz; }
 };
+
+// A forked child usually ends with _exit (multiprocessing and PyTorch
+// DataLoader workers do), which runs no exit handler: what it recorded
+// since its last flush is lost. Forked children therefore submit host
+// samples this often, and flush this often unless FEEDPROF_FLUSH_INTERVAL_MS
+// was given.
+// A child that stays trivial still leaves no file (trace_writer.cc).
+inline constexpr uint32_t kForkedChildFlushIntervalMs = 200;
 
 inline constexpr uint32_t kMinSamplingHz = 1;
 inline constexpr uint32_t kMaxSamplingHz = 10000;

@@ -305,6 +305,10 @@ void RecorderChildAfterFork() {
   g_state.pool.ResetAll();
   g_state.packets.Clear();
   ResetCounters();
+  if (!g_state.config.flush_interval_set &&
+      g_state.config.flush_interval_ms > kForkedChildFlushIntervalMs) {
+    g_state.config.flush_interval_ms = kForkedChildFlushIntervalMs;
+  }
   const uint32_t parent = g_state.facts.pid;
   CollectProcessFacts(TraceOrigin::kFork, parent,
                       g_state.config.sampling_interval_ns(), &g_state.facts);

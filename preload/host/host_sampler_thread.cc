@@ -4,9 +4,11 @@
 #include <signal.h>
 #include <time.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 
+#include "preload/config.h"
 #include "preload/private_fd_table.h"
 
 namespace feedprof::preload::host {
@@ -128,6 +130,10 @@ bool HostSamplerThread::RestartAfterFork() {
   }
   // Samples not yet sent belong to the parent, which sends them.
   encoder_ = HostSampleBatchEncoder(packet_buf_, options_.packet_bytes);
+  // The child will likely end with _exit: submit batches more often.
+  options_.flush_interval_ns =
+      std::min<uint64_t>(options_.flush_interval_ns,
+                         uint64_t{kForkedChildFlushIntervalMs} * 1000000);
   rounds_ = 0;
   skipped_reported_ = 0;
   if (!collector_.ReopenAfterFork()) {

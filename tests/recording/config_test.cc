@@ -33,6 +33,7 @@ TEST(ConfigTest, DefaultsWhenNothingIsSet) {
   EXPECT_EQ(c.sampling_interval_ns(), 10000000u);
   EXPECT_EQ(c.buffer_mb, 32u);
   EXPECT_EQ(c.flush_interval_ms, 1000u);
+  EXPECT_FALSE(c.flush_interval_set);  // forked children may shorten it
   EXPECT_EQ(c.log_level, LogLevel::kInfo);
   EXPECT_EQ(c.warnings, 0);
 }
@@ -52,6 +53,10 @@ TEST(ConfigTest, GoodValuesAreTaken) {
   EXPECT_EQ(c.sampling_interval_ns(), 100000u);
   EXPECT_EQ(c.buffer_mb, 4u);
   EXPECT_EQ(c.flush_interval_ms, 250u);
+  EXPECT_TRUE(c.flush_interval_set);
+  // An invalid value keeps the default, which children may still shorten.
+  EXPECT_FALSE(
+      Parse({{"FEEDPROF_FLUSH_INTERVAL_MS", "soon"}}).flush_interval_set);
   EXPECT_EQ(c.log_level, LogLevel::kDebug);
   EXPECT_EQ(c.warnings, 0);
   EXPECT_TRUE(Parse({{"FEEDPROF_DISABLE", "1"}}).disabled);
