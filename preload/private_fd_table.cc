@@ -11,6 +11,7 @@
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 
 #ifndef SYS_close_range
 #define SYS_close_range 436  // the same number on every Linux architecture
@@ -51,6 +52,27 @@ void CloseRange(unsigned first, unsigned last) {
 }
 
 }  // namespace
+
+bool SeccompFilterActive() {
+  const int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return true;
+  char buf[4096];
+  size_t used = 0;
+  for (;;) {
+    const ssize_t n = read(fd, buf + used, sizeof buf - 1 - used);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    used += static_cast<size_t>(n);
+    if (used == sizeof buf - 1) break;
+  }
+  close(fd);
+  buf[used] = '\0';
+  const char* line = std::strstr(buf, "\nSeccomp:");
+  if (line == nullptr) return false;  // a kernel without seccomp
+  line += std::strlen("\nSeccomp:");
+  while (*line == ' ' || *line == '\t') ++line;
+  return *line != '0';
+}
 
 bool UsePrivateDescriptorTable(const int* keep, size_t count) {
   int kept[16];

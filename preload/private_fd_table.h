@@ -16,6 +16,14 @@
 
 namespace feedprof::preload {
 
+// Whether a seccomp filter confines the process (Seccomp: 2 in
+// /proc/self/status; true when that cannot be read). A filter may kill the
+// process for a system call it does not list, such as unshare or
+// close_range, so UsePrivateDescriptorTable is only for processes without
+// one. Opens a file: call it where the program cannot be juggling
+// descriptors (before main, or in a fork child handler).
+bool SeccompFilterActive();
+
 // Unshares the calling thread's descriptor table and closes in it every
 // descriptor except the `count` ones in `keep` (negative entries are
 // ignored; at most 16 are kept). Returns false, changing nothing, when the

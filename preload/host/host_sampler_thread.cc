@@ -78,6 +78,8 @@ bool HostSamplerThread::Start() {
     error_ = "cannot create the sampling thread's eventfd";
     return false;
   }
+  // Asked here, on the starting thread, where an open is safe.
+  may_unshare_ = !SeccompFilterActive();
   stop_requested_.store(false, std::memory_order_relaxed);
   // The thread inherits this mask: it must never run the host's signal
   // handlers.
@@ -160,7 +162,7 @@ void HostSamplerThread::UsePrivateDescriptors() {
   size_t n = collector_.KeptDescriptors(keep, 14);
   keep[n++] = flush_request_.wake_fd();
   keep[n++] = flush_request_.done_fd();
-  private_table_.store(UsePrivateDescriptorTable(keep, n),
+  private_table_.store(may_unshare_ && UsePrivateDescriptorTable(keep, n),
                        std::memory_order_relaxed);
 }
 

@@ -23,7 +23,8 @@
 //
 // Descriptors: the thread opens /proc files while the program runs, so it
 // first takes a descriptor table of its own (private_fd_table.h) holding
-// only its eventfds and the collector's kept files; where that is refused
+// only its eventfds and the collector's kept files; under a seccomp filter
+// (which might kill the process for unshare) or where unshare is refused,
 // it shares the program's table, opening only the stat files of new
 // threads there.
 #ifndef FEEDPROF_PRELOAD_HOST_HOST_SAMPLER_THREAD_H_
@@ -138,6 +139,8 @@ class HostSamplerThread {
   bool initialized_ = false;
   // The running thread opens files in a table of its own.
   std::atomic<bool> private_table_{false};
+  // No seccomp filter: unshare cannot get the process killed.
+  bool may_unshare_ = false;
 };
 
 }  // namespace feedprof::preload::host

@@ -5,7 +5,11 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <poll.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <thread>
@@ -63,6 +67,28 @@ TEST(PrivateDescriptorTable, KeepsOnlyWhatItIsToldAndLeavesTheProgramAlone) {
   ASSERT_EQ(poll(&pfd, 1, 1000), 1);
   EXPECT_EQ(read(program_pipe[0], &c, 1), 0);
   for (int fd : {program_pipe[0], kept_pipe[0], kept_pipe[1]}) close(fd);
+}
+
+// A process under a seccomp filter must not unshare: the filter may kill
+// it for a call it does not list. Checked in a child that installs an
+// allow-everything filter.
+TEST(PrivateDescriptorTable, SeesASeccompFilter) {
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    sock_filter allow[] = {BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
+    sock_fprog program{1, allow};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+        prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) != 0) {
+      _exit(2);
+    }
+    _exit(SeccompFilterActive() ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  if (WEXITSTATUS(status) == 2) GTEST_SKIP() << "cannot install a filter here";
+  EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 }  // namespace
