@@ -186,7 +186,7 @@ void ActivityConverter::NotePciBusId(uint32_t device_id, const char* bus_id) {
   pthread_mutex_unlock(&mutex_);
 }
 
-int ActivityConverter::DeviceOfPciBusId(const char* bus_id) {
+int ActivityConverter::CudaOrdinalForPciBus(const char* bus_id) {
   pthread_mutex_lock(&mutex_);
   int found = -1;
   for (uint32_t i = 0; i < kMaxDevices && found < 0; ++i) {
@@ -449,7 +449,7 @@ void ActivityConverter::ConvertSync(const CUpti_ActivitySynchronization2& s) {
   if (s.cudaEventId != CUPTI_SYNCHRONIZATION_INVALID_VALUE) {
     w.Uint(kEventId, s.cudaEventId);
   }
-  w.Uint(kDeviceId, DeviceOfContext(s.contextId));
+  w.Uint(kDeviceId, CudaOrdinalForContext(s.contextId));
   w.EndNested(nested);
   batch.CountEvent();
   ++stats_.syncs;
@@ -565,7 +565,7 @@ ActivityConverter::DeviceFacts* ActivityConverter::FindDevice(
   return &devices_[device_id];
 }
 
-uint32_t ActivityConverter::DeviceOfContext(uint32_t context_id) const {
+uint32_t ActivityConverter::CudaOrdinalForContext(uint32_t context_id) const {
   for (size_t i = 0; i < context_count_; ++i) {
     if (contexts_[i].context_id == context_id) return contexts_[i].device_id;
   }

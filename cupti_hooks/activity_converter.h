@@ -86,7 +86,7 @@ class ActivityConverter {
   // creation); written into the DeviceInfo packet of that device.
   void NotePciBusId(uint32_t device_id, const char* bus_id);
   // The CUDA device whose PCI bus id was noted as `bus_id`, or -1.
-  int DeviceOfPciBusId(const char* bus_id);
+  int CudaOrdinalForPciBus(const char* bus_id);
 
   // Converts the records in buffer[0, valid_size) and submits the packets.
   // Returns the number of records with zero timestamps in it.
@@ -155,7 +155,7 @@ class ActivityConverter {
   void ConvertStream(const CUpti_ActivityStream& s);
   void SubmitDeviceInfo(const DeviceFacts& facts, uint32_t context_id);
   uint32_t KernelNameId(const char* name);
-  uint32_t DeviceOfContext(uint32_t context_id) const;
+  uint32_t CudaOrdinalForContext(uint32_t context_id) const;
   DeviceFacts* FindDevice(uint32_t device_id);
 
   const CuptiApi& api_;

@@ -314,17 +314,17 @@ uint32_t EnvUint(const char* name, uint32_t fallback) {
                                                  : static_cast<uint32_t>(v);
 }
 
-int CudaDeviceOfPciBusId(const char* bus_id) {
+int ResolveCudaOrdinal(const char* bus_id) {
   Collector* c = g_collector;
   if (c == nullptr || c->converter == nullptr) return -1;
-  return c->converter->DeviceOfPciBusId(bus_id);
+  return c->converter->CudaOrdinalForPciBus(bus_id);
 }
 
 // GPU counters, whatever CUPTI could do: NVML needs only the driver.
 void StartNvml(Collector* c) {
   if (EnvOff("FEEDPROF_NVML") || c->nvml != nullptr) return;
   c->nvml = new NvmlSampler(*c->sink);
-  c->nvml->set_device_resolver(&CudaDeviceOfPciBusId);
+  c->nvml->set_device_resolver(&ResolveCudaOrdinal);
   if (c->nvml->Load()) {
     c->nvml->Start(EnvUint("FEEDPROF_NVML_INTERVAL_MS", 100));
   }

@@ -225,8 +225,8 @@ void OnLibraryLoad() {
     return;
   }
   const TraceOrigin origin =
-      config.session_dir[0] != '\0' ? TraceOrigin::kExec : TraceOrigin::kStart;
-  if (!StartRecorder(config, origin)) return;
+      config.session_dir[0] != '\0' ? TraceOrigin::kExec : TraceOrigin::kLaunch;
+  if (!BeginRecording(config, origin)) return;
   g_recording = true;
   g_sampling_interval_ns = config.sampling_interval_ns();
 

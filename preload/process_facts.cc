@@ -72,7 +72,7 @@ bool InList(const char* const (&names)[N], const char* name, size_t length) {
 
 const char* TraceOriginName(TraceOrigin origin) {
   switch (origin) {
-    case TraceOrigin::kStart:
+    case TraceOrigin::kLaunch:
       return "start";
     case TraceOrigin::kFork:
       return "fork";

@@ -14,9 +14,9 @@
 namespace feedprof::preload {
 
 enum class TraceOrigin : uint8_t {
-  kStart,  // the process started recording (first of its session)
-  kFork,   // child of a fork of a recorded process
-  kExec,   // exec'd by a recorded process: joins its session
+  kLaunch,  // launched with the library loaded (first of its session)
+  kFork,    // child of a fork of a recorded process
+  kExec,    // exec'd by a recorded process: joins its session
 };
 
 const char* TraceOriginName(TraceOrigin origin);
@@ -36,7 +36,7 @@ struct ProcessFacts {
   // "KEY=VALUE" entries separated by NUL bytes.
   char environment[4096] = {};
   size_t environment_bytes = 0;
-  TraceOrigin origin = TraceOrigin::kStart;
+  TraceOrigin origin = TraceOrigin::kLaunch;
   uint32_t parent_trace_pid = 0;
   uint64_t sampling_interval_ns = 0;
   uint64_t start_monotonic_ns = 0;

@@ -200,7 +200,7 @@ uint32_t NextEpoch() {
 
 }  // namespace
 
-bool StartRecorder(const Config& config, TraceOrigin origin) {
+bool BeginRecording(const Config& config, TraceOrigin origin) {
   ReentrancyGuard guard;
   if (Writer().running()) return true;
   g_state.config = config;

@@ -16,7 +16,7 @@ namespace feedprof::preload {
 // starts the writer thread. The trace file itself is created at the first
 // write-out (see docs/recording.md). Returns false after printing one
 // `feedprof:` line when recording cannot start; the process runs on.
-bool StartRecorder(const Config& config, TraceOrigin origin);
+bool BeginRecording(const Config& config, TraceOrigin origin);
 
 struct RecorderSummary {
   bool started = false;       // the recorder was running

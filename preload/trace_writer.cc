@@ -260,7 +260,7 @@ bool TraceWriter::ProcessIsTrivial() const {
   const RecorderState& s = State();
   // The process the user started (it started the session) always counts;
   // a fork child inherits `created` but is not that process.
-  if (s.facts.origin == TraceOrigin::kStart && s.session.created) {
+  if (s.facts.origin == TraceOrigin::kLaunch && s.session.created) {
     return false;
   }
   if (events_written_.load(std::memory_order_relaxed) != 0) return false;

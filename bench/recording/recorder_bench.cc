@@ -38,7 +38,7 @@ bool StartForBench(uint32_t buffer_mb) {
                 run++);
   c.buffer_mb = buffer_mb;
   c.log_level = LogLevel::kQuiet;
-  return StartRecorder(c, TraceOrigin::kStart);
+  return BeginRecording(c, TraceOrigin::kLaunch);
 }
 
 void BM_ClockGettime(benchmark::State& state) {

@@ -43,7 +43,7 @@ TEST_F(RecordedTraceTest, BufferRecordsEndUpInTheTraceFile) {
   std::snprintf(config.output_dir, sizeof config.output_dir, "%s/session",
                 root_.c_str());
   config.log_level = preload::LogLevel::kQuiet;
-  ASSERT_TRUE(preload::StartRecorder(config, preload::TraceOrigin::kStart));
+  ASSERT_TRUE(preload::BeginRecording(config, preload::TraceOrigin::kLaunch));
   ::testing::internal::CaptureStderr();
   StartCollection();  // loads libcupti; no driver here, so host-only
   ::testing::internal::GetCapturedStderr();

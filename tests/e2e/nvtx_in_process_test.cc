@@ -120,7 +120,7 @@ class NvtxInProcessTest : public ::testing::Test {
     preload::Config config;
     std::snprintf(config.output_dir, sizeof config.output_dir, "%s/traces",
                   r->dir.c_str());
-    if (!preload::StartRecorder(config, preload::TraceOrigin::kStart)) {
+    if (!preload::BeginRecording(config, preload::TraceOrigin::kLaunch)) {
       r->error = "the recorder did not start";
       return;
     }

@@ -69,7 +69,7 @@ std::vector<uint64_t> Decode(uint64_t base, const Events& events,
 }
 
 TEST_F(RecorderTest, ThreadsRecordAndTheFileHoldsEveryEvent) {
-  ASSERT_TRUE(StartRecorder(MakeConfig(32, 100), TraceOrigin::kStart));
+  ASSERT_TRUE(BeginRecording(MakeConfig(32, 100), TraceOrigin::kLaunch));
   EXPECT_TRUE(RecordingEnabled());
   constexpr int kThreads = 4;
   constexpr uint64_t kRangesPerThread = 3000;  // spans several chunks
@@ -200,7 +200,7 @@ TEST_F(RecorderTest, FullBuffersDropAndCount) {
   // recorder's locks as fork(2) would; the writer then stalls at its next
   // drain, so at most about two pools' worth of a 2,000,000-record burst is
   // written and the rest must be dropped and counted.
-  ASSERT_TRUE(StartRecorder(MakeConfig(1, 3600000), TraceOrigin::kStart));
+  ASSERT_TRUE(BeginRecording(MakeConfig(1, 3600000), TraceOrigin::kLaunch));
   const uint32_t name = InternString("burst");
   constexpr uint64_t kBurst = 2000000;
   RecorderPrepareFork();
@@ -229,7 +229,7 @@ TEST_F(RecorderTest, FullBuffersDropAndCount) {
 }
 
 TEST_F(RecorderTest, PeriodicFlushWritesBeforeTheEnd) {
-  ASSERT_TRUE(StartRecorder(MakeConfig(4, 50), TraceOrigin::kStart));
+  ASSERT_TRUE(BeginRecording(MakeConfig(4, 50), TraceOrigin::kLaunch));
   const uint32_t name = InternString("early");
   RecordNvtxMark(NvtxMarkRecord{NowNs(), name, 0, 0, 0});
   // No FlushNow: the 50 ms flush interval must get it to disk.
@@ -280,7 +280,7 @@ void PeriodicHookForTest() {
 TEST_F(RecorderTest, PeriodicFlushCallsTheHookOutsideTheGuard) {
   g_hook_calls.store(0);
   g_hook_submitted.store(0);
-  ASSERT_TRUE(StartRecorder(MakeConfig(4, 20), TraceOrigin::kStart));
+  ASSERT_TRUE(BeginRecording(MakeConfig(4, 20), TraceOrigin::kLaunch));
   SetPeriodicFlushHook(&PeriodicHookForTest);
   // Every 20 ms: at least 3 calls within 2 s even on a loaded machine.
   for (int i = 0; i < 200 && g_hook_calls.load() < 3; ++i) {
@@ -304,7 +304,7 @@ TEST_F(RecorderTest, PeriodicFlushCallsTheHookOutsideTheGuard) {
 }
 
 TEST_F(RecorderTest, ThreadInfoNeverHasAnEmptyName) {
-  ASSERT_TRUE(StartRecorder(MakeConfig(4, 3600000), TraceOrigin::kStart));
+  ASSERT_TRUE(BeginRecording(MakeConfig(4, 3600000), TraceOrigin::kLaunch));
   const uint32_t name = InternString("unnamed-then-named");
   uint32_t tid = 0;
   std::thread worker([&] {
@@ -349,7 +349,7 @@ TEST_F(RecorderTest, NothingHappensWhenNotRecording) {
 }
 
 TEST_F(RecorderTest, InternedIdsAreStable) {
-  ASSERT_TRUE(StartRecorder(MakeConfig(4, 1000), TraceOrigin::kStart));
+  ASSERT_TRUE(BeginRecording(MakeConfig(4, 1000), TraceOrigin::kLaunch));
   const uint32_t a = InternString("alpha");
   const uint32_t b = InternString("beta");
   EXPECT_NE(a, 0u);
