@@ -80,34 +80,25 @@ fi
 
 value_of() { sed -n "s/^$1=//p" "$2" | tail -n1; }
 
-# Fields of an analysis report: verdict, events, launch calls, kernels
-# recorded, CUPTI records dropped.
+# Reads an analysis report. Line 1: verdict, events, launch calls, kernels
+# recorded, CUPTI records dropped. Line 2: what the rules scored against
+# their thresholds, to explain a verdict that missed (docs/verdict-rules.md)
+# without another run.
 report_fields() {
   python3 - "$1" <<'PY'
 import json, sys
 try:
     r = json.load(open(sys.argv[1]))
-except Exception as e:  # unreadable report: say so in the table
+except Exception:  # unreadable report: say so in the table
     print("error - - - -")
+    print("the report could not be read")
     sys.exit(0)
+v = r["verdict"]
 d = r.get("drops") or {}
 launch = r.get("launch") or {}
-print(r["verdict"]["primary"],
-      r.get("source", {}).get("events", "-"),
+print(v["primary"], r.get("source", {}).get("events", "-"),
       launch.get("count", "-"), launch.get("kernels", "-"),
       d.get("cupti_records_dropped", "-"))
-PY
-}
-
-# One line for a verdict that missed: what the rules scored, for tuning
-# them (docs/verdict-rules.md) without another run.
-verdict_scores() {
-  python3 - "$1" <<'PY'
-import json, sys
-try:
-    v = json.load(open(sys.argv[1]))["verdict"]
-except Exception:
-    sys.exit(0)
 scores = ", ".join(f'{s["verdict"]} {s["score"]:.2f}/{s["threshold"]:.2f}'
                    for s in v.get("scores", [])) or "none (no GPU activity?)"
 print(f'confidence {v.get("confidence", 0):.2f}, '
@@ -153,13 +144,14 @@ check() {
   local prof_time
   prof_time="$(value_of step_time_ms "$prof")"
   "$feedprof" analyze "$out/$name.trace" --format json >"$out/$name.json" 2>"$out/$name.analyze.err"
-  local got events launches kernels dropped
-  read -r got events launches kernels dropped < <(report_fields "$out/$name.json")
+  local got events launches kernels dropped scores
+  { read -r got events launches kernels dropped; read -r scores; } \
+    < <(report_fields "$out/$name.json")
   local overhead="-"
   [[ -n "$base" && -n "$prof_time" ]] && overhead="$(overhead_of "$base" "$prof_time")"
   if [[ "$got" != "$expected" ]]; then
     failures=$((failures + 1))
-    notes+=("$name: expected $expected, got $got; $(verdict_scores "$out/$name.json")")
+    notes+=("$name: expected $expected, got $got; $scores")
   fi
   rows+=("$name|$expected|$got|$events|$launches|$kernels|$dropped|${base:-?}|${prof_time:-?}|$overhead")
   if [[ -n "$keep_trace" ]]; then
