@@ -26,19 +26,27 @@ cmake --install "$build" --prefix "$dest" --strip >/dev/null
 ls "$dest"/libexec/feedprof/examples/example_* >/dev/null 2>&1 \
   || { echo "gpu_bundle: no CUDA examples were built (is nvcc found?)" >&2; exit 1; }
 
+# The libraries `ldd` says the CLI loads, as absolute paths.
+loaded_libraries() { ldd "$1" | awk '$2 == "=>" && $3 ~ /^\// {print $3}'; }
+# The C and C++ runtime, taken from the target machine.
+is_system_runtime() {
+  case "$(basename "$1")" in
+    libc.so.*|libm.so.*|libdl.so.*|librt.so.*|libpthread.so.*|ld-linux*|libstdc++.so.*|libgcc_s.so.*) return 0 ;;
+    *) return 1 ;;
+  esac
+}
+
 # Every shared library the CLI needs except the C/C++ runtime itself.
 mkdir -p "$dest/$deps_rel"
-ldd "$build/tools/feedprof" | awk '$2 == "=>" && $3 ~ /^\// {print $3}' | while read -r lib; do
-  case "$(basename "$lib")" in
-    libc.so.*|libm.so.*|libdl.so.*|librt.so.*|libpthread.so.*|ld-linux*|libstdc++.so.*|libgcc_s.so.*) ;;
-    *) cp -L "$lib" "$dest/$deps_rel/" ;;
-  esac
+loaded_libraries "$build/tools/feedprof" | while read -r lib; do
+  is_system_runtime "$lib" || cp -L "$lib" "$dest/$deps_rel/"
 done
 # The bundled CLI must resolve them from the bundle, not from this system.
 dest="$(cd "$dest" && pwd -P)"
-missing="$(ldd "$dest/bin/feedprof" | awk '$2 == "=>" && $3 ~ /^\// {print $3}' |
-  xargs -r readlink -f | grep -v -e "^$dest/$deps_rel/" -e '/libc.so' -e '/libm.so' -e '/libdl.so' -e '/librt.so' \
-          -e '/libpthread.so' -e '/ld-linux' -e '/libstdc++.so' -e '/libgcc_s.so' || true)"
+missing="$(loaded_libraries "$dest/bin/feedprof" | while read -r lib; do
+  lib="$(readlink -f "$lib")"
+  [[ "$lib" == "$dest/$deps_rel/"* ]] || is_system_runtime "$lib" || echo "$lib"
+done)"
 if [[ -n "$missing" ]]; then
   echo "gpu_bundle: the bundled CLI still loads from the system: $missing" >&2
   exit 1
