@@ -14,7 +14,7 @@ dest="${1:?usage: tools/gpu_bundle.sh DIR [BUILD_DIR]}"
 build="${2:-$here/build-bundle}"
 deps_rel="lib/feedprof/deps"
 
-cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Release \
+bash "$here/tools/configure.sh" "$build" -DCMAKE_BUILD_TYPE=Release \
   -DFEEDPROF_BUILD_TESTS=OFF -DFEEDPROF_BUILD_BENCHMARKS=OFF \
   -DCMAKE_INSTALL_LIBDIR=lib \
   "-DFEEDPROF_CLI_INSTALL_RPATH=\$ORIGIN/../$deps_rel" >/dev/null

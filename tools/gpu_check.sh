@@ -65,8 +65,8 @@ else
   if [[ -z "$build" ]]; then
     build="$here/build-gpu"
     echo "gpu_check: building feedprof in $build (logs in $out)"
-    cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Release -DFEEDPROF_BUILD_TESTS=OFF \
-      -DFEEDPROF_BUILD_BENCHMARKS=OFF >"$out/configure.log" 2>&1 \
+    bash "$here/tools/configure.sh" "$build" -DCMAKE_BUILD_TYPE=Release \
+      -DFEEDPROF_BUILD_TESTS=OFF -DFEEDPROF_BUILD_BENCHMARKS=OFF >"$out/configure.log" 2>&1 \
       || { tail -n 20 "$out/configure.log" >&2; echo "gpu_check: configure failed, see $out/configure.log" >&2; exit 2; }
     cmake --build "$build" -j "$(nproc)" >"$out/build.log" 2>&1 \
       || { tail -n 20 "$out/build.log" >&2; echo "gpu_check: build failed, see $out/build.log" >&2; exit 2; }
