@@ -48,6 +48,13 @@ void PrintRecordUsage(std::FILE* out) {
       out);
 }
 
+// Prints `problem` and the usage text to stderr; returns the usage exit code.
+int UsageError(const std::string& problem) {
+  std::fprintf(stderr, "feedprof record: %s\n", problem.c_str());
+  PrintRecordUsage(stderr);
+  return kUsageError;
+}
+
 // Signals sent to `feedprof record` with kill(1) go on to CMD. A terminal's
 // Ctrl-C (si_code SI_KERNEL) already reached CMD through the foreground
 // process group; passing it on would deliver it twice.
@@ -139,10 +146,7 @@ int ParseArguments(int argc, char** argv, RecordOptions* options) {
     }
     if (arg == "-o" || arg == "--output") {
       if (i + 1 >= argc || argv[i + 1][0] == '\0') {
-        std::fprintf(stderr, "feedprof record: %s needs a directory\n",
-                     arg.c_str());
-        PrintRecordUsage(stderr);
-        return kUsageError;
+        return UsageError(arg + " needs a directory");
       }
       options->output_dir = argv[++i];
       continue;
@@ -152,19 +156,12 @@ int ParseArguments(int argc, char** argv, RecordOptions* options) {
       continue;
     }
     if (!arg.empty() && arg[0] == '-') {
-      std::fprintf(stderr, "feedprof record: unknown option '%s'\n",
-                   arg.c_str());
-      PrintRecordUsage(stderr);
-      return kUsageError;
+      return UsageError("unknown option '" + arg + "'");
     }
     break;  // the command starts here
   }
   for (; i < argc; ++i) options->command.push_back(argv[i]);
-  if (options->command.empty()) {
-    std::fputs("feedprof record: no command to run\n", stderr);
-    PrintRecordUsage(stderr);
-    return kUsageError;
-  }
+  if (options->command.empty()) return UsageError("no command to run");
   options->command.push_back(nullptr);
   return -1;
 }

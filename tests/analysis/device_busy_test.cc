@@ -9,19 +9,15 @@
 #include <vector>
 
 #include "feedprof/analysis.h"
+#include "tests/analysis/must_analyze.h"
 #include "tests/analysis/timeline_builder.h"
 
 namespace feedprof {
 namespace {
 
+using testing::MustAnalyze;
 using testing::TimelineBuilder;
 using testing::Us;
-
-Report MustAnalyze(const Timeline& tl, const AnalysisOptions& o = {}) {
-  absl::StatusOr<Report> r = Analyze(tl, o);
-  EXPECT_TRUE(r.ok()) << r.status();
-  return r.ok() ? *r : Report{};
-}
 
 TEST(DeviceBusyTest, OverlapAcrossStreamsCountsOnce) {
   TimelineBuilder b;

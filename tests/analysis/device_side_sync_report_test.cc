@@ -9,11 +9,13 @@
 
 #include "feedprof/analysis.h"
 #include "feedprof/report.h"
+#include "tests/analysis/must_analyze.h"
 #include "tests/analysis/timeline_builder.h"
 
 namespace feedprof {
 namespace {
 
+using testing::MustAnalyze;
 using testing::TimelineBuilder;
 using testing::Us;
 
@@ -39,7 +41,7 @@ Report SerializedReport(bool with_host_sync) {
   if (with_host_sync) b.Api("cudaStreamSynchronize", 62, 70);
   Describe(b.timeline(), kLegacyStream, StreamKind::kLegacyNull);
   Describe(b.timeline(), kOtherStream, StreamKind::kDefaultBlocking);
-  return *Analyze(b.timeline(), {});
+  return MustAnalyze(b.timeline());
 }
 
 bool AnyStepMentions(const Report& r, const std::string& text) {
@@ -84,7 +86,7 @@ TEST(DeviceSideSyncReportTest, NoLegacyStepWithoutLegacyWork) {
   TimelineBuilder b;
   b.Launch(0, 1, 2, 50, kOtherStream);
   b.Api("cudaStreamSynchronize", 2, 50);
-  const Report r = *Analyze(b.timeline(), {});
+  const Report r = MustAnalyze(b.timeline());
   EXPECT_FALSE(AnyStepMentions(r, "legacy default stream"));
 }
 

@@ -6,11 +6,13 @@
 #include "absl/strings/str_cat.h"
 #include "feedprof/analysis.h"
 #include "feedprof/report.h"
+#include "tests/analysis/must_analyze.h"
 #include "tests/analysis/timeline_builder.h"
 
 namespace feedprof {
 namespace {
 
+using testing::MustAnalyze;
 using testing::TimelineBuilder;
 using testing::Us;
 
@@ -40,7 +42,7 @@ TEST(HostStatsTest, PerThreadCpuStateAndCudaTime) {
   b.Sample(200, 90, ThreadState::kRunning);
   b.Sample(0, 0, ThreadState::kDiskWait, /*tid=*/202);
   b.Sample(200, 20, ThreadState::kDiskWait, /*tid=*/202);
-  const Report r = *Analyze(b.timeline(), {});
+  const Report r = MustAnalyze(b.timeline());
   EXPECT_TRUE(r.host.samples_available);
   ASSERT_EQ(r.host.threads.size(), 2u);
   const ThreadReport& main = r.host.threads[0];  // most CUDA time first
@@ -81,7 +83,7 @@ TEST(HostStatsTest, ProfilerThreadsAreOverheadNotProgram) {
       {TimelineBuilder::kPid, 201, "feedprof-sample", false},
       {TimelineBuilder::kPid, 202, "feedprof-writer", false},
       {TimelineBuilder::kPid, 203, "[NSys Comms]", false}};
-  const Report r = *Analyze(b.timeline(), {});
+  const Report r = MustAnalyze(b.timeline());
   ASSERT_EQ(r.host.threads.size(), 1u);
   EXPECT_EQ(r.host.threads[0].name, "main");
   EXPECT_EQ(r.host.program_cpu_ns, Us(t * 0.9));
@@ -119,7 +121,7 @@ TEST(HostStatsTest, WorkerCpuExcludesItsProfilerThreads) {
   b.Sample(0, 0, ThreadState::kSleeping, /*tid=*/301, /*pid=*/300);
   b.Sample(10, 3, ThreadState::kSleeping, /*tid=*/301, /*pid=*/300);
   b.timeline().threads = {{300, 301, "feedprof-sample", false}};
-  const Report r = *Analyze(b.timeline(), {});
+  const Report r = MustAnalyze(b.timeline());
   ASSERT_EQ(r.host.workers.size(), 1u);
   EXPECT_EQ(r.host.workers[0].cpu_user_ns, Us(5));
   EXPECT_EQ(r.host.workers_cpu_ns, Us(5));
@@ -129,7 +131,7 @@ TEST(HostStatsTest, ForkedWorkersAreListed) {
   TimelineBuilder b;
   b.Launch(0, 1, 2, 10);
   AddForkedWorker(b, 300, Us(8), Us(1));
-  const Report r = *Analyze(b.timeline(), {});
+  const Report r = MustAnalyze(b.timeline());
   ASSERT_EQ(r.host.workers.size(), 1u);
   EXPECT_EQ(r.host.workers[0].pid, 300);
   EXPECT_EQ(r.host.workers[0].cpu_user_ns, Us(8));
@@ -145,7 +147,7 @@ TEST(StepStatsTest, ProfilerStepsWithGpuBusy) {
   b.Range("ProfilerStep#2", 50, 100, RangeSource::kProfilerStep);
   b.Range("ProfilerStep#3", 100, 200, RangeSource::kProfilerStep);
   b.Range("forward", 0, 40, RangeSource::kNvtx);
-  const Report r = *Analyze(b.timeline(), {});
+  const Report r = MustAnalyze(b.timeline());
   ASSERT_TRUE(r.steps.available);
   EXPECT_EQ(r.steps.source, "ProfilerStep");
   EXPECT_EQ(r.steps.count, 3u);
@@ -164,12 +166,12 @@ TEST(StepStatsTest, NvtxStepRangesAndUserNamedRanges) {
   b.Range("batch", 0, 20);
   b.Range("batch", 20, 60);
   b.Range("batch", 60, 100);
-  Report r = *Analyze(b.timeline(), {});
+  Report r = MustAnalyze(b.timeline());
   EXPECT_EQ(r.steps.source, "range:train_step");
   EXPECT_EQ(r.steps.count, 2u);
   AnalysisOptions o;
   o.step_range_name = "batch";
-  r = *Analyze(b.timeline(), o);
+  r = MustAnalyze(b.timeline(), o);
   EXPECT_EQ(r.steps.source, "user:batch");
   EXPECT_EQ(r.steps.count, 3u);
 }
@@ -191,7 +193,7 @@ TEST(StepStatsTest, OnlyWholeStepNamesAtTopLevelRepeatedCount) {
     b.timeline().ranges.back().depth = 1;
   }
   b.Range("train_step", 0, 200);  // once: no loop
-  Report r = *Analyze(b.timeline(), {});
+  Report r = MustAnalyze(b.timeline());
   ASSERT_TRUE(r.steps.available);
   EXPECT_EQ(r.steps.source, "range:step");
   EXPECT_EQ(r.steps.count, 3u);
@@ -208,7 +210,7 @@ TEST(StepStatsTest, OnlyWholeStepNamesAtTopLevelRepeatedCount) {
   nested.timeline().ranges.back().depth = 1;
   nested.Range("step#2", 20, 40);
   nested.timeline().ranges.back().depth = 1;
-  r = *Analyze(nested.timeline(), {});
+  r = MustAnalyze(nested.timeline());
   EXPECT_EQ(r.steps.source, "range:iteration");
   EXPECT_EQ(r.steps.count, 4u);
 }
@@ -218,11 +220,11 @@ TEST(StepStatsTest, UnknownStepRangeNameWarns) {
   b.Launch(0, 1, 10, 30);
   b.Range("domain-step", 0, 0.03);
   b.Range("domain-step", 1, 1.03);
-  Report r = *Analyze(b.timeline(), {});
+  Report r = MustAnalyze(b.timeline());
   EXPECT_FALSE(r.steps.available);
   AnalysisOptions o;
   o.step_range_name = "batch";
-  r = *Analyze(b.timeline(), o);
+  r = MustAnalyze(b.timeline(), o);
   EXPECT_FALSE(r.steps.available);
   bool warned = false;
   for (const std::string& w : r.warnings) {
@@ -234,7 +236,7 @@ TEST(StepStatsTest, UnknownStepRangeNameWarns) {
 TEST(StepStatsTest, NoStepsIsNotAvailable) {
   TimelineBuilder b;
   b.Launch(0, 1, 10, 30);
-  const Report r = *Analyze(b.timeline(), {});
+  const Report r = MustAnalyze(b.timeline());
   EXPECT_FALSE(r.steps.available);
 }
 
@@ -258,7 +260,7 @@ TEST(RankStatsTest, PerRankSummaryAndSlowestRank) {
     b.Range("ProfilerStep#" + std::to_string(i), i * 150.0, i * 150.0 + 150,
             RangeSource::kProfilerStep, 200);
   }
-  Report r = *Analyze(tl, {});
+  Report r = MustAnalyze(tl);
   ASSERT_EQ(r.devices.size(), 2u);
   ASSERT_EQ(r.ranks.size(), 2u);
   EXPECT_EQ(r.ranks[0].rank, 0);
@@ -269,7 +271,7 @@ TEST(RankStatsTest, PerRankSummaryAndSlowestRank) {
 
   AnalysisOptions only1;
   only1.rank = 1;
-  r = *Analyze(tl, only1);
+  r = MustAnalyze(tl, only1);
   ASSERT_EQ(r.devices.size(), 1u);
   EXPECT_EQ(r.devices[0].pid, 200);
   EXPECT_TRUE(r.ranks.empty());
@@ -285,7 +287,7 @@ TEST(CopyStatsTest, BandwidthPageableShareAndLink) {
   b.Copy("cudaMemcpyAsync", 1, 2, 1010, 2010, CopyKind::kHtoD, 10'000'000,
          MemoryKind::kPinned);
   b.Copy("cudaMemcpyAsync", 2, 3, 2010, 2510, CopyKind::kDtoH, 5'000'000);
-  const Report r = *Analyze(b.timeline(), {});
+  const Report r = MustAnalyze(b.timeline());
   const CopyReport& c = r.copies;
   EXPECT_TRUE(c.link_known);
   EXPECT_EQ(c.link_gen, 4);

@@ -4,11 +4,13 @@
 #include <gtest/gtest.h>
 
 #include "feedprof/analysis.h"
+#include "tests/analysis/must_analyze.h"
 #include "tests/analysis/timeline_builder.h"
 
 namespace feedprof {
 namespace {
 
+using testing::MustAnalyze;
 using testing::TimelineBuilder;
 using testing::Us;
 
@@ -57,7 +59,7 @@ TEST(IdleGapClassifierTest, HostWaitBlockedInSync) {
   TimelineBuilder b = WithFirstKernel();
   b.Api("cudaStreamSynchronize", 12, 23);
   b.Launch(25, 26, 27, 35);
-  const Report r = *Analyze(b.timeline(), {});
+  const Report r = MustAnalyze(b.timeline());
   const IdleByCause& idle = r.devices[0].idle_by_cause;
   EXPECT_EQ(idle[IdleCause::kHostWaitSync], Us(3));     // 20 .. 23
   EXPECT_EQ(idle[IdleCause::kHostWaitUnknown], Us(2));  // 23 .. 25
@@ -144,7 +146,7 @@ TEST(IdleGapClassifierTest, HistogramBucketsByGapLength) {
     t += 3 + gap - 2;  // next kernel starts `gap` after this one ends
   }
   b.Launch(t, t + 1, t + 2, t + 3);
-  const Report r = *Analyze(b.timeline(), {});
+  const Report r = MustAnalyze(b.timeline());
   const GapStats& g = r.devices[0].gaps;
   EXPECT_EQ(g.count, 6u);
   EXPECT_EQ(g.histogram[0], 2u);  // 5 µs and exactly 10 µs
@@ -161,7 +163,7 @@ TEST(IdleGapClassifierTest, HtaStreamBreakdown) {
   b.Launch(2, 3, 25, 30);        // queued before 20: 5 µs kernel wait
   b.Launch(3, 4, 80, 90);        // queued, 50 µs gap: other
   b.Launch(100, 101, 105, 110);  // launched after 90: host wait 15 µs
-  const Report r = *Analyze(b.timeline(), {});
+  const Report r = MustAnalyze(b.timeline());
   ASSERT_EQ(r.devices[0].streams.size(), 1u);
   const StreamIdle& s = r.devices[0].streams[0];
   EXPECT_EQ(s.stream, 7);
@@ -176,7 +178,7 @@ TEST(IdleGapClassifierTest, LaunchStatistics) {
   b.Launch(0, 10, 12, 14);   // 2 µs kernel, 10 µs call, delay 12
   b.Launch(10, 20, 22, 24);  // delay 12
   b.Launch(20, 22, 40, 90);  // 50 µs kernel, delay 20
-  const Report r = *Analyze(b.timeline(), {});
+  const Report r = MustAnalyze(b.timeline());
   EXPECT_EQ(r.launch.count, 3u);
   EXPECT_EQ(r.launch.median_api_ns, Us(10));
   EXPECT_EQ(r.launch.median_kernel_ns, Us(2));

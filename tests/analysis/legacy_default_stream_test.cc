@@ -18,11 +18,13 @@
 #include "feedprof/analysis.h"
 #include "feedprof/nsight_reader.h"
 #include "feedprof/trace_reader.h"
+#include "tests/analysis/must_analyze.h"
 #include "tests/analysis/timeline_builder.h"
 
 namespace feedprof {
 namespace {
 
+using testing::MustAnalyze;
 using testing::TimelineBuilder;
 using testing::Us;
 
@@ -104,8 +106,7 @@ TEST(LegacyDefaultStreamTest, PerThreadDefaultStreamCountsAsBlocking) {
   AddSerializedWork(b, kOtherStream);
   Describe(b.timeline(), kLegacyStream, StreamKind::kLegacyNull);
   Describe(b.timeline(), kOtherStream, StreamKind::kPerThread);
-  const std::vector<SyncPoint> points =
-      LegacyPoints(*Analyze(b.timeline(), {}));
+  const std::vector<SyncPoint> points = LegacyPoints(MustAnalyze(b.timeline()));
   ASSERT_EQ(points.size(), 2u);
   EXPECT_EQ(points[0].count + points[1].count, 4u);
   EXPECT_EQ(points[0].blocked_ns + points[1].blocked_ns, Us(59));
@@ -118,7 +119,7 @@ TEST(LegacyDefaultStreamTest, NotReportedWithOnlyTheLegacyStream) {
   Describe(b.timeline(), kLegacyStream, StreamKind::kLegacyNull);
   // A blocking stream that exists but runs nothing serializes nothing.
   Describe(b.timeline(), kOtherStream, StreamKind::kDefaultBlocking);
-  EXPECT_TRUE(LegacyPoints(*Analyze(b.timeline(), {})).empty());
+  EXPECT_TRUE(LegacyPoints(MustAnalyze(b.timeline())).empty());
 }
 
 TEST(LegacyDefaultStreamTest, NotReportedNextToANonBlockingStream) {
@@ -126,7 +127,7 @@ TEST(LegacyDefaultStreamTest, NotReportedNextToANonBlockingStream) {
   AddSerializedWork(b, kOtherStream);
   Describe(b.timeline(), kLegacyStream, StreamKind::kLegacyNull);
   Describe(b.timeline(), kOtherStream, StreamKind::kNonBlocking);
-  const Report r = *Analyze(b.timeline(), {});
+  const Report r = MustAnalyze(b.timeline());
   EXPECT_TRUE(LegacyPoints(r).empty());
   ASSERT_EQ(r.sync_points.size(), 1u);  // the cudaStreamSynchronize
 }
@@ -136,7 +137,7 @@ TEST(LegacyDefaultStreamTest, NotReportedAcrossContexts) {
   AddSerializedWork(b, kOtherStream);
   Describe(b.timeline(), kLegacyStream, StreamKind::kLegacyNull, 1);
   Describe(b.timeline(), kOtherStream, StreamKind::kDefaultBlocking, 2);
-  EXPECT_TRUE(LegacyPoints(*Analyze(b.timeline(), {})).empty());
+  EXPECT_TRUE(LegacyPoints(MustAnalyze(b.timeline())).empty());
 }
 
 TEST(LegacyDefaultStreamTest, NotGuessedWithoutStreamDescriptions) {
@@ -144,10 +145,10 @@ TEST(LegacyDefaultStreamTest, NotGuessedWithoutStreamDescriptions) {
   // to be the legacy stream.
   TimelineBuilder b;
   AddSerializedWork(b, kOtherStream);
-  EXPECT_TRUE(LegacyPoints(*Analyze(b.timeline(), {})).empty());
+  EXPECT_TRUE(LegacyPoints(MustAnalyze(b.timeline())).empty());
   // Nor is an undescribed stream assumed to be blocking.
   Describe(b.timeline(), kLegacyStream, StreamKind::kLegacyNull);
-  EXPECT_TRUE(LegacyPoints(*Analyze(b.timeline(), {})).empty());
+  EXPECT_TRUE(LegacyPoints(MustAnalyze(b.timeline())).empty());
 }
 
 // --- feedprof trace files --------------------------------------------------

@@ -6,11 +6,13 @@
 #include <string_view>
 
 #include "feedprof/analysis.h"
+#include "tests/analysis/must_analyze.h"
 #include "tests/analysis/timeline_builder.h"
 
 namespace feedprof {
 namespace {
 
+using testing::MustAnalyze;
 using testing::TimelineBuilder;
 using testing::Us;
 
@@ -37,7 +39,7 @@ TEST(AnalysisNestedCallsTest, DriverSyncInsideRuntimeSyncIsOneSyncPoint) {
   b.Api("cudaStreamSynchronize", 5, 45);
   Driver(b, "cuStreamSynchronize", 6, 44, /*corr=*/0);
   b.Launch(46, 50, 51, 60);
-  const Report r = *Analyze(b.timeline(), {});
+  const Report r = MustAnalyze(b.timeline());
   ExpectOneSyncPoint(r, "cudaStreamSynchronize", Us(40));
   EXPECT_EQ(r.host.sync_blocked_ns, Us(40));
   EXPECT_EQ(r.host.cuda_api_ns, Us(5 + 40 + 4));
@@ -59,7 +61,7 @@ TEST(AnalysisNestedCallsTest, OpsJoinTheRuntimeCallOverTheDriverCall) {
   copy.src_kind = MemoryKind::kPageable;
   copy.dst_kind = MemoryKind::kDevice;
   b.Launch(31, 35, 36, 50);
-  ExpectOneSyncPoint(*Analyze(b.timeline(), {}), "cudaMemcpyAsync", Us(30));
+  ExpectOneSyncPoint(MustAnalyze(b.timeline()), "cudaMemcpyAsync", Us(30));
 }
 
 TEST(AnalysisNestedCallsTest, DriverLaunchInsideRuntimeLaunchCountsOnce) {
@@ -70,7 +72,7 @@ TEST(AnalysisNestedCallsTest, DriverLaunchInsideRuntimeLaunchCountsOnce) {
     Driver(b, "cuLaunchKernel", t + 1, t + 9, corr);
     b.Op(GpuOpKind::kKernel, t + 12, t + 18, corr);
   }
-  const Report r = *Analyze(b.timeline(), {});
+  const Report r = MustAnalyze(b.timeline());
   EXPECT_EQ(r.launch.count, 4u);
   EXPECT_EQ(r.launch.kernels, 4u);
   EXPECT_EQ(r.launch.median_api_ns, Us(10));
@@ -86,7 +88,7 @@ TEST(AnalysisGraphLaunchTest, OneCallForManyKernels) {
   b.Op(GpuOpKind::kKernel, 25, 30, corr);
   b.Op(GpuOpKind::kKernel, 40, 50, corr);  // 10 µs gap inside the graph
   b.Op(GpuOpKind::kKernel, 60, 65, corr);  // 10 µs gap inside the graph
-  const Report r = *Analyze(b.timeline(), {});
+  const Report r = MustAnalyze(b.timeline());
   EXPECT_EQ(r.launch.count, 2u);
   EXPECT_EQ(r.launch.graph_launches, 1u);
   EXPECT_EQ(r.launch.graph_kernels, 3u);

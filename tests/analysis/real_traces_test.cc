@@ -15,6 +15,7 @@
 #include "absl/strings/str_format.h"
 #include "feedprof/analysis.h"
 #include "feedprof/report.h"
+#include "tests/analysis/must_analyze.h"
 
 #if __has_include("feedprof/trace_loader.h")
 #include "feedprof/trace_loader.h"
@@ -23,6 +24,8 @@
 
 namespace feedprof {
 namespace {
+
+using testing::MustAnalyze;
 
 std::string TracePath(const std::string& relative) {
   return std::string(FEEDPROF_SHARED_TRACES_DIR) + "/" + relative;
@@ -40,12 +43,6 @@ std::string TracePath(const std::string& relative) {
   ASSERT_TRUE(var##_or.ok()) << var##_or.status();                \
   const Timeline& var = *var##_or
 
-Report AnalyzeOrDie(const Timeline& tl, const AnalysisOptions& o = {}) {
-  absl::StatusOr<Report> r = Analyze(tl, o);
-  EXPECT_TRUE(r.ok()) << r.status();
-  return r.ok() ? *r : Report{};
-}
-
 // Relative tolerance, but never below 1 ns: the timeline keeps integer
 // nanoseconds, while TraceLens sums float64 µs timestamps whose rounding at
 // this epoch is a fraction of a ns each (bert: the exact decimal union is
@@ -62,7 +59,7 @@ constexpr const char* kBert =
 
 TEST(RealTracesTest, TraceLensQwenWithPreWindowExclusion) {
   LOAD_OR_SKIP(tl, kQwen);
-  const Report r = AnalyzeOrDie(tl);
+  const Report r = MustAnalyze(tl);
   ASSERT_EQ(r.devices.size(), 1u);
   const DeviceReport& d = r.devices[0];
   // TraceLens gpu_timeline.csv, in ms.
@@ -76,7 +73,7 @@ TEST(RealTracesTest, TraceLensQwenKeepingPreWindowOps) {
   LOAD_OR_SKIP(tl, kQwen);
   AnalysisOptions o;
   o.include_pre_window = true;
-  const Report r = AnalyzeOrDie(tl, o);
+  const Report r = MustAnalyze(tl, o);
   ASSERT_EQ(r.devices.size(), 1u);
   ExpectRelative(static_cast<double>(r.devices[0].span_ns), 49.652832e6, 1e-6);
   ExpectRelative(static_cast<double>(r.devices[0].busy_ns), 45.647311e6, 1e-6);
@@ -84,7 +81,7 @@ TEST(RealTracesTest, TraceLensQwenKeepingPreWindowOps) {
 
 TEST(RealTracesTest, TraceLensBert) {
   LOAD_OR_SKIP(tl, kBert);
-  const Report r = AnalyzeOrDie(tl);
+  const Report r = MustAnalyze(tl);
   ASSERT_EQ(r.devices.size(), 1u);
   const DeviceReport& d = r.devices[0];
   ExpectRelative(static_cast<double>(d.span_ns), 3.907824951171875e6, 1e-6);
@@ -97,7 +94,7 @@ TEST(RealTracesTest, ResNetNanosecondResolution) {
   LOAD_OR_SKIP(tl,
                "hta_ns_resolution_trace/"
                "rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz");
-  const Report r = AnalyzeOrDie(tl);
+  const Report r = MustAnalyze(tl);
   ASSERT_EQ(r.devices.size(), 1u);
   ExpectRelative(static_cast<double>(r.devices[0].span_ns), 480.029e6, 1e-6);
   // The union of the decimal timestamps taken exactly: 472.454441 ms.
@@ -143,7 +140,7 @@ const SyncPoint* FindSync(const Report& r, const std::string& api) {
 TEST(RealTracesTest, HtaEventSyncYieldsItsSyncPoints) {
   LOAD_OR_SKIP(tl,
                "hta_critical_path/cuda_event_sync/event_sync_trace.json.gz");
-  const Report r = AnalyzeOrDie(tl);
+  const Report r = MustAnalyze(tl);
   for (const char* api : {"cudaStreamSynchronize", "cudaEventSynchronize",
                           "cudaDeviceSynchronize"}) {
     const SyncPoint* p = FindSync(r, api);
@@ -162,7 +159,7 @@ TEST(RealTracesTest, HtaStreamWaitEventIsNotAHostBlock) {
   LOAD_OR_SKIP(tl,
                "hta_critical_path/cuda_event_sync_multi_stream/"
                "event_sync_trace.json.gz");
-  const Report r = AnalyzeOrDie(tl);
+  const Report r = MustAnalyze(tl);
   EXPECT_EQ(FindSync(r, "cudaStreamWaitEvent"), nullptr);
   EXPECT_GE(r.gpu_side_waits, 1u);
 }
@@ -184,7 +181,7 @@ TEST(RealTracesTest, HtaSimpleAddLaunchDelayOfTheFftKernel) {
     EXPECT_EQ(d.delay_ns, 27'000);
   }
   EXPECT_TRUE(found) << "no kernel with correlation 5597";
-  const Report r = AnalyzeOrDie(tl);
+  const Report r = MustAnalyze(tl);
   EXPECT_EQ(r.devices[0].streams.size(), 2u);  // streams 7 and 20
   EXPECT_NE(FindSync(r, "cudaStreamSynchronize"), nullptr);
 }
@@ -193,7 +190,7 @@ TEST(RealTracesTest, NsightMfuBeforeAndAfter) {
   for (const char* name :
        {"nsys_ai/mfu_2gpu_before.sqlite", "nsys_ai/mfu_2gpu_after.sqlite"}) {
     LOAD_OR_SKIP(tl, name);
-    const Report r = AnalyzeOrDie(tl);
+    const Report r = MustAnalyze(tl);
     EXPECT_TRUE(r.has_gpu_activity) << name;
     EXPECT_EQ(r.devices.size(), 2u) << name;
     EXPECT_EQ(r.ranks.size(), 2u) << name;
@@ -206,7 +203,7 @@ TEST(RealTracesTest, NsightMfuBeforeAndAfter) {
 
 TEST(RealTracesTest, NsightSaxpyBusyAndSpan) {
   LOAD_OR_SKIP(tl, "nsys_sqlite_saxpy/saxpy-mpi-cuda_nsys_perlmutter0.sqlite");
-  const Report r = AnalyzeOrDie(tl);
+  const Report r = MustAnalyze(tl);
   ASSERT_EQ(r.devices.size(), 1u);
   ExpectRelative(static_cast<double>(r.devices[0].span_ns), 1097.33e6, 1e-5);
   ExpectRelative(static_cast<double>(r.devices[0].busy_ns), 373.27e6, 1e-5);

@@ -10,11 +10,13 @@
 
 #include "feedprof/analysis.h"
 #include "feedprof/report.h"
+#include "tests/analysis/must_analyze.h"
 #include "tests/analysis/timeline_builder.h"
 
 namespace feedprof {
 namespace {
 
+using testing::MustAnalyze;
 using testing::TimelineBuilder;
 
 // A strict JSON checker that records the path of every member, with array
@@ -151,7 +153,7 @@ Report SampleReport() {
   b.Range("ProfilerStep#1", 0, 30, RangeSource::kProfilerStep);
   b.Range("ProfilerStep#2", 30, 62, RangeSource::kProfilerStep);
   b.timeline().warnings.push_back("file truncated after packet 3 \"quoted\"");
-  return *Analyze(b.timeline(), {});
+  return MustAnalyze(b.timeline());
 }
 
 TEST(ReportOutputTest, JsonParsesAndHasTheDocumentedFields) {
@@ -260,7 +262,7 @@ TEST(ReportOutputTest, TextReportLeadsWithTheVerdict) {
 TEST(ReportOutputTest, NoGpuActivitySaysSo) {
   TimelineBuilder b;
   b.Api("cudaGetDeviceCount", 0, 10);
-  const Report r = *Analyze(b.timeline(), {});
+  const Report r = MustAnalyze(b.timeline());
   const std::string text = WriteTextReport(r);
   EXPECT_NE(text.find("no GPU activity"), std::string::npos);
   JsonPaths parsed;
@@ -275,7 +277,7 @@ TEST(ReportOutputTest, UnmeasuredMediansAreNotAvailable) {
   TimelineBuilder b;  // copies only: no kernel, no launch call
   b.Copy("cudaMemcpy", 0, 20, 5, 15, CopyKind::kHtoD, 1 << 20);
   b.Copy("cudaMemcpy", 30, 50, 35, 45, CopyKind::kHtoD, 1 << 20);
-  const Report r = *Analyze(b.timeline(), {});
+  const Report r = MustAnalyze(b.timeline());
   const std::string text = WriteTextReport(r);
   ASSERT_FALSE(text.empty());
   EXPECT_EQ(text.back(), '\n');
@@ -298,7 +300,7 @@ TEST(ReportOutputTest, UnmeasuredMediansAreNotAvailable) {
   one.Api("cudaDeviceSynchronize", 1, 11);
   one.Launch(12, 13, 14, 20);
   one.Range("ProfilerStep#1", 0, 21, RangeSource::kProfilerStep);
-  const std::string single = WriteTextReport(*Analyze(one.timeline(), {}));
+  const std::string single = WriteTextReport(MustAnalyze(one.timeline()));
   EXPECT_NE(single.find("1 call,"), std::string::npos) << single;
   EXPECT_NE(single.find("1 step ("), std::string::npos) << single;
   EXPECT_NE(single.find("(1 group,"), std::string::npos) << single;
@@ -318,7 +320,7 @@ TEST(ReportOutputTest, GpuBoundNextStepNamesTheTopKernel) {
                    : "relu_kernel(float*)");
     t += 101;
   }
-  const Report r = *Analyze(b.timeline(), {});
+  const Report r = MustAnalyze(b.timeline());
   ASSERT_EQ(r.verdict.primary, "gpu_bound");
   ASSERT_FALSE(r.launch.top_kernels.empty());
   EXPECT_EQ(r.launch.top_kernels[0].name, "relu_kernel(float*)");

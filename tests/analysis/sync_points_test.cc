@@ -3,11 +3,13 @@
 #include <gtest/gtest.h>
 
 #include "feedprof/analysis.h"
+#include "tests/analysis/must_analyze.h"
 #include "tests/analysis/timeline_builder.h"
 
 namespace feedprof {
 namespace {
 
+using testing::MustAnalyze;
 using testing::TimelineBuilder;
 using testing::Us;
 
@@ -28,7 +30,7 @@ TEST(SyncPointsTest, ExplicitSyncsAreGroupedWithIdleAfter) {
   b.Launch(60, 61, 62, 100);  // GPU idle 50 .. 62 after the first sync
   b.Api("cudaStreamSynchronize", 63, 101);
   b.Launch(101, 102, 103, 110);
-  const Report r = *Analyze(b.timeline(), {});
+  const Report r = MustAnalyze(b.timeline());
   const SyncPoint* p = Find(r, "cudaStreamSynchronize");
   ASSERT_NE(p, nullptr);
   EXPECT_EQ(p->kind, SyncKind::kExplicit);
@@ -51,7 +53,7 @@ TEST(SyncPointsTest, HiddenSyncsByName) {
   b.Api("cudaDeviceSetLimit", 60, 61);
   b.Api("cudaEventQuery", 61, 62);       // non-blocking
   b.Api("cudaStreamWaitEvent", 62, 63);  // GPU-side wait
-  const Report r = *Analyze(b.timeline(), {});
+  const Report r = MustAnalyze(b.timeline());
   const SyncPoint* copy = Find(r, "cudaMemcpy");
   ASSERT_NE(copy, nullptr);
   EXPECT_EQ(copy->kind, SyncKind::kHidden);
@@ -74,7 +76,7 @@ TEST(SyncPointsTest, AllocationBeforeGpuWorkIsNotASyncPoint) {
   TimelineBuilder b;
   b.Api("cudaMalloc", 0, 5);
   b.Launch(6, 7, 8, 20);
-  const Report r = *Analyze(b.timeline(), {});
+  const Report r = MustAnalyze(b.timeline());
   EXPECT_EQ(Find(r, "cudaMalloc"), nullptr);
 }
 
@@ -95,7 +97,7 @@ TEST(SyncPointsTest, GroupedByCallSite) {
   tl.api_calls.back().call_site = 1;
   b.Api("cudaDeviceSynchronize", 14, 15);
   tl.api_calls.back().call_site = 2;
-  const Report r = *Analyze(tl, {});
+  const Report r = MustAnalyze(tl);
   const SyncPoint* step =
       Find(r, "cudaDeviceSynchronize", "step (train.py:10)");
   const SyncPoint* log = Find(r, "cudaDeviceSynchronize", "log (train.py:11)");
@@ -124,7 +126,7 @@ TEST(SyncPointsTest, SameFrameDifferentSiteIdsAreOneGroup) {
     b.Api("cudaDeviceSynchronize", 10.0 * i + 1, 10.0 * i + 2);
     tl.api_calls.back().call_site = i;
   }
-  const Report r = *Analyze(tl, {});
+  const Report r = MustAnalyze(tl);
   ASSERT_EQ(r.sync_points.size(), 1u);
   EXPECT_EQ(r.sync_points[0].call_site, "main (app.c:7)");
   EXPECT_EQ(r.sync_points[0].count, 3u);
@@ -139,7 +141,7 @@ TEST(SyncPointsTest, IdleAfterARunOfSyncsIsCountedOnce) {
   b.Api("cudaFree", 21, 30);
   b.Api("cudaFree", 31, 40);
   b.Launch(41, 42, 50, 60);  // GPU idle 10 .. 50
-  const Report r = *Analyze(b.timeline(), {});
+  const Report r = MustAnalyze(b.timeline());
   ASSERT_EQ(r.sync_points.size(), 1u);
   EXPECT_EQ(r.sync_points[0].count, 3u);
   EXPECT_EQ(r.sync_points[0].idle_after_ns, Us(50 - 11));
@@ -151,7 +153,7 @@ TEST(SyncPointsTest, VersionSuffixedNamesClassify) {
   b.Launch(0, 1, 2, 10);
   b.Api("cudaStreamSynchronize_v3020", 2, 11);
   b.Api("cuCtxSynchronize", 11, 12);
-  const Report r = *Analyze(b.timeline(), {});
+  const Report r = MustAnalyze(b.timeline());
   EXPECT_NE(Find(r, "cudaStreamSynchronize_v3020"), nullptr);
   EXPECT_NE(Find(r, "cuCtxSynchronize"), nullptr);
 }

@@ -5,19 +5,15 @@
 #include <string>
 
 #include "feedprof/analysis.h"
+#include "tests/analysis/must_analyze.h"
 #include "tests/analysis/timeline_builder.h"
 
 namespace feedprof {
 namespace {
 
+using testing::MustAnalyze;
 using testing::TimelineBuilder;
 using testing::Us;
-
-Report AnalyzeAll(const Timeline& tl) {
-  absl::StatusOr<Report> r = Analyze(tl, {});
-  EXPECT_TRUE(r.ok()) << r.status();
-  return r.ok() ? *r : Report{};
-}
 
 const RuleScore& Rule(const Report& r, const std::string& verdict) {
   for (const RuleScore& s : r.verdict.scores) {
@@ -100,7 +96,7 @@ Timeline LatencyBound() {
 }
 
 TEST(VerdictRulesTest, LaunchBoundTriggers) {
-  const Report r = AnalyzeAll(LaunchBound());
+  const Report r = MustAnalyze(LaunchBound());
   EXPECT_EQ(r.verdict.primary, "launch_bound");
   EXPECT_TRUE(Rule(r, "launch_bound").triggered);
   EXPECT_GT(Rule(r, "launch_bound").score, 0.3);
@@ -109,22 +105,22 @@ TEST(VerdictRulesTest, LaunchBoundTriggers) {
 }
 
 TEST(VerdictRulesTest, LaunchBoundDoesNotTriggerOnGpuBound) {
-  EXPECT_FALSE(Rule(AnalyzeAll(GpuBound()), "launch_bound").triggered);
+  EXPECT_FALSE(Rule(MustAnalyze(GpuBound()), "launch_bound").triggered);
 }
 
 TEST(VerdictRulesTest, GpuBoundTriggers) {
-  const Report r = AnalyzeAll(GpuBound());
+  const Report r = MustAnalyze(GpuBound());
   EXPECT_EQ(r.verdict.primary, "gpu_bound");
   EXPECT_GT(r.verdict.confidence, 0.7);
   EXPECT_EQ(r.verdict.confidence_label, "high");
 }
 
 TEST(VerdictRulesTest, GpuBoundDoesNotTriggerOnLaunchBound) {
-  EXPECT_FALSE(Rule(AnalyzeAll(LaunchBound()), "gpu_bound").triggered);
+  EXPECT_FALSE(Rule(MustAnalyze(LaunchBound()), "gpu_bound").triggered);
 }
 
 TEST(VerdictRulesTest, PreprocessingBoundTriggers) {
-  const Report r = AnalyzeAll(HostBound(ThreadState::kRunning, 1.0));
+  const Report r = MustAnalyze(HostBound(ThreadState::kRunning, 1.0));
   EXPECT_EQ(r.verdict.primary, "preprocessing_bound");
   EXPECT_GT(Rule(r, "preprocessing_bound").score, 0.7);
   const IdleByCause& idle = r.devices[0].idle_by_cause;
@@ -132,13 +128,13 @@ TEST(VerdictRulesTest, PreprocessingBoundTriggers) {
 }
 
 TEST(VerdictRulesTest, PreprocessingBoundDoesNotTriggerOnIo) {
-  EXPECT_FALSE(Rule(AnalyzeAll(HostBound(ThreadState::kDiskWait, 0.0)),
+  EXPECT_FALSE(Rule(MustAnalyze(HostBound(ThreadState::kDiskWait, 0.0)),
                     "preprocessing_bound")
                    .triggered);
 }
 
 TEST(VerdictRulesTest, IoBoundTriggers) {
-  const Report r = AnalyzeAll(HostBound(ThreadState::kDiskWait, 0.0));
+  const Report r = MustAnalyze(HostBound(ThreadState::kDiskWait, 0.0));
   EXPECT_EQ(r.verdict.primary, "io_bound");
   EXPECT_GT(Rule(r, "io_bound").score, 0.7);
   const IdleByCause& idle = r.devices[0].idle_by_cause;
@@ -147,7 +143,7 @@ TEST(VerdictRulesTest, IoBoundTriggers) {
 
 TEST(VerdictRulesTest, IoBoundDoesNotTriggerOnCpuWork) {
   EXPECT_FALSE(
-      Rule(AnalyzeAll(HostBound(ThreadState::kRunning, 1.0)), "io_bound")
+      Rule(MustAnalyze(HostBound(ThreadState::kRunning, 1.0)), "io_bound")
           .triggered);
 }
 
@@ -155,13 +151,13 @@ TEST(VerdictRulesTest, WithoutSamplesHostWaitsLowerConfidence) {
   Timeline tl = HostBound(ThreadState::kRunning, 1.0);
   tl.thread_samples.clear();
   tl.available.host_samples = false;
-  const Report r = AnalyzeAll(tl);
+  const Report r = MustAnalyze(tl);
   EXPECT_EQ(r.verdict.primary, "preprocessing_bound");
   EXPECT_LE(r.verdict.confidence, 0.5);
 }
 
 TEST(VerdictRulesTest, SyncBoundTriggers) {
-  const Report r = AnalyzeAll(SyncBound());
+  const Report r = MustAnalyze(SyncBound());
   EXPECT_EQ(r.verdict.primary, "sync_bound");
   EXPECT_FALSE(r.sync_points.empty());
   EXPECT_EQ(r.sync_points[0].api, "cudaStreamSynchronize");
@@ -179,7 +175,7 @@ TEST(VerdictRulesTest, LongHostPhaseAfterSyncIsNotSyncBound) {
   }
   b.Sample(0, 0, ThreadState::kRunning);
   b.Sample(t, t, ThreadState::kRunning);
-  const Report r = AnalyzeAll(b.Take());
+  const Report r = MustAnalyze(b.Take());
   EXPECT_FALSE(Rule(r, "sync_bound").triggered);
   EXPECT_EQ(r.verdict.primary, "preprocessing_bound");
 }
@@ -194,7 +190,7 @@ TEST(VerdictRulesTest, DataLoaderRangesAreEvidence) {
       "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
   loader.source = RangeSource::kDataLoader;
   tl.ranges.push_back(loader);
-  const Report r = AnalyzeAll(tl);
+  const Report r = MustAnalyze(tl);
   EXPECT_EQ(r.host.dataloader_ranges, 1u);
   EXPECT_EQ(r.host.dataloader_ns, Us(4990));
   bool mentioned = false;
@@ -205,11 +201,11 @@ TEST(VerdictRulesTest, DataLoaderRangesAreEvidence) {
 }
 
 TEST(VerdictRulesTest, SyncBoundDoesNotTriggerOnLaunchBound) {
-  EXPECT_FALSE(Rule(AnalyzeAll(LaunchBound()), "sync_bound").triggered);
+  EXPECT_FALSE(Rule(MustAnalyze(LaunchBound()), "sync_bound").triggered);
 }
 
 TEST(VerdictRulesTest, TransferBoundTriggers) {
-  const Report r = AnalyzeAll(TransferBound());
+  const Report r = MustAnalyze(TransferBound());
   EXPECT_EQ(r.verdict.primary, "transfer_bound");
   ASSERT_FALSE(r.copies.directions.empty());
   EXPECT_EQ(r.copies.directions[0].direction, "HtoD");
@@ -224,30 +220,54 @@ TEST(VerdictRulesTest, TransferBoundDoesNotTriggerWhenCopiesOverlap) {
     b.Copy("cudaMemcpyAsync", i, i + 0.5, t, t + 800, CopyKind::kHtoD, 1 << 20);
     b.Launch(i + 0.5, i + 0.9, t, t + 999);
   }
-  const Report r = AnalyzeAll(b.Take());
+  const Report r = MustAnalyze(b.Take());
   EXPECT_FALSE(Rule(r, "transfer_bound").triggered);
   EXPECT_EQ(r.verdict.primary, "gpu_bound");
 }
 
 TEST(VerdictRulesTest, LatencyBoundTriggers) {
-  const Report r = AnalyzeAll(LatencyBound());
+  const Report r = MustAnalyze(LatencyBound());
   EXPECT_EQ(r.verdict.primary, "latency_bound");
 }
 
 TEST(VerdictRulesTest, LatencyBoundWithoutSmCountUsesSingleBlockGrids) {
   Timeline tl = LatencyBound();
   tl.devices[0].sm_count = 0;
-  EXPECT_EQ(AnalyzeAll(tl).verdict.primary, "latency_bound");
+  EXPECT_EQ(MustAnalyze(tl).verdict.primary, "latency_bound");
+}
+
+// Small-grid kernels that run at once on two streams count once (their
+// union, as in the latency score), so 4 µs of queued idle per 3 µs of them
+// leads the advice.
+TEST(VerdictRulesTest, QueuedIdleAdviceCountsOverlappingSmallGridsOnce) {
+  TimelineBuilder b;
+  for (int i = 0; i < 100; ++i) {
+    const double start = 200 + i * 7.0;
+    for (int64_t stream : {7, 8}) {
+      const double call = i * 1.0 + (stream == 7 ? 0 : 0.5);
+      GpuOp& op = b.Launch(call, call + 0.4, start, start + 3, stream);
+      op.grid[0] = 1;
+    }
+  }
+  const Report r = MustAnalyze(b.Take());
+  ASSERT_EQ(r.devices.size(), 1u);
+  EXPECT_EQ(r.devices[0].small_grid_kernel_ns, 2 * r.devices[0].compute_ns);
+  EXPECT_EQ(r.devices[0].idle_by_cause[IdleCause::kQueueLatency], Us(99 * 4));
+  EXPECT_EQ(r.verdict.primary, "latency_bound");
+  ASSERT_FALSE(r.verdict.next_steps.empty());
+  EXPECT_NE(r.verdict.next_steps[0].find("with work already queued"),
+            std::string::npos)
+      << r.verdict.next_steps[0];
 }
 
 TEST(VerdictRulesTest, LatencyBoundDoesNotTriggerOnLargeGrids) {
-  EXPECT_FALSE(Rule(AnalyzeAll(GpuBound()), "latency_bound").triggered);
+  EXPECT_FALSE(Rule(MustAnalyze(GpuBound()), "latency_bound").triggered);
 }
 
 TEST(VerdictRulesTest, NoGpuActivityIsInconclusive) {
   TimelineBuilder b;
   b.Api("cudaGetDeviceCount", 0, 10);
-  const Report r = AnalyzeAll(b.Take());
+  const Report r = MustAnalyze(b.Take());
   EXPECT_FALSE(r.has_gpu_activity);
   EXPECT_EQ(r.verdict.primary, "inconclusive");
   ASSERT_FALSE(r.verdict.evidence.empty());
@@ -261,7 +281,7 @@ TEST(VerdictRulesTest, UnattributedIdleIsInconclusive) {
   }
   b.timeline().available.api_calls = false;
   b.timeline().available.correlation = false;
-  const Report r = AnalyzeAll(b.Take());
+  const Report r = MustAnalyze(b.Take());
   EXPECT_EQ(r.verdict.primary, "inconclusive");
   EXPECT_EQ(r.verdict.confidence_label, "low");
 }

@@ -8,6 +8,7 @@
 
 #include "analysis/device_busy.h"
 #include "analysis/prepared_timeline.h"
+#include "analysis/verdict_signals.h"
 #include "feedprof/analysis.h"
 
 namespace feedprof::analysis {
@@ -57,11 +58,13 @@ StepReport ComputeSteps(const PreparedTimeline& prepared,
                         const AnalysisOptions& options,
                         const std::vector<DeviceBusy>& busy);
 
-// verdict_rules.cc: the verdict from the finished metrics.
-Verdict ComputeVerdict(const Report& report);
+// verdict_rules.cc: the verdict from the finished metrics and the signals
+// computed from them (verdict_signals.h).
+Verdict ComputeVerdict(const Report& report, const VerdictSignals& signals);
 
-// next_steps.cc: advice fitted to the verdict.
-std::vector<std::string> NextStepsFor(const Report& report);
+// next_steps.cc: advice fitted to the verdict, quoting the same signals.
+std::vector<std::string> NextStepsFor(const Report& report,
+                                      const VerdictSignals& signals);
 
 }  // namespace feedprof::analysis
 

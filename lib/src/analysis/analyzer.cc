@@ -151,8 +151,9 @@ absl::StatusOr<Report> Analyze(const Timeline& timeline,
                      " events were dropped while recording; busy time may be "
                      "under-counted"));
   }
-  report.verdict = ComputeVerdict(report);
-  report.verdict.next_steps = NextStepsFor(report);
+  const VerdictSignals signals = ComputeVerdictSignals(report);
+  report.verdict = ComputeVerdict(report, signals);
+  report.verdict.next_steps = NextStepsFor(report, signals);
   return report;
 }
 

@@ -11,7 +11,8 @@
 
 namespace feedprof::analysis {
 
-std::vector<std::string> NextStepsFor(const Report& report) {
+std::vector<std::string> NextStepsFor(const Report& report,
+                                      const VerdictSignals& signals) {
   const std::string& v = report.verdict.primary;
   std::vector<std::string> steps;
   if (v == "launch_bound") {
@@ -131,8 +132,7 @@ std::vector<std::string> NextStepsFor(const Report& report) {
     };
     if (!report.launch.top_kernels.empty()) {
       const KernelTotal& k = report.launch.top_kernels.front();
-      TimeNs busy = 0;
-      for (const DeviceReport& d : report.devices) busy += d.busy_ns;
+      const TimeNs busy = signals.busy_ns;
       steps.insert(
           steps.begin(),
           absl::StrCat(
@@ -156,12 +156,8 @@ std::vector<std::string> NextStepsFor(const Report& report) {
         "Capture the dependent chain in a CUDA graph to cut per-kernel "
         "latency.",
     };
-    TimeNs queued = 0, small_grid = 0;
-    for (const DeviceReport& d : report.devices) {
-      queued += d.idle_by_cause[IdleCause::kQueueLatency];
-      small_grid += d.small_grid_kernel_ns;
-    }
-    if (queued > small_grid) {
+    const TimeNs queued = signals.idle[IdleCause::kQueueLatency];
+    if (queued > signals.small_grid_ns) {
       steps.insert(
           steps.begin(),
           absl::StrCat(

@@ -134,7 +134,7 @@ absl::StatusOr<PreparedTimeline> PreparedTimeline::Build(
   const bool exclude = !options.include_pre_window &&
                        timeline.available.correlation &&
                        !timeline.api_calls.empty();
-  p.JoinCorrelations(exclude);
+  p.JoinCorrelations();
   p.BuildDevices(exclude);
   p.BuildThreads();
   return p;
@@ -152,7 +152,7 @@ void PreparedTimeline::ClassifyNames() {
   }
 }
 
-void PreparedTimeline::JoinCorrelations(bool /*exclude_unmatched*/) {
+void PreparedTimeline::JoinCorrelations() {
   const auto& calls = timeline_->api_calls;
   const auto& ops = timeline_->gpu_ops;
   op_api_.assign(ops.size(), -1);

@@ -105,7 +105,7 @@ class PreparedTimeline {
  private:
   PreparedTimeline() = default;
   void ClassifyNames();
-  void JoinCorrelations(bool exclude_unmatched);
+  void JoinCorrelations();
   void BuildDevices(bool exclude_unmatched);
   void BuildThreads();
 

@@ -151,7 +151,7 @@ void AddEvidence(const Report& report, const VerdictSignals& s,
 
 }  // namespace
 
-Verdict ComputeVerdict(const Report& report) {
+Verdict ComputeVerdict(const Report& report, const VerdictSignals& s) {
   Verdict v;
   if (!report.has_gpu_activity) {
     v.primary = "inconclusive";
@@ -162,7 +162,6 @@ Verdict ComputeVerdict(const Report& report) {
         "analysed window: there is nothing to attribute GPU idle time to.");
     return v;
   }
-  const VerdictSignals s = ComputeVerdictSignals(report);
   const LaunchStats& l = report.launch;
   const bool short_kernels =
       (l.kernels > 0 && l.median_kernel_ns < kShortKernelNs) ||

@@ -68,19 +68,14 @@ VerdictSignals ComputeVerdictSignals(const Report& report) {
         if (claimed) s.sync_claimed.ns[ci] += after;
         free[b].ns[ci] += claimed ? all - after : all;
       }
+      (b < kShortBuckets ? s.short_gap_idle_ns : s.long_gap_idle_ns) +=
+          d.gaps.by_bucket[b].Total();
     }
   }
   if (s.span_ns <= 0) return s;
   const auto span = static_cast<double>(s.span_ns);
   s.busy_share = static_cast<double>(s.busy_ns) / span;
   s.idle_share = 1.0 - s.busy_share;
-  for (size_t b = 0; b < kGapBuckets; ++b) {
-    TimeNs total = 0;
-    for (const DeviceReport& d : report.devices) {
-      total += d.gaps.by_bucket[b].Total();
-    }
-    (b < kShortBuckets ? s.short_gap_idle_ns : s.long_gap_idle_ns) += total;
-  }
 
   auto sum = [&free](IdleCause c, size_t from, size_t to) {
     TimeNs v = 0;
