@@ -40,10 +40,7 @@ uint32_t CountCpuList(std::string_view list) {
   list = Trim(list);
   uint32_t count = 0;
   while (!list.empty()) {
-    size_t comma = list.find(',');
-    if (comma == std::string_view::npos) comma = list.size();
-    const std::string_view part = list.substr(0, comma);
-    list.remove_prefix(comma == list.size() ? comma : comma + 1);
+    const std::string_view part = NextPart(&list, ',');
     uint64_t first = 0;
     if (!ParseUint(part, &first)) continue;
     const size_t dash = part.find('-');

@@ -6,13 +6,12 @@
 #include "preload/host/host_sampler.h"
 
 #include <pthread.h>
-#include <unistd.h>
 
-#include <cstdio>
 #include <new>
 #include <string_view>
 
 #include "preload/host/host_sampler_thread.h"
+#include "preload/log.h"
 #include "preload/recorder.h"
 
 namespace feedprof::preload::host {
@@ -36,18 +35,8 @@ uint32_t InternWithRecorder(std::string_view text, void*) {
 void CountDropsWithRecorder(uint64_t n, void*) { CountDroppedSamples(n); }
 
 void LogOneLine(const char* what, const char* why) {
-  char line[256];
-  const int n = std::snprintf(line, sizeof line,
-                              "feedprof: %s: %s; host sampling is off, the "
-                              "rest of the recording goes on\n",
-                              what, why);
-  if (n > 0) {
-    const size_t len = static_cast<size_t>(n) < sizeof line
-                           ? static_cast<size_t>(n)
-                           : sizeof line - 1;
-    const ssize_t ignored = write(STDERR_FILENO, line, len);
-    (void)ignored;
-  }
+  LogWarning("%s: %s; host sampling is off, the rest of the recording goes on",
+             what, why);
 }
 
 }  // namespace

@@ -10,18 +10,12 @@
 
 #include "preload/config.h"
 #include "preload/private_fd_table.h"
+#include "preload/recorder.h"
 
 namespace feedprof::preload::host {
 namespace {
 
 constexpr size_t kStackBytes = 256 * 1024;
-
-uint64_t MonotonicNs() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull +
-         static_cast<uint64_t>(ts.tv_nsec);
-}
 
 }  // namespace
 
@@ -167,11 +161,11 @@ void HostSamplerThread::UsePrivateDescriptors() {
 }
 
 void HostSamplerThread::Loop() {
-  uint64_t next = MonotonicNs();
+  uint64_t next = NowNs();
   for (;;) {
     SampleRound();
     next += options_.interval_ns;
-    const uint64_t now = MonotonicNs();
+    const uint64_t now = NowNs();
     // Fell behind (suspended, overloaded): skip the missed rounds instead
     // of sampling in a burst.
     if (next <= now) next = now + options_.interval_ns;
@@ -192,7 +186,7 @@ bool HostSamplerThread::WaitUntil(uint64_t deadline_ns) {
   for (;;) {
     if (stop_requested_.load(std::memory_order_acquire)) return false;
     ServeFlushRequest();
-    const uint64_t now = MonotonicNs();
+    const uint64_t now = NowNs();
     if (now >= deadline_ns) return true;
     const uint64_t wait = deadline_ns - now;
     const timespec timeout{static_cast<time_t>(wait / 1000000000ull),
@@ -262,7 +256,7 @@ void HostSamplerThread::SampleRound() {
   skipped_reported_ = skipped;
   rounds_.fetch_add(1, std::memory_order_relaxed);
   if (encoder_.begun() &&
-      MonotonicNs() - batch_start_ns_ >= options_.flush_interval_ns) {
+      NowNs() - batch_start_ns_ >= options_.flush_interval_ns) {
     FlushBatch();
   }
 }

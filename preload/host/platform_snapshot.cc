@@ -92,6 +92,12 @@ bool ReadUintAttr(const char* path, uint64_t* out) {
   return ParseUint(ReadAttribute(path, buf, sizeof buf), out);
 }
 
+// Hexadecimal ("0x10de" for a PCI vendor).
+bool ReadHexAttr(const char* path, uint64_t* out) {
+  char buf[64];
+  return ParseHex(ReadAttribute(path, buf, sizeof buf), out);
+}
+
 // Signed decimal ("-1" for an unknown NUMA node).
 bool ReadIntAttr(const char* path, int64_t* out) {
   char buf[64];
@@ -234,13 +240,8 @@ double CgroupLevelLimit(const char* dir, bool v2, char* text) {
     return static_cast<double>(q) / static_cast<double>(p);
   }
   std::snprintf(path, sizeof path, "%s/cpu.cfs_quota_us", dir);
-  int64_t quota = -1;
-  char num[64];
-  std::string_view qv = ReadAttribute(path, num, sizeof num);
-  if (qv.empty() || qv[0] == '-') return 0;
-  uint64_t q = 0;
-  if (!ParseUint(qv, &q)) return 0;
-  quota = static_cast<int64_t>(q);
+  int64_t quota = -1;  // -1: unlimited
+  if (!ReadIntAttr(path, &quota) || quota < 0) return 0;
   std::snprintf(path, sizeof path, "%s/cpu.cfs_period_us", dir);
   uint64_t p = 0;
   if (!ReadUintAttr(path, &p) || p == 0) return 0;
@@ -279,10 +280,7 @@ double CgroupCpuLimit(RootPaths& paths, char* text) {
   if (n <= 0) return 0;
   std::string_view rest(cgroups, static_cast<size_t>(n));
   while (!rest.empty()) {
-    size_t eol = rest.find('\n');
-    if (eol == std::string_view::npos) eol = rest.size();
-    const std::string_view line = rest.substr(0, eol);
-    rest.remove_prefix(eol == rest.size() ? eol : eol + 1);
+    const std::string_view line = NextLine(&rest);
     // "hierarchy-id:controllers:path"
     const size_t c1 = line.find(':');
     const size_t c2 =
@@ -305,10 +303,7 @@ double CgroupCpuLimit(RootPaths& paths, char* text) {
     bool has_cpu = false;
     std::string_view list = controllers;
     while (!list.empty()) {
-      size_t comma = list.find(',');
-      if (comma == std::string_view::npos) comma = list.size();
-      if (list.substr(0, comma) == "cpu") has_cpu = true;
-      list.remove_prefix(comma == list.size() ? comma : comma + 1);
+      if (NextPart(&list, ',') == "cpu") has_cpu = true;
     }
     if (!has_cpu) continue;
     for (const char* mount :
@@ -325,52 +320,29 @@ double CgroupCpuLimit(RootPaths& paths, char* text) {
 
 void WritePciDevice(WireWriter& w, RootPaths& paths, const char* bus_id,
                     char* text) {
+  const auto attr = [&](const char* name) {
+    return paths.Get("/sys/bus/pci/devices/%s/%s", bus_id, name);
+  };
+  // A numeric attribute, written only when it reads as a number.
+  const auto write_number = [&](uint32_t field, const char* name,
+                                bool (*read)(const char*, uint64_t*)) {
+    uint64_t v = 0;
+    if (read(attr(name), &v)) w.Uint(field, v);
+  };
   auto m = w.BeginNested(platform::kPciDevices, 2);
   w.String(pci::kBusId, bus_id);
-  uint64_t v = 0;
-  if (ParseHex(
-          ReadAttribute(paths.Get("/sys/bus/pci/devices/%s/vendor", bus_id),
-                        text, kTextBytes),
-          &v)) {
-    w.Uint(pci::kVendorId, v);
-  }
-  v = 0;
-  if (ParseHex(
-          ReadAttribute(paths.Get("/sys/bus/pci/devices/%s/device", bus_id),
-                        text, kTextBytes),
-          &v)) {
-    w.Uint(pci::kDeviceId, v);
-  }
-  v = 0;
-  if (ParseHex(ReadAttribute(paths.Get("/sys/bus/pci/devices/%s/class", bus_id),
-                             text, kTextBytes),
-               &v)) {
-    w.Uint(pci::kClassCode, v);
-  }
+  write_number(pci::kVendorId, "vendor", &ReadHexAttr);
+  write_number(pci::kDeviceId, "device", &ReadHexAttr);
+  write_number(pci::kClassCode, "class", &ReadHexAttr);
   int64_t node = -1;
-  ReadIntAttr(paths.Get("/sys/bus/pci/devices/%s/numa_node", bus_id), &node);
+  ReadIntAttr(attr("numa_node"), &node);
   w.Int(pci::kNumaNode, node);
-  w.String(
-      pci::kLocalCpus,
-      ReadAttribute(paths.Get("/sys/bus/pci/devices/%s/local_cpulist", bus_id),
-                    text, kTextBytes));
-  w.Double(pci::kCurrentLinkGts,
-           ReadLinkSpeedGts(paths.Get(
-               "/sys/bus/pci/devices/%s/current_link_speed", bus_id)));
-  w.Double(pci::kMaxLinkGts,
-           ReadLinkSpeedGts(
-               paths.Get("/sys/bus/pci/devices/%s/max_link_speed", bus_id)));
-  v = 0;
-  if (ReadUintAttr(
-          paths.Get("/sys/bus/pci/devices/%s/current_link_width", bus_id),
-          &v)) {
-    w.Uint(pci::kCurrentLinkWidth, v);
-  }
-  v = 0;
-  if (ReadUintAttr(paths.Get("/sys/bus/pci/devices/%s/max_link_width", bus_id),
-                   &v)) {
-    w.Uint(pci::kMaxLinkWidth, v);
-  }
+  w.String(pci::kLocalCpus,
+           ReadAttribute(attr("local_cpulist"), text, kTextBytes));
+  w.Double(pci::kCurrentLinkGts, ReadLinkSpeedGts(attr("current_link_speed")));
+  w.Double(pci::kMaxLinkGts, ReadLinkSpeedGts(attr("max_link_speed")));
+  write_number(pci::kCurrentLinkWidth, "current_link_width", &ReadUintAttr);
+  write_number(pci::kMaxLinkWidth, "max_link_width", &ReadUintAttr);
   w.EndNested(m);
 }
 
@@ -385,10 +357,8 @@ void WriteNvidiaPciDevices(WireWriter& w, RootPaths& paths, char* text) {
       continue;
     }
     uint64_t vendor = 0;
-    if (!ParseHex(ReadAttribute(
-                      paths.Get("/sys/bus/pci/devices/%s/vendor", e->d_name),
-                      text, kTextBytes),
-                  &vendor) ||
+    if (!ReadHexAttr(paths.Get("/sys/bus/pci/devices/%s/vendor", e->d_name),
+                     &vendor) ||
         vendor != kNvidiaVendorId) {
       continue;
     }

@@ -84,12 +84,8 @@ bool ParseProcessIo(std::string_view text, ProcessIo* out) {
 bool ParseProcStat(std::string_view text, SystemCpu* out) {
   *out = SystemCpu{};
   bool have_cpu = false;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t eol = text.find('\n', pos);
-    if (eol == std::string_view::npos) eol = text.size();
-    std::string_view line = text.substr(pos, eol - pos);
-    pos = eol + 1;
+  while (!text.empty()) {
+    std::string_view line = NextLine(&text);
     if (!have_cpu && line.substr(0, 4) == "cpu ") {
       line.remove_prefix(4);
       uint64_t* const slots[] = {&out->user,    &out->nice,   &out->system,
@@ -122,12 +118,8 @@ namespace {
 // files prefix every key with "Node N ".
 bool FindMeminfoBytes(std::string_view text, std::string_view key,
                       uint64_t* out) {
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t eol = text.find('\n', pos);
-    if (eol == std::string_view::npos) eol = text.size();
-    std::string_view line = text.substr(pos, eol - pos);
-    pos = eol + 1;
+  while (!text.empty()) {
+    std::string_view line = NextLine(&text);
     if (line.substr(0, 5) == "Node ") {
       line.remove_prefix(5);
       NextToken(&line);  // node number

@@ -128,12 +128,17 @@ std::string_view NextToken(std::string_view* s) {
   return token;
 }
 
+std::string_view NextPart(std::string_view* s, char separator) {
+  std::string_view& t = *s;
+  const size_t end = t.find(separator);
+  const std::string_view part = t.substr(0, end);
+  t.remove_prefix(end == std::string_view::npos ? t.size() : end + 1);
+  return part;
+}
+
 std::string_view FindKeyValue(std::string_view text, std::string_view key) {
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t eol = text.find('\n', pos);
-    if (eol == std::string_view::npos) eol = text.size();
-    const std::string_view line = text.substr(pos, eol - pos);
+  while (!text.empty()) {
+    const std::string_view line = NextLine(&text);
     if (line.size() > key.size() && line.substr(0, key.size()) == key) {
       // "Key:" or, as in /proc/cpuinfo, "key name\t: value".
       size_t colon = key.size();
@@ -145,7 +150,6 @@ std::string_view FindKeyValue(std::string_view text, std::string_view key) {
         return Trim(line.substr(colon + 1));
       }
     }
-    pos = eol + 1;
   }
   return {};
 }

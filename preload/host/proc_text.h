@@ -58,6 +58,16 @@ std::string_view Trim(std::string_view s);
 // past it. Returns an empty view when no token is left.
 std::string_view NextToken(std::string_view* s);
 
+// Splits off the part of `*s` before the next `separator` (or all of it)
+// and advances `*s` past that separator. Walk a list with
+// `while (!s.empty()) NextPart(&s, ',')`.
+std::string_view NextPart(std::string_view* s, char separator);
+
+// The next line of `*s`, without its '\n'.
+inline std::string_view NextLine(std::string_view* s) {
+  return NextPart(s, '\n');
+}
+
 // For "Key:   value" files (/proc/meminfo, /proc/PID/status, /proc/PID/io,
 // and /proc/cpuinfo's "key\t: value"): returns the trimmed value of the first
 // line whose key is `key`, or an empty view when there is none.

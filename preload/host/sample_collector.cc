@@ -16,6 +16,7 @@
 
 #include "preload/host/proc_parsers.h"
 #include "preload/host/proc_text.h"
+#include "preload/recorder.h"
 
 namespace feedprof::preload::host {
 
@@ -28,6 +29,7 @@ struct SampleCollector::ThreadTrack {
   int32_t stat_slot;  // OpenFileCache slot of its stat file, or -1
   char state_letter;
   bool switches_stale;  // ran since its status file was last read
+  bool announce;        // new, or renamed since the previous round
   uint8_t name_len;
   char name[kMaxNameBytes];
 };
@@ -39,13 +41,6 @@ constexpr size_t kSmallBufBytes = 8 * 1024;
 // /proc/stat holds a line per CPU and an "intr" line per IRQ: hundreds of
 // KiB on the largest machines. procs_running comes after them.
 constexpr size_t kLargeBufBytes = 256 * 1024;
-
-uint64_t MonotonicNs() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull +
-         static_cast<uint64_t>(ts.tv_nsec);
-}
 
 // The CPU-time clock of thread `tid` (of this process), as glibc's
 // pthread_getcpuclockid builds it: MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED).
@@ -72,6 +67,13 @@ void TaskPath(uint32_t tid, const char* leaf, char* out, size_t cap) {
 
 int OpenDirectory(int dir_fd, const char* path) {
   return OpenPrivate(dir_fd, path, O_RDONLY | O_DIRECTORY);
+}
+
+// The text a read of `n` bytes left in `buf`; empty when the read failed
+// (n <= 0), which every parser rejects.
+std::string_view ReadText(const char* buf, long n) {
+  return n > 0 ? std::string_view(buf, static_cast<size_t>(n))
+               : std::string_view();
 }
 
 uint64_t TimevalNs(const timeval& tv) {
@@ -158,9 +160,11 @@ bool SampleCollector::OpenDirectories() {
     kept_fds_[k.file] = OpenPrivate(k.dir_fd, k.name, O_RDONLY | O_NOCTTY);
   }
   self_pid_ = 0;
-  if (ReadKept(kSelfStat, self_fd_, "stat", small_buf_, kSmallBufBytes) > 0) {
-    TaskStat st;
-    if (ParseTaskStat(small_buf_, &st)) self_pid_ = st.tid;
+  TaskStat st;
+  if (ParseTaskStat(ReadText(small_buf_, ReadKept(kSelfStat, self_fd_, "stat",
+                                                  small_buf_, kSmallBufBytes)),
+                    &st)) {
+    self_pid_ = st.tid;
   }
   char stat_path[32];
   opener_tid_ = static_cast<uint32_t>(syscall(SYS_gettid));
@@ -239,22 +243,17 @@ bool SampleCollector::Due(uint32_t every_rounds, uint32_t tid) const {
 }
 
 bool SampleCollector::ReadTaskStat(uint32_t tid, int* slot, TaskStat* out) {
-  if (*slot < 0 && tid == opener_tid_ && kept_fds_[kOpenerStat] >= 0) {
-    const long n =
-        PreadText(kept_fds_[kOpenerStat], small_buf_, kSmallBufBytes);
-    if (n > 0 &&
-        ParseTaskStat(std::string_view(small_buf_, static_cast<size_t>(n)),
-                      out) &&
-        out->tid == tid) {
-      return true;
-    }
+  // Whether a read of `n` bytes holds thread `tid`'s stat line.
+  const auto parsed_own = [&](long n) {
+    return ParseTaskStat(ReadText(small_buf_, n), out) && out->tid == tid;
+  };
+  if (*slot < 0 && tid == opener_tid_ && kept_fds_[kOpenerStat] >= 0 &&
+      parsed_own(
+          PreadText(kept_fds_[kOpenerStat], small_buf_, kSmallBufBytes))) {
+    return true;
   }
   if (*slot >= 0) {
-    const long n = stat_files_.Read(*slot, small_buf_, kSmallBufBytes);
-    if (n > 0 &&
-        ParseTaskStat(std::string_view(small_buf_, static_cast<size_t>(n)),
-                      out) &&
-        out->tid == tid) {
+    if (parsed_own(stat_files_.Read(*slot, small_buf_, kSmallBufBytes))) {
       return true;
     }
     // The thread exited, or the descriptor is no longer ours.
@@ -267,9 +266,7 @@ bool SampleCollector::ReadTaskStat(uint32_t tid, int* slot, TaskStat* out) {
   const long n = *slot >= 0
                      ? stat_files_.Read(*slot, small_buf_, kSmallBufBytes)
                      : ReadFileAt(task_fd_, path, small_buf_, kSmallBufBytes);
-  return n > 0 &&
-         ParseTaskStat(std::string_view(small_buf_, static_cast<size_t>(n)),
-                       out);
+  return ParseTaskStat(ReadText(small_buf_, n), out);
 }
 
 bool SampleCollector::SampleThread(uint32_t tid, ThreadTrack* track,
@@ -290,12 +287,9 @@ bool SampleCollector::SampleThread(uint32_t tid, ThreadTrack* track,
   } else {
     TaskPath(tid, "schedstat", path, sizeof path);
     const long m = ReadFileAt(task_fd_, path, small_buf_, kSmallBufBytes);
-    have_on_cpu =
-        m > 0 &&
-        ParseSchedstatRunNs(
-            std::string_view(small_buf_, static_cast<size_t>(m)), &on_cpu_ns);
+    have_on_cpu = ParseSchedstatRunNs(ReadText(small_buf_, m), &on_cpu_ns);
   }
-  const uint64_t ts_ns = MonotonicNs();
+  const uint64_t ts_ns = NowNs();
   const bool ran =
       prev == nullptr || !have_on_cpu || prev->on_cpu_ns != on_cpu_ns;
 
@@ -368,9 +362,7 @@ bool SampleCollector::SampleThread(uint32_t tid, ThreadTrack* track,
     TaskPath(tid, "status", path, sizeof path);
     const long m = ReadFileAt(task_fd_, path, small_buf_, kSmallBufBytes);
     ContextSwitches cs;
-    if (m > 0 &&
-        ParseContextSwitches(
-            std::string_view(small_buf_, static_cast<size_t>(m)), &cs)) {
+    if (ParseContextSwitches(ReadText(small_buf_, m), &cs)) {
       s.voluntary_switches = cs.voluntary;
       s.involuntary_switches = cs.involuntary;
     }
@@ -378,7 +370,9 @@ bool SampleCollector::SampleThread(uint32_t tid, ThreadTrack* track,
   }
 
   const std::string_view name(track->name, track->name_len);
-  if (prev == nullptr || std::string_view(prev->name, prev->name_len) != name) {
+  track->announce =
+      prev == nullptr || std::string_view(prev->name, prev->name_len) != name;
+  if (track->announce) {
     s.name_id = intern != nullptr ? intern(name, intern_context) : 0;
   } else {
     s.name_id = prev->sample.name_id;
@@ -451,13 +445,10 @@ void SampleCollector::CollectThreads(InternStringFn intern,
   }
   // Stat files of threads that exited (or failed to read) were not marked.
   stat_files_.CloseUnmarked(round_);
-  // Announce threads that are new or renamed (compared after sorting so
-  // the indexes are final).
+  // Announce threads that are new or renamed (indexes taken after sorting,
+  // where they are final).
   for (size_t i = 0; i < thread_count_; ++i) {
-    const ThreadTrack& t = current_[i];
-    const ThreadTrack* prev = FindPrevious(t.sample.tid);
-    if (prev == nullptr || std::string_view(prev->name, prev->name_len) !=
-                               std::string_view(t.name, t.name_len)) {
+    if (current_[i].announce) {
       announcements_[announcement_count_++] = static_cast<uint32_t>(i);
     }
   }
@@ -467,7 +458,7 @@ void SampleCollector::CollectThreads(InternStringFn intern,
 bool SampleCollector::CollectProcess(ProcessSampleRecord* out) {
   *out = ProcessSampleRecord{};
   if (self_fd_ < 0) return false;
-  out->ts_ns = MonotonicNs();
+  out->ts_ns = NowNs();
   rusage ru;
   if (options_.live && listed_threads_ != 0 &&
       getrusage(RUSAGE_SELF, &ru) == 0) {
@@ -483,7 +474,7 @@ bool SampleCollector::CollectProcess(ProcessSampleRecord* out) {
     if (last_rss_bytes_ == 0 || Due(options_.slow_refresh_rounds, 0)) {
       const long n =
           ReadKept(kSelfStatm, self_fd_, "statm", small_buf_, kSmallBufBytes);
-      std::string_view statm(small_buf_, n > 0 ? static_cast<size_t>(n) : 0);
+      std::string_view statm = ReadText(small_buf_, n);
       NextToken(&statm);  // size
       uint64_t resident = 0;
       if (ParseUint(NextToken(&statm), &resident)) {
@@ -495,11 +486,7 @@ bool SampleCollector::CollectProcess(ProcessSampleRecord* out) {
     const long n =
         ReadKept(kSelfStat, self_fd_, "stat", small_buf_, kSmallBufBytes);
     TaskStat st;
-    if (n <= 0 ||
-        !ParseTaskStat(std::string_view(small_buf_, static_cast<size_t>(n)),
-                       &st)) {
-      return false;
-    }
+    if (!ParseTaskStat(ReadText(small_buf_, n), &st)) return false;
     out->minor_faults = st.minor_faults;
     out->major_faults = st.major_faults;
     out->rss_bytes = st.rss_pages * page_bytes_;
@@ -513,9 +500,7 @@ bool SampleCollector::CollectProcess(ProcessSampleRecord* out) {
     const long m =
         ReadKept(kSelfIo, self_fd_, "io", small_buf_, kSmallBufBytes);
     ProcessIo io;
-    if (m > 0 &&
-        ParseProcessIo(std::string_view(small_buf_, static_cast<size_t>(m)),
-                       &io)) {
+    if (ParseProcessIo(ReadText(small_buf_, m), &io)) {
       out->rchar = io.rchar;
       out->wchar = io.wchar;
       out->syscr = io.syscr;
@@ -532,15 +517,11 @@ bool SampleCollector::CollectProcess(ProcessSampleRecord* out) {
 bool SampleCollector::CollectSystem(SystemSampleRecord* out) {
   *out = SystemSampleRecord{};
   if (proc_fd_ < 0) return false;
-  out->ts_ns = MonotonicNs();
+  out->ts_ns = NowNs();
   const long n =
       ReadKept(kProcStat, proc_fd_, "stat", large_buf_, kLargeBufBytes);
   SystemCpu cpu;
-  if (n <= 0 ||
-      !ParseProcStat(std::string_view(large_buf_, static_cast<size_t>(n)),
-                     &cpu)) {
-    return false;
-  }
+  if (!ParseProcStat(ReadText(large_buf_, n), &cpu)) return false;
   out->cpu_user_ns = cpu.user * tick_ns_;
   out->cpu_nice_ns = cpu.nice * tick_ns_;
   out->cpu_system_ns = cpu.system * tick_ns_;
@@ -558,19 +539,14 @@ bool SampleCollector::CollectSystem(SystemSampleRecord* out) {
     const long m =
         ReadKept(kMeminfo, proc_fd_, "meminfo", large_buf_, kLargeBufBytes);
     MemInfo mem;
-    if (m > 0 &&
-        ParseMeminfo(std::string_view(large_buf_, static_cast<size_t>(m)),
-                     &mem)) {
+    if (ParseMeminfo(ReadText(large_buf_, m), &mem)) {
       last_system_.mem_available_bytes = mem.available_bytes;
       last_system_.mem_dirty_bytes = mem.dirty_bytes;
       last_system_.mem_writeback_bytes = mem.writeback_bytes;
     }
     const long k =
         ReadKept(kLoadavg, proc_fd_, "loadavg", small_buf_, kSmallBufBytes);
-    if (k > 0) {
-      ParseLoadavg1m(std::string_view(small_buf_, static_cast<size_t>(k)),
-                     &last_system_.load_1m);
-    }
+    ParseLoadavg1m(ReadText(small_buf_, k), &last_system_.load_1m);
     have_slow_system_ = true;
   }
   out->mem_available_bytes = last_system_.mem_available_bytes;

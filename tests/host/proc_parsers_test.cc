@@ -195,5 +195,23 @@ TEST(ProcText, NumbersAndKeys) {
   EXPECT_EQ(Trim("  a b \n"), "a b");
 }
 
+TEST(ProcText, NextLineAndNextPartKeepEmptyParts) {
+  std::string_view text = "a b\n\nlast";
+  EXPECT_EQ(NextLine(&text), "a b");
+  EXPECT_EQ(text, "\nlast");
+  EXPECT_EQ(NextLine(&text), "");
+  EXPECT_EQ(NextLine(&text), "last");
+  EXPECT_TRUE(text.empty());
+  // A final newline ends the last line; it does not start an empty one.
+  text = "x\n";
+  EXPECT_EQ(NextLine(&text), "x");
+  EXPECT_TRUE(text.empty());
+  std::string_view list = "0-3,,8";
+  EXPECT_EQ(NextPart(&list, ','), "0-3");
+  EXPECT_EQ(NextPart(&list, ','), "");
+  EXPECT_EQ(NextPart(&list, ','), "8");
+  EXPECT_TRUE(list.empty());
+}
+
 }  // namespace
 }  // namespace feedprof::preload::host

@@ -70,7 +70,8 @@ std::string Stat(uint32_t tid, const std::string& comm, char state,
     if (field == 20) v = threads;
     if (field == 24) v = rss;
     if (field == 42) v = blkio;
-    s += " " + std::to_string(v);
+    s += ' ';
+    s += std::to_string(v);
   }
   return s + "\n";
 }
