@@ -26,6 +26,8 @@ enum PacketField : uint32_t {
   kPacketClock = 9,
   kPacketFooter = 10,
   kPacketCallSites = 11,
+  kPacketNvtxCategory = 12,
+  kPacketStream = 13,
 };
 
 inline constexpr uint32_t kTracePacketField = 1;

@@ -13,6 +13,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -50,17 +51,20 @@ void BM_ClockGettime(benchmark::State& state) {
 }
 BENCHMARK(BM_ClockGettime);
 
-void BM_RecordNvtxRange(benchmark::State& state) {
+// Times `append(ts_ns, name_id, i)` for iteration i while the writer thread
+// runs, then stops the recorder and reports its drops.
+template <typename Append>
+void AppendBench(benchmark::State& state, const char* name, Append append) {
   if (!StartForBench(1024)) {
     state.SkipWithError("cannot start the recorder");
     return;
   }
-  const uint32_t name = InternString("step");
+  const uint32_t name_id = InternString(name);
   uint64_t t = NowNs();
   uint64_t n = 0;
   for (auto _ : state) {
     t += 1000;
-    RecordNvtxRange(NvtxRangeRecord{t, t + 500, 0, name, 0, 0, 0, 1, 0, false});
+    append(t, name_id, n);
     // Let the writer drain now and then, outside the timing, so the loop
     // measures appends rather than drops.
     if ((++n & 0xFFFF) == 0) {
@@ -74,33 +78,19 @@ void BM_RecordNvtxRange(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
   state.counters["dropped"] = static_cast<double>(summary.dropped);
 }
+
+void BM_RecordNvtxRange(benchmark::State& state) {
+  AppendBench(state, "step", [](uint64_t t, uint32_t name, uint64_t) {
+    RecordNvtxRange(NvtxRangeRecord{t, t + 500, 0, name, 0, 0, 0, 1, 0, false});
+  });
+}
 BENCHMARK(BM_RecordNvtxRange);
 
 void BM_RecordApiCall(benchmark::State& state) {
-  if (!StartForBench(1024)) {
-    state.SkipWithError("cannot start the recorder");
-    return;
-  }
-  const uint32_t name = InternString("cudaLaunchKernel");
-  uint64_t t = NowNs();
-  uint64_t n = 0;
-  uint64_t correlation = 1;
-  for (auto _ : state) {
-    t += 1000;
-    RecordApiCall(
-        ApiCallRecord{t, t + 400, correlation++, 0, name, 0, 211, 0, 1});
-    // Let the writer drain now and then, outside the timing, so the loop
-    // measures appends rather than drops.
-    if ((++n & 0xFFFF) == 0) {
-      state.PauseTiming();
-      FlushNow(10000);
-      state.ResumeTiming();
-    }
-  }
-  RecorderSummary summary;
-  StopRecorder("shutdown", &summary);
-  state.SetItemsProcessed(state.iterations());
-  state.counters["dropped"] = static_cast<double>(summary.dropped);
+  AppendBench(
+      state, "cudaLaunchKernel", [](uint64_t t, uint32_t name, uint64_t i) {
+        RecordApiCall(ApiCallRecord{t, t + 400, i + 1, 0, name, 0, 211, 0, 1});
+      });
 }
 BENCHMARK(BM_RecordApiCall);
 
@@ -198,8 +188,9 @@ int main(int argc, char** argv) {
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   if (!feedprof::preload::g_dir.empty()) {
-    const std::string cmd = "rm -rf '" + feedprof::preload::g_dir + "'";
-    if (std::system(cmd.c_str()) != 0) return 1;
+    std::error_code ec;
+    std::filesystem::remove_all(feedprof::preload::g_dir, ec);
+    if (ec) return 1;
   }
   return 0;
 }

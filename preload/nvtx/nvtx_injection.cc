@@ -10,6 +10,7 @@
 #include "preload/nvtx/nvtx_thread_state.h"
 #include "preload/recorder.h"
 #include "preload/reentrancy_guard.h"
+#include "preload/trace_framing.h"
 #include "preload/trace_packets.h"
 #include "preload/wire_writer.h"
 
@@ -37,10 +38,12 @@ inline ThreadNvtxState* EnterHandler() {
   return CurrentThreadNvtxState();
 }
 
-// ---------------------------------------------------------- push / pop --
+// ------------------------------------------------------------- ranges --
 
-int PushRange(ThreadNvtxState& state, uint32_t domain_id,
-              const EventAttributes& attributes) {
+// The range a push or a start opens, but for its start time (read last,
+// right before the range is kept); the range stack sets the depth of a push.
+inline OpenRange MakeOpenRange(uint32_t domain_id,
+                               const EventAttributes& attributes) {
   OpenRange range;
   range.payload = attributes.payload;
   range.name_id = attributes.name_id;
@@ -48,6 +51,33 @@ int PushRange(ThreadNvtxState& state, uint32_t domain_id,
   range.category = attributes.category;
   range.color = attributes.color;
   range.depth = 0;
+  return range;
+}
+
+// Records `range`, closed at `end_ns` at nesting `depth`. `start_tid`: 0
+// when it started on this thread.
+inline void RecordClosedRange(const OpenRange& range, uint64_t end_ns,
+                              uint32_t depth, uint32_t start_tid,
+                              bool start_end) {
+  NvtxRangeRecord record;
+  record.start_ns = range.start_ns;
+  record.end_ns = end_ns;
+  record.payload = range.payload;
+  record.name_id = range.name_id;
+  record.domain_id = range.domain_id;
+  record.category = range.category;
+  record.color = range.color;
+  record.depth = depth;
+  record.start_tid = start_tid;
+  record.start_end = start_end;
+  RecordNvtxRange(record);
+}
+
+// ---------------------------------------------------------- push / pop --
+
+int PushRange(ThreadNvtxState& state, uint32_t domain_id,
+              const EventAttributes& attributes) {
+  OpenRange range = MakeOpenRange(domain_id, attributes);
   range.start_ns = NowNs();
   const int depth = state.stack.Push(range);
   if (depth < 0) [[unlikely]] {
@@ -70,18 +100,7 @@ int PopRange(ThreadNvtxState& state, uint32_t domain_id) {
     case RangeStack::PopResult::kPopped:
       break;
   }
-  NvtxRangeRecord record;
-  record.start_ns = range.start_ns;
-  record.end_ns = end_ns;
-  record.payload = range.payload;
-  record.name_id = range.name_id;
-  record.domain_id = range.domain_id;
-  record.category = range.category;
-  record.color = range.color;
-  record.depth = range.depth;
-  record.start_tid = 0;
-  record.start_end = false;
-  RecordNvtxRange(record);
+  RecordClosedRange(range, end_ns, range.depth, 0, false);
   return static_cast<int>(range.depth);
 }
 
@@ -131,13 +150,7 @@ int DomainRangePop(nvtxDomainHandle_t domain) {
 
 nvtxRangeId_t StartRange(ThreadNvtxState& state, uint32_t domain_id,
                          const EventAttributes& attributes) {
-  OpenRange range;
-  range.payload = attributes.payload;
-  range.name_id = attributes.name_id;
-  range.domain_id = domain_id;
-  range.category = attributes.category;
-  range.color = attributes.color;
-  range.depth = 0;
+  OpenRange range = MakeOpenRange(domain_id, attributes);
   const uint32_t tid = CurrentTid();
   if (state.start_end_hint == 0) {
     // Spread threads over the table so they rarely probe the same slots.
@@ -157,18 +170,8 @@ void EndRange(nvtxRangeId_t id) {
   StartEndTable::Started started;
   if (!GlobalStartEndTable().End(id, &started)) return;
   const uint32_t tid = CurrentTid();
-  NvtxRangeRecord record;
-  record.start_ns = started.range.start_ns;
-  record.end_ns = end_ns;
-  record.payload = started.range.payload;
-  record.name_id = started.range.name_id;
-  record.domain_id = started.range.domain_id;
-  record.category = started.range.category;
-  record.color = started.range.color;
-  record.depth = 0;
-  record.start_tid = started.start_tid == tid ? 0 : started.start_tid;
-  record.start_end = true;
-  RecordNvtxRange(record);
+  RecordClosedRange(started.range, end_ns, 0,
+                    started.start_tid == tid ? 0 : started.start_tid, true);
 }
 
 nvtxRangeId_t RangeStartA(const char* message) {
@@ -282,12 +285,13 @@ nvtxStringHandle_t DomainRegisterStringW(nvtxDomainHandle_t /*domain*/,
 }
 
 // A category name is kept (for lookups) and written as an NvtxCategoryName
-// packet (Packet field 12).
+// packet.
 void NameCategoryIn(uint32_t domain_id, uint32_t category, uint32_t name_id) {
   NameCategory(domain_id, category, name_id);
   uint8_t buffer[256];
   wire::WireWriter writer(buffer, sizeof buffer);
-  const wire::WireWriter::Nested packet = writer.BeginNested(12);
+  const wire::WireWriter::Nested packet =
+      writer.BeginNested(kPacketNvtxCategory);
   writer.Uint(1, domain_id);
   writer.Uint(2, category);
   writer.Uint(3, name_id);
