@@ -6,6 +6,7 @@
 
 #include "common/cuda_names.h"
 #include "common/range_nesting.h"
+#include "common/time_limits.h"
 #include "kineto/kineto_time.h"
 
 namespace feedprof::kineto {
@@ -91,12 +92,12 @@ bool IsDataLoader(std::string_view name) {
 }
 
 // True when the event's start and end (ts + dur, a negative dur counting
-// as 0) both lie within ±kMaxAbsTimeNs, so that computing its end and any
-// later time difference cannot overflow.
+// as 0) both lie within ±common::kMaxAbsTimeNs, so that computing its end
+// and any later time difference cannot overflow.
 bool TimesInRange(const KinetoEvent& e) {
-  if (e.ts_ns < -kMaxAbsTimeNs || e.ts_ns > kMaxAbsTimeNs) return false;
+  if (!common::TimeInRange(e.ts_ns)) return false;
   const int64_t dur = std::max<int64_t>(e.dur_ns, 0);
-  return dur <= kMaxAbsTimeNs - e.ts_ns;
+  return dur <= common::kMaxAbsTimeNs - e.ts_ns;
 }
 
 int32_t ClampToInt32(int64_t v) {

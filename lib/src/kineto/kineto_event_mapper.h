@@ -29,12 +29,6 @@
 
 namespace feedprof::kineto {
 
-// The largest start or end time, either side of zero, that an event may
-// have (2^62 ns, about 146 years). Timestamps in a real trace are far below
-// it; keeping every time within it means the difference of any two times
-// (a gap, a span) fits in int64 without overflow.
-inline constexpr int64_t kMaxAbsTimeNs = int64_t{1} << 62;
-
 // A GPU's entry in the top-level `deviceProperties` array.
 struct KinetoDeviceProperties {
   int32_t id = 0;
@@ -56,7 +50,7 @@ struct KinetoMappingCounts {
   uint64_t gpu_annotations_dropped = 0;
   uint64_t without_timestamp = 0;
   // Events (complete events, marks) whose start or end lies beyond
-  // kMaxAbsTimeNs.
+  // common::kMaxAbsTimeNs.
   uint64_t time_out_of_range = 0;
   uint64_t other = 0;  // flows, unknown categories, ...
 };

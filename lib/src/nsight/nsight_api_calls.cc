@@ -57,47 +57,38 @@ void ReadApiTable(ImportContext& ctx, std::string_view table,
                                                  {{"nameId"}},
                                                  {{"name"}},
                                                  {{"callchainId"}}});
-  auto stmt = db.Prepare(sql);
-  if (!stmt.ok()) {
-    ctx.NoteTruncatedTable(table, 0, stmt.status());
-    return;
-  }
-  const size_t first = rows.size();
-  while (stmt->Step()) {
+  ctx.ForEachRow(table, sql, [&](const Statement& stmt) {
     ApiRow row;
     ApiCall& call = row.call;
-    call.start = stmt->Int64(kStart);
-    call.end = stmt->Int64(kEnd);
-    const GlobalThreadId id = DecodeGlobalId(stmt->Int64(kGlobalTid));
+    call.start = stmt.Int64(kStart);
+    call.end = stmt.Int64(kEnd);
+    const GlobalThreadId id = DecodeGlobalId(stmt.Int64(kGlobalTid));
     call.pid = id.pid;
     call.tid = id.tid;
-    call.correlation = static_cast<uint64_t>(stmt->Int64(kCorrelation));
+    call.correlation = static_cast<uint64_t>(stmt.Int64(kCorrelation));
     bool had_suffix = false;
-    if (!stmt->IsNull(kNameId)) {
-      call.name = ctx.strings.InternApiName(stmt->Int64(kNameId), &had_suffix);
+    if (!stmt.IsNull(kNameId)) {
+      call.name = ctx.strings.InternApiName(stmt.Int64(kNameId), &had_suffix);
     }
-    if (call.name == 0 && !stmt->IsNull(kNameText)) {
+    if (call.name == 0 && !stmt.IsNull(kNameText)) {
       // The non-standard `name` text column some tools add to old exports.
-      const std::string_view text = stmt->Text(kNameText);
+      const std::string_view text = stmt.Text(kNameText);
       const std::string_view stripped = StripVersionSuffix(text);
       had_suffix = stripped.size() != text.size();
       call.name = ctx.timeline.strings.Intern(stripped);
     }
-    const std::optional<int64_t> event_class = stmt->OptionalInt64(kEventClass);
+    const std::optional<int64_t> event_class = stmt.OptionalInt64(kEventClass);
     call.domain =
         ApiDomainFor(ctx.timeline.strings.Get(call.name), event_class);
     if (call.domain == ApiDomain::kUnknown) call.domain = default_domain;
-    if (!stmt->IsNull(kCallchain)) row.callchain = stmt->Int64(kCallchain);
+    if (!stmt.IsNull(kCallchain)) row.callchain = stmt.Int64(kCallchain);
     const bool cupti_timed = event_class.has_value()
                                  ? (*event_class == kEventClassCudaRuntime ||
                                     *event_class == kEventClassCudaDriver)
                                  : had_suffix;
     row.preference = cupti_timed ? 0 : 1;
     rows.push_back(row);
-  }
-  if (!stmt->status().ok()) {
-    ctx.NoteTruncatedTable(table, rows.size() - first, stmt->status());
-  }
+  });
 }
 
 // Keeps one row per (pid, tid, correlation id); see the file comment.

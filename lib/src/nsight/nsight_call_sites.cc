@@ -53,27 +53,18 @@ std::unordered_map<int64_t, uint32_t> ReadCudaCallSites(
     wanted.insert(r.callchain);
     wanted.insert(r.callchain + 1);
   }
-  auto stmt = ctx.db.Prepare(ctx.db.BuildSelect(
-      kTable, {{{"id"}}, {{"stackDepth"}}, {{"symbol"}}, {{"module"}}},
-      "ORDER BY 1, 2"));
-  if (!stmt.ok()) {
-    ctx.NoteTruncatedTable(kTable, 0, stmt.status());
-    return site_of;
-  }
   std::unordered_map<int64_t, std::vector<RawFrame>> chains;
-  size_t rows = 0;
-  while (stmt->Step()) {
-    ++rows;
-    const int64_t id = stmt->Int64(0);
-    if (wanted.count(id) == 0) continue;
+  const std::string sql = ctx.db.BuildSelect(
+      kTable, {{{"id"}}, {{"stackDepth"}}, {{"symbol"}}, {{"module"}}},
+      "ORDER BY 1, 2");
+  ctx.ForEachRow(kTable, sql, [&](const Statement& stmt) {
+    const int64_t id = stmt.Int64(0);
+    if (wanted.count(id) == 0) return;
     RawFrame frame;
-    if (!stmt->IsNull(2)) frame.symbol = stmt->Int64(2);
-    if (!stmt->IsNull(3)) frame.module = stmt->Int64(3);
+    if (!stmt.IsNull(2)) frame.symbol = stmt.Int64(2);
+    if (!stmt.IsNull(3)) frame.module = stmt.Int64(3);
     chains[id].push_back(frame);
-  }
-  if (!stmt->status().ok()) {
-    ctx.NoteTruncatedTable(kTable, rows, stmt->status());
-  }
+  });
 
   // Which numbering: does chain c or chain c + 1 contain the call itself?
   auto names_call = [&](int64_t chain, StringId api) {

@@ -37,32 +37,15 @@ std::vector<WantedColumn> CommonColumns() {
           {{"streamId"}}, {{"correlationId"}}, {{"globalPid", "globalTid"}}};
 }
 
-void ReadCommon(const Statement& stmt, GpuOp& op) {
-  op.start = stmt.Int64(kStart);
-  op.end = stmt.IsNull(kEnd) ? op.start : stmt.Int64(kEnd);
-  op.device = static_cast<int32_t>(stmt.Int64(kDevice));
-  op.stream = stmt.IsNull(kStream) ? -1 : stmt.Int64(kStream);
-  op.correlation = static_cast<uint64_t>(stmt.Int64(kCorrelation));
-  op.pid = DecodeGlobalId(stmt.Int64(kPid)).pid;
-}
-
-// Runs `sql` and calls `row(stmt)` per row; notes a table cut short.
-template <typename RowFn>
-void ForEachRow(ImportContext& ctx, std::string_view table,
-                const std::string& sql, RowFn row) {
-  auto stmt = ctx.db.Prepare(sql);
-  if (!stmt.ok()) {
-    ctx.NoteTruncatedTable(table, 0, stmt.status());
-    return;
-  }
-  size_t rows = 0;
-  while (stmt->Step()) {
-    row(*stmt);
-    ++rows;
-  }
-  if (!stmt->status().ok()) {
-    ctx.NoteTruncatedTable(table, rows, stmt->status());
-  }
+// Fills the common columns of a GpuOp or a SyncRecord.
+template <typename Record>
+void ReadCommon(const Statement& stmt, Record& record) {
+  record.start = stmt.Int64(kStart);
+  record.end = stmt.IsNull(kEnd) ? record.start : stmt.Int64(kEnd);
+  record.device = static_cast<int32_t>(stmt.Int64(kDevice));
+  record.stream = stmt.IsNull(kStream) ? -1 : stmt.Int64(kStream);
+  record.correlation = static_cast<uint64_t>(stmt.Int64(kCorrelation));
+  record.pid = DecodeGlobalId(stmt.Int64(kPid)).pid;
 }
 
 void ReadKernels(ImportContext& ctx) {
@@ -74,7 +57,7 @@ void ReadKernels(ImportContext& ctx) {
     columns.push_back({{c}});
   }
   const std::string sql = ctx.db.BuildSelect(kKernelTable, columns);
-  ForEachRow(ctx, kKernelTable, sql, [&](const Statement& stmt) {
+  ctx.ForEachRow(kKernelTable, sql, [&](const Statement& stmt) {
     GpuOp op;
     ReadCommon(stmt, op);
     op.kind = GpuOpKind::kKernel;
@@ -102,7 +85,7 @@ void ReadMemcpys(ImportContext& ctx) {
         common::CopyOpName(static_cast<CopyKind>(i)));
   }
   const std::string sql = ctx.db.BuildSelect(kMemcpyTable, columns);
-  ForEachRow(ctx, kMemcpyTable, sql, [&](const Statement& stmt) {
+  ctx.ForEachRow(kMemcpyTable, sql, [&](const Statement& stmt) {
     GpuOp op;
     ReadCommon(stmt, op);
     op.kind = GpuOpKind::kMemcpy;
@@ -122,7 +105,7 @@ void ReadMemsets(ImportContext& ctx) {
   columns.push_back({{"memKind"}});
   const StringId name = ctx.timeline.strings.Intern("Memset");
   const std::string sql = ctx.db.BuildSelect(kMemsetTable, columns);
-  ForEachRow(ctx, kMemsetTable, sql, [&](const Statement& stmt) {
+  ctx.ForEachRow(kMemsetTable, sql, [&](const Statement& stmt) {
     GpuOp op;
     ReadCommon(stmt, op);
     op.kind = GpuOpKind::kMemset;
@@ -133,8 +116,8 @@ void ReadMemsets(ImportContext& ctx) {
   });
 }
 
-const ApiCall* FindApiCall(const ImportContext& ctx, int32_t pid,
-                           uint64_t correlation) {
+// The API call that launched the work with (pid, correlation), if any.
+ApiCall* FindApiCall(ImportContext& ctx, int32_t pid, uint64_t correlation) {
   if (correlation == 0) return nullptr;
   auto it = ctx.api_by_correlation.find(CorrelationKey(pid, correlation));
   if (it == ctx.api_by_correlation.end()) return nullptr;
@@ -150,17 +133,15 @@ void JoinOpsToApiCalls(ImportContext& ctx) {
       op.async = true;
       continue;
     }
-    auto it =
-        ctx.api_by_correlation.find(CorrelationKey(op.pid, op.correlation));
-    if (op.correlation == 0 || it == ctx.api_by_correlation.end()) continue;
-    ApiCall& call = tl.api_calls[it->second];
-    auto [entry, inserted] = is_async.try_emplace(call.name, false);
+    ApiCall* call = FindApiCall(ctx, op.pid, op.correlation);
+    if (call == nullptr) continue;
+    auto [entry, inserted] = is_async.try_emplace(call->name, false);
     if (inserted) {
       entry->second =
-          tl.strings.Get(call.name).find("Async") != std::string_view::npos;
+          tl.strings.Get(call->name).find("Async") != std::string_view::npos;
     }
     op.async = entry->second;
-    call.bytes += op.bytes;
+    call->bytes += op.bytes;
   }
 }
 
@@ -195,16 +176,9 @@ void ReadSyncRecords(ImportContext& ctx) {
   size_t by_enum = 0;
   size_t unknown = 0;
   const std::string sql = ctx.db.BuildSelect(kSyncTable, columns);
-  ForEachRow(ctx, kSyncTable, sql, [&](const Statement& stmt) {
-    GpuOp common;
-    ReadCommon(stmt, common);
+  ctx.ForEachRow(kSyncTable, sql, [&](const Statement& stmt) {
     SyncRecord sync;
-    sync.start = common.start;
-    sync.end = common.end;
-    sync.device = common.device;
-    sync.stream = common.stream;
-    sync.correlation = common.correlation;
-    sync.pid = common.pid;
+    ReadCommon(stmt, sync);
     if (const ApiCall* call = FindApiCall(ctx, sync.pid, sync.correlation)) {
       sync.tid = call->tid;
       sync.type = SyncTypeFromApiName(ctx.timeline.strings.Get(call->name));

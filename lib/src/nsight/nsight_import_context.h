@@ -9,6 +9,7 @@
 #ifndef FEEDPROF_LIB_SRC_NSIGHT_NSIGHT_IMPORT_CONTEXT_H_
 #define FEEDPROF_LIB_SRC_NSIGHT_NSIGHT_IMPORT_CONTEXT_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -32,16 +33,6 @@ inline constexpr std::string_view kSyncTable =
 inline constexpr std::string_view kNvtxTable = "NVTX_EVENTS";
 inline constexpr std::string_view kStringIdsTable = "StringIds";
 
-// The largest start or end time, either side of zero, an imported event may
-// have (2^62 ns, about 146 years). Exports hold far smaller times; keeping
-// every time within it means the difference of any two (a gap, a span)
-// fits in int64, whatever a damaged or hand-edited file holds.
-inline constexpr TimeNs kMaxAbsTimeNs = TimeNs{1} << 62;
-
-inline bool TimeInRange(TimeNs t) {
-  return t >= -kMaxAbsTimeNs && t <= kMaxAbsTimeNs;
-}
-
 // Key of the (process, correlation id) join between API calls and GPU work.
 inline uint64_t CorrelationKey(int32_t pid, uint64_t correlation) {
   return (static_cast<uint64_t>(static_cast<uint32_t>(pid)) << 40) ^
@@ -55,6 +46,24 @@ struct ImportContext {
   // Records that `table` could not be read to the end, keeping what was read.
   void NoteTruncatedTable(std::string_view table, size_t rows_read,
                           const absl::Status& why);
+
+  // Runs `sql` and calls `row(stmt)` for each result row. A query that cannot
+  // be prepared, or that stops before its last row, is noted as a truncated
+  // `table`; the rows read before are kept.
+  template <typename RowFn>
+  void ForEachRow(std::string_view table, const std::string& sql, RowFn row) {
+    auto stmt = db.Prepare(sql);
+    if (!stmt.ok()) {
+      NoteTruncatedTable(table, 0, stmt.status());
+      return;
+    }
+    size_t rows = 0;
+    while (stmt->Step()) {
+      row(*stmt);
+      ++rows;
+    }
+    if (!stmt->status().ok()) NoteTruncatedTable(table, rows, stmt->status());
+  }
 
   SqliteDatabase& db;
   Timeline& timeline;

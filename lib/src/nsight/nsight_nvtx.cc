@@ -96,43 +96,37 @@ void ReadNvtx(ImportContext& ctx) {
   ctx.timeline.available.ranges = true;
   const NvtxEventTypes types = LoadEventTypes(ctx);
   const auto domains = ReadDomains(ctx, types);
-  auto stmt = ctx.db.Prepare(ctx.db.BuildSelect(kNvtxTable, {{{"start"}},
-                                                             {{"end"}},
-                                                             {{"eventType"}},
-                                                             {{"text"}},
-                                                             {{"textId"}},
-                                                             {{"globalTid"}},
-                                                             {{"domainId"}}}));
-  if (!stmt.ok()) {
-    ctx.NoteTruncatedTable(kNvtxTable, 0, stmt.status());
-    return;
-  }
+  const std::string sql = ctx.db.BuildSelect(kNvtxTable, {{{"start"}},
+                                                          {{"end"}},
+                                                          {{"eventType"}},
+                                                          {{"text"}},
+                                                          {{"textId"}},
+                                                          {{"globalTid"}},
+                                                          {{"domainId"}}});
   Timeline& tl = ctx.timeline;
   const size_t first_range = tl.ranges.size();
-  size_t rows = 0;
   size_t unterminated = 0;
-  while (stmt->Step()) {
-    ++rows;
-    const int64_t type = stmt->Int64(kEventType);
+  ctx.ForEachRow(kNvtxTable, sql, [&](const Statement& stmt) {
+    const int64_t type = stmt.Int64(kEventType);
     const bool is_range = Contains(types.ranges, type);
-    if (!is_range && !Contains(types.marks, type)) continue;
-    const StringId name = stmt->IsNull(kText)
-                              ? ctx.strings.Intern(stmt->OptionalInt64(kTextId))
-                              : tl.strings.Intern(stmt->Text(kText));
+    if (!is_range && !Contains(types.marks, type)) return;
+    const StringId name = stmt.IsNull(kText)
+                              ? ctx.strings.Intern(stmt.OptionalInt64(kTextId))
+                              : tl.strings.Intern(stmt.Text(kText));
     StringId domain = 0;
-    if (!stmt->IsNull(kDomainId)) {
-      auto it = domains.find(stmt->Int64(kDomainId));
+    if (!stmt.IsNull(kDomainId)) {
+      auto it = domains.find(stmt.Int64(kDomainId));
       if (it != domains.end()) domain = it->second;
     }
-    const GlobalThreadId id = DecodeGlobalId(stmt->Int64(kGlobalTid));
+    const GlobalThreadId id = DecodeGlobalId(stmt.Int64(kGlobalTid));
     if (is_range) {
-      if (stmt->IsNull(kEnd)) {
+      if (stmt.IsNull(kEnd)) {
         ++unterminated;
-        continue;
+        return;
       }
       Range range;
-      range.start = stmt->Int64(kStart);
-      range.end = stmt->Int64(kEnd);
+      range.start = stmt.Int64(kStart);
+      range.end = stmt.Int64(kEnd);
       range.pid = id.pid;
       range.tid = id.tid;
       range.name = name;
@@ -141,17 +135,14 @@ void ReadNvtx(ImportContext& ctx) {
       tl.ranges.push_back(range);
     } else {
       Mark mark;
-      mark.ts = stmt->Int64(kStart);
+      mark.ts = stmt.Int64(kStart);
       mark.pid = id.pid;
       mark.tid = id.tid;
       mark.name = name;
       mark.domain = domain;
       tl.marks.push_back(mark);
     }
-  }
-  if (!stmt->status().ok()) {
-    ctx.NoteTruncatedTable(kNvtxTable, rows, stmt->status());
-  }
+  });
   common::SortAndNestRanges(std::span(tl.ranges).subspan(first_range));
   if (unterminated > 0) {
     tl.warnings.push_back(absl::StrCat(

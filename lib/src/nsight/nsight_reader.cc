@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/time_limits.h"
 #include "nsight/nsight_import_context.h"
 #include "nsight/sqlite_database.h"
 
@@ -29,12 +30,12 @@ void ImportContext::NoteTruncatedTable(std::string_view table, size_t rows_read,
 namespace {
 
 // Drops the events of `events` whose start or end lies outside
-// ±kMaxAbsTimeNs; returns how many.
+// ±common::kMaxAbsTimeNs; returns how many.
 template <typename Event>
 size_t DropOutOfRangeTimes(std::vector<Event>& events) {
   const size_t before = events.size();
   std::erase_if(events, [](const Event& e) {
-    return !nsight::TimeInRange(e.start) || !nsight::TimeInRange(e.end);
+    return !common::TimeInRange(e.start) || !common::TimeInRange(e.end);
   });
   return before - events.size();
 }
@@ -114,7 +115,7 @@ absl::StatusOr<Timeline> ReadNsightTrace(const std::string& path) {
       DropOutOfRangeTimes(timeline.syncs) +
       DropOutOfRangeTimes(timeline.ranges) +
       static_cast<size_t>(std::erase_if(timeline.marks, [](const Mark& m) {
-        return !nsight::TimeInRange(m.ts);
+        return !common::TimeInRange(m.ts);
       }));
   if (out_of_range > 0) {
     timeline.warnings.push_back(absl::StrCat(

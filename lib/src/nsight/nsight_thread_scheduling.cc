@@ -11,9 +11,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <set>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "common/time_limits.h"
 #include "nsight/nsight_enums.h"
 #include "nsight/nsight_import_context.h"
 
@@ -67,25 +69,17 @@ void ReadThreadScheduling(ImportContext& ctx) {
   for (const Process& p : tl.processes) traced_pids.insert(p.pid);
   if (traced_pids.empty()) return;
 
-  auto stmt = ctx.db.Prepare(ctx.db.BuildSelect(
-      kSchedTable, {{{"globalTid"}}, {{"start"}}, {{"isSchedIn"}}}));
-  if (!stmt.ok()) {
-    ctx.NoteTruncatedTable(kSchedTable, 0, stmt.status());
-    return;
-  }
   std::vector<Switch> switches;
-  size_t rows = 0;
-  while (stmt->Step()) {
-    ++rows;
-    if (stmt->IsNull(0) || stmt->IsNull(1) || stmt->IsNull(2)) continue;
-    if (!TimeInRange(stmt->Int64(1))) continue;  // damaged: spans overflow
-    const int64_t global_tid = stmt->Int64(0);
-    if (traced_pids.count(DecodeGlobalId(global_tid).pid) == 0) continue;
-    switches.push_back({global_tid, stmt->Int64(1), stmt->Int64(2) != 0});
-  }
-  if (!stmt->status().ok()) {
-    ctx.NoteTruncatedTable(kSchedTable, rows, stmt->status());
-  }
+  const std::string sql = ctx.db.BuildSelect(
+      kSchedTable, {{{"globalTid"}}, {{"start"}}, {{"isSchedIn"}}});
+  ctx.ForEachRow(kSchedTable, sql, [&](const Statement& stmt) {
+    if (stmt.IsNull(0) || stmt.IsNull(1) || stmt.IsNull(2)) return;
+    // Damaged: spans would overflow.
+    if (!common::TimeInRange(stmt.Int64(1))) return;
+    const int64_t global_tid = stmt.Int64(0);
+    if (traced_pids.count(DecodeGlobalId(global_tid).pid) == 0) return;
+    switches.push_back({global_tid, stmt.Int64(1), stmt.Int64(2) != 0});
+  });
   if (switches.empty()) return;
   std::sort(switches.begin(), switches.end(),
             [](const Switch& a, const Switch& b) {

@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "common/cuda_names.h"
+#include "common/time_limits.h"
 #include "readers/api_call_correlation.h"
 
 namespace feedprof::readers {
@@ -37,14 +38,11 @@ TimeNs AddDuration(TimeNs start, uint64_t duration) {
   return static_cast<TimeNs>(static_cast<uint64_t>(start) + duration);
 }
 
-// The latest time an event may start or end (2^62 ns, 146 years of
-// CLOCK_MONOTONIC). Real traces are far below it; a damaged delta or
-// duration that lands beyond it (or before 0) would otherwise wrap, and
-// the analysis subtracts times freely. Within [0, 2^62] no difference of
-// two times overflows.
-constexpr TimeNs kMaxTimeNs = TimeNs{1} << 62;
-
-bool InTimeRange(TimeNs t) { return t >= 0 && t <= kMaxTimeNs; }
+// CLOCK_MONOTONIC times start at 0 and end at the readers' common bound
+// (2^62 ns, 146 years). A damaged delta or duration that lands beyond it
+// (or before 0) would otherwise wrap, and the analysis subtracts times
+// freely.
+bool InTimeRange(TimeNs t) { return t >= 0 && t <= common::kMaxAbsTimeNs; }
 
 MemoryKind ToMemoryKind(int kind) {
   return kind >= 0 && kind <= static_cast<int>(MemoryKind::kManagedStatic)
@@ -290,7 +288,7 @@ void FeedprofTimelineBuilder::AddCallSites(const trace::CallSites& sites) {
 
 bool FeedprofTimelineBuilder::TimesInRange(TimeNs start, uint64_t duration) {
   if (InTimeRange(start) &&
-      duration <= static_cast<uint64_t>(kMaxTimeNs - start)) {
+      duration <= static_cast<uint64_t>(common::kMaxAbsTimeNs - start)) {
     return true;
   }
   ++section_.times_out_of_range;
@@ -537,7 +535,6 @@ void FeedprofTimelineBuilder::AddCounters(const trace::CounterBatch& batch) {
 
 void FeedprofTimelineBuilder::AddDrops(const trace::DropCounts& drops) {
   // Cumulative since the file began: the last one wins.
-  section_.has_drops = true;
   section_.drops.events_recorded = drops.events_recorded();
   section_.drops.events_dropped = drops.events_dropped();
   section_.drops.cupti_records_dropped = drops.cupti_records_dropped();
@@ -748,16 +745,15 @@ void FeedprofTimelineBuilder::EndSection() {
         "is unknown and shown as 0",
         section_.path));
   }
-  if (section_.has_drops) {
-    t.drops.events_recorded += section_.drops.events_recorded;
-    t.drops.events_dropped += section_.drops.events_dropped;
-    t.drops.cupti_records_dropped += section_.drops.cupti_records_dropped;
-    t.drops.zero_timestamp_records += section_.drops.zero_timestamp_records;
-    t.drops.cupti_buffers_dropped += section_.drops.cupti_buffers_dropped;
-    t.drops.strings_dropped += section_.drops.strings_dropped;
-    t.drops.samples_dropped += section_.drops.samples_dropped;
-    t.drops.packets_dropped += section_.drops.packets_dropped;
-  }
+  // A section without a DropCounts packet adds its zeros.
+  t.drops.events_recorded += section_.drops.events_recorded;
+  t.drops.events_dropped += section_.drops.events_dropped;
+  t.drops.cupti_records_dropped += section_.drops.cupti_records_dropped;
+  t.drops.zero_timestamp_records += section_.drops.zero_timestamp_records;
+  t.drops.cupti_buffers_dropped += section_.drops.cupti_buffers_dropped;
+  t.drops.strings_dropped += section_.drops.strings_dropped;
+  t.drops.samples_dropped += section_.drops.samples_dropped;
+  t.drops.packets_dropped += section_.drops.packets_dropped;
   if (section_.times_out_of_range > 0) {
     t.warnings.push_back(absl::StrFormat(
         "%s: skipped %d events whose times are out of range (before 0 or "

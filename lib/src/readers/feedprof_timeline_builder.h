@@ -71,10 +71,11 @@ class FeedprofTimelineBuilder {
     // (context << 32 | stream id) -> index into Timeline::streams.
     std::unordered_map<uint64_t, size_t> stream_index;
     trace::Platform platform;
-    bool has_drops = false;
+    // The section's last DropCounts packet; zeros when it has none.
     DropCounts drops;
     uint64_t unknown_string_refs = 0;
-    // Events skipped because their times lie outside [0, kMaxTimeNs].
+    // Events skipped because their times lie outside
+    // [0, common::kMaxAbsTimeNs].
     uint64_t times_out_of_range = 0;
   };
 
@@ -98,7 +99,8 @@ class FeedprofTimelineBuilder {
 
   void NoteTime(TimeNs start, TimeNs end);
   // True when an event at `start` lasting `duration` ns lies within
-  // [0, kMaxTimeNs]; otherwise counts it as out of range for the warning.
+  // [0, common::kMaxAbsTimeNs]; otherwise counts it as out of range for the
+  // warning.
   bool TimesInRange(TimeNs start, uint64_t duration);
   StringId ResolveString(uint32_t local_id);
   void ResolveSectionIds();
