@@ -411,7 +411,7 @@ TEST(KinetoReaderTest, TruncatedBeforeAnyEventIsAnError) {
 TEST(KinetoReaderTest, MalformedJsonNamesFileOffsetAndExpectation) {
   std::string doc = ManyEvents(5);
   const size_t at = doc.find(R"(, "dur": 3)");
-  doc.replace(at, 1, ";");
+  doc[at] = ';';
   const std::string path = WriteTempFile("bad.json", doc);
   auto read = ReadKinetoTrace(path);
   ASSERT_FALSE(read.ok());

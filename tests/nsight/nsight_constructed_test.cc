@@ -80,7 +80,9 @@ TEST(NsightConstructedTest, NestedDuplicatesKeepInnerCuptiRow) {
   ASSERT_EQ(site.frames.size(), 1u);
   EXPECT_EQ(tl->strings.Get(site.frames[0].function), "main");
   EXPECT_EQ(tl->strings.Get(site.frames[0].file), "/app/a.out");
-  EXPECT_EQ(tl->strings.Get(FindCall(*tl, 6)->name), "cudaFree");
+  const ApiCall* free_call = FindCall(*tl, 6);
+  ASSERT_NE(free_call, nullptr);
+  EXPECT_EQ(tl->strings.Get(free_call->name), "cudaFree");
   // Rows without a correlation id cannot be matched and are all kept.
   EXPECT_EQ(std::count_if(tl->api_calls.begin(), tl->api_calls.end(),
                           [](const ApiCall& c) { return c.correlation == 0; }),
