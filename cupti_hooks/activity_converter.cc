@@ -12,12 +12,16 @@
 namespace feedprof::cupti {
 namespace {
 
-// Field numbers of the event messages (proto/feedprof.proto).
+// Field numbers of the event messages (proto/feedprof.proto). Every timed
+// event (Kernel, Memcpy, Memset, SyncRecord, OverheadRecord, ApiCall)
+// starts with start_delta = 1 and duration_ns = 2, written by
+// AppendTimedEvent; the enums below number the fields after them.
+namespace timed_field {
+enum : uint32_t { kStartDelta = 1, kDuration };
+}  // namespace timed_field
 namespace kernel {
 enum : uint32_t {
-  kStartDelta = 1,
-  kDuration,
-  kNameId,
+  kNameId = 3,
   kDeviceId,
   kStreamId,
   kCorrelationId,
@@ -39,9 +43,7 @@ enum : uint32_t {
 }  // namespace kernel
 namespace memcpy_field {
 enum : uint32_t {
-  kStartDelta = 1,
-  kDuration,
-  kDeviceId,
+  kDeviceId = 3,
   kStreamId,
   kCorrelationId,
   kContextId,
@@ -57,9 +59,7 @@ enum : uint32_t {
 }  // namespace memcpy_field
 namespace memset_field {
 enum : uint32_t {
-  kStartDelta = 1,
-  kDuration,
-  kDeviceId,
+  kDeviceId = 3,
   kStreamId,
   kCorrelationId,
   kContextId,
@@ -72,9 +72,7 @@ enum : uint32_t {
 }  // namespace memset_field
 namespace sync_field {
 enum : uint32_t {
-  kStartDelta = 1,
-  kDuration,
-  kType,
+  kType = 3,
   kStreamId,
   kContextId,
   kCorrelationId,
@@ -84,9 +82,7 @@ enum : uint32_t {
 }  // namespace sync_field
 namespace api_field {
 enum : uint32_t {
-  kStartDelta = 1,
-  kDuration,
-  kNameId,
+  kNameId = 3,
   kCorrelationId,
   kCallSiteId,
   kDomain,
@@ -96,7 +92,7 @@ enum : uint32_t {
 };
 }  // namespace api_field
 namespace overhead_field {
-enum : uint32_t { kStartDelta = 1, kDuration, kKind, kObjectKind, kObjectId };
+enum : uint32_t { kKind = 3, kObjectKind, kObjectId };
 }  // namespace overhead_field
 namespace memory_field {
 enum : uint32_t {
@@ -333,70 +329,78 @@ bool ActivityConverter::ConvertRecord(const CUpti_Activity* record) {
   return false;
 }
 
+// The frame every timed event shares; the caller's `write_fields` adds the
+// fields after start_delta and duration_ns.
+template <typename Activity, typename WriteFields>
+void ActivityConverter::AppendTimedEvent(EventBatchEncoder& batch,
+                                         uint32_t batch_field,
+                                         const Activity& a,
+                                         uint64_t& kind_count,
+                                         WriteFields write_fields) {
+  wire::WireWriter& w = batch.writer();
+  const int64_t delta = batch.Delta(batch_field, Ts(a.start));
+  const auto nested = w.BeginNested(batch_field);
+  w.Sint(timed_field::kStartDelta, delta);
+  w.Uint(timed_field::kDuration, Duration(a.start, a.end));
+  write_fields(w);
+  w.EndNested(nested);
+  batch.CountEvent();
+  ++kind_count;
+}
+
 void ActivityConverter::ConvertKernel(const CUpti_ActivityKernel10& k) {
   using namespace kernel;
   const uint32_t name_id = KernelNameId(k.name);
-  EventBatchEncoder& batch = GpuBatch();
-  wire::WireWriter& w = batch.writer();
-  const int64_t delta = batch.Delta(kBatchKernels, Ts(k.start));
-  const auto nested = w.BeginNested(kBatchKernels);
-  w.Sint(kStartDelta, delta);
-  w.Uint(kDuration, Duration(k.start, k.end));
-  w.Uint(kNameId, name_id);
-  w.Uint(kDeviceId, k.deviceId);
-  w.Uint(kStreamId, k.streamId);
-  w.Uint(kCorrelationId, k.correlationId);
-  w.Uint(kContextId, k.contextId);
-  w.Uint(kGridX, static_cast<uint32_t>(k.gridX));
-  w.Uint(kGridY, static_cast<uint32_t>(k.gridY));
-  w.Uint(kGridZ, static_cast<uint32_t>(k.gridZ));
-  w.Uint(kBlockX, static_cast<uint32_t>(k.blockX));
-  w.Uint(kBlockY, static_cast<uint32_t>(k.blockY));
-  w.Uint(kBlockZ, static_cast<uint32_t>(k.blockZ));
-  w.Uint(kRegisters, k.registersPerThread);
-  w.Uint(kStaticShared, static_cast<uint32_t>(k.staticSharedMemory));
-  w.Uint(kDynamicShared, static_cast<uint32_t>(k.dynamicSharedMemory));
-  w.Uint(kGraphId, k.graphId);
-  w.Uint(kGraphNodeId, k.graphNodeId);
-  if (k.queued != CUPTI_TIMESTAMP_UNKNOWN && k.queued != ~uint64_t{0}) {
-    w.Uint(kQueued, Ts(k.queued));
-  }
-  if (k.submitted != CUPTI_TIMESTAMP_UNKNOWN && k.submitted != ~uint64_t{0}) {
-    w.Uint(kSubmitted, Ts(k.submitted));
-  }
-  w.EndNested(nested);
-  batch.CountEvent();
-  ++stats_.kernels;
+  AppendTimedEvent(
+      GpuBatch(), kBatchKernels, k, stats_.kernels, [&](wire::WireWriter& w) {
+        w.Uint(kNameId, name_id);
+        w.Uint(kDeviceId, k.deviceId);
+        w.Uint(kStreamId, k.streamId);
+        w.Uint(kCorrelationId, k.correlationId);
+        w.Uint(kContextId, k.contextId);
+        w.Uint(kGridX, static_cast<uint32_t>(k.gridX));
+        w.Uint(kGridY, static_cast<uint32_t>(k.gridY));
+        w.Uint(kGridZ, static_cast<uint32_t>(k.gridZ));
+        w.Uint(kBlockX, static_cast<uint32_t>(k.blockX));
+        w.Uint(kBlockY, static_cast<uint32_t>(k.blockY));
+        w.Uint(kBlockZ, static_cast<uint32_t>(k.blockZ));
+        w.Uint(kRegisters, k.registersPerThread);
+        w.Uint(kStaticShared, static_cast<uint32_t>(k.staticSharedMemory));
+        w.Uint(kDynamicShared, static_cast<uint32_t>(k.dynamicSharedMemory));
+        w.Uint(kGraphId, k.graphId);
+        w.Uint(kGraphNodeId, k.graphNodeId);
+        if (k.queued != CUPTI_TIMESTAMP_UNKNOWN && k.queued != ~uint64_t{0}) {
+          w.Uint(kQueued, Ts(k.queued));
+        }
+        if (k.submitted != CUPTI_TIMESTAMP_UNKNOWN &&
+            k.submitted != ~uint64_t{0}) {
+          w.Uint(kSubmitted, Ts(k.submitted));
+        }
+      });
 }
 
 // Plain and peer copies share every field but the peer device ids.
 template <typename Copy>
 void ActivityConverter::WriteCopy(const Copy& m, uint32_t copy_kind) {
   using namespace memcpy_field;
-  EventBatchEncoder& batch = GpuBatch();
-  wire::WireWriter& w = batch.writer();
-  const int64_t delta = batch.Delta(kBatchMemcpys, Ts(m.start));
-  const auto nested = w.BeginNested(kBatchMemcpys);
-  w.Sint(kStartDelta, delta);
-  w.Uint(kDuration, Duration(m.start, m.end));
-  w.Uint(kDeviceId, m.deviceId);
-  w.Uint(kStreamId, m.streamId);
-  w.Uint(kCorrelationId, m.correlationId);
-  w.Uint(kContextId, m.contextId);
-  w.Uint(kBytes, m.bytes);
-  w.Uint(kCopyKind, copy_kind);
-  w.Uint(kSrcKind, MemoryKind(m.srcKind));
-  w.Uint(kDstKind, MemoryKind(m.dstKind));
-  w.Bool(kAsync, (m.flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) != 0);
-  if constexpr (requires { m.srcDeviceId; }) {
-    // Device 0 is a valid peer: written even when zero.
-    w.UintAlways(kSrcDevice, m.srcDeviceId);
-    w.UintAlways(kDstDevice, m.dstDeviceId);
-  }
-  w.Uint(kGraphId, m.graphId);
-  w.EndNested(nested);
-  batch.CountEvent();
-  ++stats_.memcpys;
+  AppendTimedEvent(
+      GpuBatch(), kBatchMemcpys, m, stats_.memcpys, [&](wire::WireWriter& w) {
+        w.Uint(kDeviceId, m.deviceId);
+        w.Uint(kStreamId, m.streamId);
+        w.Uint(kCorrelationId, m.correlationId);
+        w.Uint(kContextId, m.contextId);
+        w.Uint(kBytes, m.bytes);
+        w.Uint(kCopyKind, copy_kind);
+        w.Uint(kSrcKind, MemoryKind(m.srcKind));
+        w.Uint(kDstKind, MemoryKind(m.dstKind));
+        w.Bool(kAsync, (m.flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) != 0);
+        if constexpr (requires { m.srcDeviceId; }) {
+          // Device 0 is a valid peer: written even when zero.
+          w.UintAlways(kSrcDevice, m.srcDeviceId);
+          w.UintAlways(kDstDevice, m.dstDeviceId);
+        }
+        w.Uint(kGraphId, m.graphId);
+      });
 }
 
 void ActivityConverter::ConvertMemcpy(const CUpti_ActivityMemcpy6& m) {
@@ -411,48 +415,37 @@ void ActivityConverter::ConvertPeerCopy(const CUpti_ActivityMemcpyPtoP4& m) {
 
 void ActivityConverter::ConvertMemset(const CUpti_ActivityMemset4& m) {
   using namespace memset_field;
-  EventBatchEncoder& batch = GpuBatch();
-  wire::WireWriter& w = batch.writer();
-  const int64_t delta = batch.Delta(kBatchMemsets, Ts(m.start));
-  const auto nested = w.BeginNested(kBatchMemsets);
-  w.Sint(kStartDelta, delta);
-  w.Uint(kDuration, Duration(m.start, m.end));
-  w.Uint(kDeviceId, m.deviceId);
-  w.Uint(kStreamId, m.streamId);
-  w.Uint(kCorrelationId, m.correlationId);
-  w.Uint(kContextId, m.contextId);
-  w.Uint(kBytes, m.bytes);
-  w.Uint(kValue, m.value);
-  w.Uint(kMemoryKind, MemoryKind(m.memoryKind));
-  w.Bool(kAsync, (m.flags & CUPTI_ACTIVITY_FLAG_MEMSET_ASYNC) != 0);
-  w.Uint(kGraphId, m.graphId);
-  w.EndNested(nested);
-  batch.CountEvent();
-  ++stats_.memsets;
+  AppendTimedEvent(
+      GpuBatch(), kBatchMemsets, m, stats_.memsets, [&](wire::WireWriter& w) {
+        w.Uint(kDeviceId, m.deviceId);
+        w.Uint(kStreamId, m.streamId);
+        w.Uint(kCorrelationId, m.correlationId);
+        w.Uint(kContextId, m.contextId);
+        w.Uint(kBytes, m.bytes);
+        w.Uint(kValue, m.value);
+        w.Uint(kMemoryKind, MemoryKind(m.memoryKind));
+        w.Bool(kAsync, (m.flags & CUPTI_ACTIVITY_FLAG_MEMSET_ASYNC) != 0);
+        w.Uint(kGraphId, m.graphId);
+      });
 }
 
 void ActivityConverter::ConvertSync(const CUpti_ActivitySynchronization2& s) {
   using namespace sync_field;
-  EventBatchEncoder& batch = GpuBatch();
-  wire::WireWriter& w = batch.writer();
-  const int64_t delta = batch.Delta(kBatchSyncs, Ts(s.start));
-  const auto nested = w.BeginNested(kBatchSyncs);
-  w.Sint(kStartDelta, delta);
-  w.Uint(kDuration, Duration(s.start, s.end));
-  const auto type = static_cast<uint32_t>(s.type);
-  w.Uint(kType, type <= CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE
-                    ? type
-                    : 0);
-  w.Uint(kStreamId, s.streamId);
-  w.Uint(kContextId, s.contextId);
-  w.Uint(kCorrelationId, s.correlationId);
-  if (s.cudaEventId != CUPTI_SYNCHRONIZATION_INVALID_VALUE) {
-    w.Uint(kEventId, s.cudaEventId);
-  }
-  w.Uint(kDeviceId, CudaOrdinalForContext(s.contextId));
-  w.EndNested(nested);
-  batch.CountEvent();
-  ++stats_.syncs;
+  AppendTimedEvent(
+      GpuBatch(), kBatchSyncs, s, stats_.syncs, [&](wire::WireWriter& w) {
+        const auto type = static_cast<uint32_t>(s.type);
+        w.Uint(kType,
+               type <= CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE
+                   ? type
+                   : 0);
+        w.Uint(kStreamId, s.streamId);
+        w.Uint(kContextId, s.contextId);
+        w.Uint(kCorrelationId, s.correlationId);
+        if (s.cudaEventId != CUPTI_SYNCHRONIZATION_INVALID_VALUE) {
+          w.Uint(kEventId, s.cudaEventId);
+        }
+        w.Uint(kDeviceId, CudaOrdinalForContext(s.contextId));
+      });
 }
 
 bool ActivityConverter::ConvertApi(const CUpti_ActivityAPI& a,
@@ -462,8 +455,7 @@ bool ActivityConverter::ConvertApi(const CUpti_ActivityAPI& a,
     ++stats_.noise_skipped;
     return true;
   }
-  if (callbacks_own_blocking_calls_ && (api_class == ApiClass::kBlocking ||
-                                        api_class == ApiClass::kFlushBefore)) {
+  if (callbacks_own_blocking_calls_ && IsCallbackOwned(api_class)) {
     ++stats_.callback_owned;
     return true;
   }
@@ -473,20 +465,14 @@ bool ActivityConverter::ConvertApi(const CUpti_ActivityAPI& a,
   }
   using namespace api_field;
   const uint32_t name_id = table_.NameId(domain, a.cbid, sink_);
-  EventBatchEncoder& batch = ApiBatch(a.threadId);
-  wire::WireWriter& w = batch.writer();
-  const int64_t delta = batch.Delta(kBatchApiCalls, Ts(a.start));
-  const auto nested = w.BeginNested(kBatchApiCalls);
-  w.Sint(kStartDelta, delta);
-  w.Uint(kDuration, Duration(a.start, a.end));
-  w.Uint(kNameId, name_id);
-  w.Uint(kCorrelationId, a.correlationId);
-  w.Uint(kDomain, static_cast<uint32_t>(domain));
-  w.Uint(kCallbackId, a.cbid);
-  w.Int(kReturnCode, static_cast<int32_t>(a.returnValue));
-  w.EndNested(nested);
-  batch.CountEvent();
-  ++stats_.api_calls;
+  AppendTimedEvent(ApiBatch(a.threadId), kBatchApiCalls, a, stats_.api_calls,
+                   [&](wire::WireWriter& w) {
+                     w.Uint(kNameId, name_id);
+                     w.Uint(kCorrelationId, a.correlationId);
+                     w.Uint(kDomain, static_cast<uint32_t>(domain));
+                     w.Uint(kCallbackId, a.cbid);
+                     w.Int(kReturnCode, static_cast<int32_t>(a.returnValue));
+                   });
   return true;
 }
 
@@ -512,18 +498,12 @@ void ActivityConverter::ConvertOverhead(const CUpti_ActivityOverhead3& o) {
     default:
       break;
   }
-  EventBatchEncoder& batch = GpuBatch();
-  wire::WireWriter& w = batch.writer();
-  const int64_t delta = batch.Delta(kBatchOverheads, Ts(o.start));
-  const auto nested = w.BeginNested(kBatchOverheads);
-  w.Sint(kStartDelta, delta);
-  w.Uint(kDuration, Duration(o.start, o.end));
-  w.Uint(kKind, static_cast<uint32_t>(o.overheadKind));
-  w.Uint(kObjectKind, static_cast<uint32_t>(o.objectKind));
-  w.Uint(kObjectId, object_id);
-  w.EndNested(nested);
-  batch.CountEvent();
-  ++stats_.overheads;
+  AppendTimedEvent(GpuBatch(), kBatchOverheads, o, stats_.overheads,
+                   [&](wire::WireWriter& w) {
+                     w.Uint(kKind, static_cast<uint32_t>(o.overheadKind));
+                     w.Uint(kObjectKind, static_cast<uint32_t>(o.objectKind));
+                     w.Uint(kObjectId, object_id);
+                   });
 }
 
 void ActivityConverter::ConvertMemory(const CUpti_ActivityMemory4& m) {

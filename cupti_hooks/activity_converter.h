@@ -139,6 +139,13 @@ class ActivityConverter {
   template <typename Activity>
   bool ConvertTimed(const CUpti_Activity* record,
                     void (ActivityConverter::*convert)(const Activity&));
+  // Appends the timed record `a` to `batch` as its repeated field
+  // `batch_field`: start (delta-encoded) and duration, then the fields
+  // `write_fields` writes; counts it in `kind_count`.
+  template <typename Activity, typename WriteFields>
+  void AppendTimedEvent(EventBatchEncoder& batch, uint32_t batch_field,
+                        const Activity& a, uint64_t& kind_count,
+                        WriteFields write_fields);
   void ConvertKernel(const CUpti_ActivityKernel10& k);
   void ConvertMemcpy(const CUpti_ActivityMemcpy6& m);
   void ConvertPeerCopy(const CUpti_ActivityMemcpyPtoP4& m);

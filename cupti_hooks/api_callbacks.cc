@@ -124,9 +124,7 @@ void ApiCallbackHandler::OnCallback(CUpti_CallbackDomain domain,
 bool ApiCallbackHandler::OnApi(ApiDomain domain, CUpti_CallbackId cbid,
                                const CUpti_CallbackData& data) {
   const ApiClass api_class = table_.Class(domain, cbid);
-  if (api_class != ApiClass::kBlocking && api_class != ApiClass::kFlushBefore) {
-    return false;
-  }
+  if (!IsCallbackOwned(api_class)) return false;
   OpenCalls& open = t_open;
   if (data.callbackSite == CUPTI_API_ENTER) {
     if (open.depth >= kMaxDepth) return api_class == ApiClass::kFlushBefore;

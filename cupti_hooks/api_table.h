@@ -39,6 +39,14 @@ enum class ApiClass : uint8_t {
   kFlushBefore = 3,
 };
 
+// The classes the callback path records, with their call sites, while a
+// CUPTI subscriber is active: the callbacks are enabled for them and their
+// activity records are left out.
+constexpr bool IsCallbackOwned(ApiClass api_class) {
+  return api_class == ApiClass::kBlocking ||
+         api_class == ApiClass::kFlushBefore;
+}
+
 // Trace ApiDomain numbering (proto/feedprof.proto).
 enum class ApiDomain : uint8_t { kRuntime = 1, kDriver = 2 };
 

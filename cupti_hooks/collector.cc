@@ -210,11 +210,7 @@ CUptiResult SetUpCallbacks(Collector* c) {
                  {ApiDomain::kDriver, CUPTI_CB_DOMAIN_DRIVER_API}};
   for (const auto& d : domains) {
     for (uint32_t cbid = 0; cbid < c->table.Size(d.domain); ++cbid) {
-      const ApiClass api_class = c->table.Class(d.domain, cbid);
-      if (api_class != ApiClass::kBlocking &&
-          api_class != ApiClass::kFlushBefore) {
-        continue;
-      }
+      if (!IsCallbackOwned(c->table.Class(d.domain, cbid))) continue;
       rc = c->api.EnableCallback(1, c->subscriber, d.cupti_domain, cbid);
       if (rc != CUPTI_SUCCESS) break;
     }
@@ -248,10 +244,8 @@ void FilterApiRecords(Collector* c, bool callbacks_own_blocking) {
     if (d.enable == nullptr) continue;  // the converter filters instead
     for (uint32_t cbid = 0; cbid < c->table.Size(d.domain); ++cbid) {
       const ApiClass api_class = c->table.Class(d.domain, cbid);
-      const bool off =
-          api_class == ApiClass::kNoise ||
-          (callbacks_own_blocking && (api_class == ApiClass::kBlocking ||
-                                      api_class == ApiClass::kFlushBefore));
+      const bool off = api_class == ApiClass::kNoise ||
+                       (callbacks_own_blocking && IsCallbackOwned(api_class));
       if (off) d.enable(cbid, 0);
     }
   }

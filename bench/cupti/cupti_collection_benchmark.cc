@@ -60,6 +60,13 @@ Loaded& cupti() {
   return *loaded;
 }
 
+// False, with the benchmark marked as failed, when libcupti is missing.
+bool CuptiLoaded(benchmark::State& state) {
+  if (cupti().ok) return true;
+  state.SkipWithError("libcupti not found");
+  return false;
+}
+
 CUpti_ActivityKernel10 Kernel(uint64_t start) {
   CUpti_ActivityKernel10 k{};
   k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
@@ -83,10 +90,7 @@ CUpti_ActivityKernel10 Kernel(uint64_t start) {
 }
 
 void BM_ConvertKernelRecord(benchmark::State& state) {
-  if (!cupti().ok) {
-    state.SkipWithError("libcupti not found");
-    return;
-  }
+  if (!CuptiLoaded(state)) return;
   auto converter =
       std::make_unique<ActivityConverter>(cupti().api, *cupti().table, kSink);
   CUpti_ActivityKernel10 k = Kernel(1'000'000'000);
@@ -109,10 +113,7 @@ BENCHMARK(BM_ConvertKernelRecord);
 // The whole completion path for a buffer of kernels: libcupti's iterator,
 // typed views, encoding, packet submission. Reported per record.
 void BM_ConvertKernelBuffer(benchmark::State& state) {
-  if (!cupti().ok) {
-    state.SkipWithError("libcupti not found");
-    return;
-  }
+  if (!CuptiLoaded(state)) return;
   auto converter =
       std::make_unique<ActivityConverter>(cupti().api, *cupti().table, kSink);
   const size_t records = static_cast<size_t>(state.range(0));
@@ -140,10 +141,7 @@ void CallOnce(ApiCallbackHandler& handler, CUpti_CallbackId cbid,
 }
 
 void BM_ApiCallbackWithoutCallSite(benchmark::State& state) {
-  if (!cupti().ok) {
-    state.SkipWithError("libcupti not found");
-    return;
-  }
+  if (!CuptiLoaded(state)) return;
   ApiCallbackHandler handler(*cupti().table, kSink, nullptr);
   uint32_t correlation = 0;
   for (auto _ : state) {
@@ -156,10 +154,7 @@ BENCHMARK(BM_ApiCallbackWithoutCallSite);
 
 // A hot call site: native unwinding plus one table probe per call.
 void BM_ApiCallbackWithCallSite(benchmark::State& state) {
-  if (!cupti().ok) {
-    state.SkipWithError("libcupti not found");
-    return;
-  }
+  if (!CuptiLoaded(state)) return;
   auto call_sites = std::make_unique<CallSiteRecorder>(kSink);
   ApiCallbackHandler handler(*cupti().table, kSink, call_sites.get());
   uint32_t correlation = 0;
@@ -175,10 +170,7 @@ BENCHMARK(BM_ApiCallbackWithCallSite);
 // A call the collector enables no callback for would not reach it at all;
 // this is the cost if CUPTI delivers one anyway (the role check).
 void BM_ApiCallbackIgnoredLaunch(benchmark::State& state) {
-  if (!cupti().ok) {
-    state.SkipWithError("libcupti not found");
-    return;
-  }
+  if (!CuptiLoaded(state)) return;
   ApiCallbackHandler handler(*cupti().table, kSink, nullptr);
   uint32_t correlation = 0;
   for (auto _ : state) {

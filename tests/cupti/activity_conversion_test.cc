@@ -4,14 +4,13 @@
 // by field. Runs without a GPU: only cuptiActivityGetNextRecord is used.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "cupti_hooks/activity_converter.h"
-#include "cupti_hooks/api_table.h"
-#include "cupti_hooks/cupti_loader.h"
 #include "tests/cupti/capture_sink.h"
+#include "tests/cupti/loaded_cupti_test.h"
 
 namespace feedprof::cupti {
 namespace {
@@ -36,26 +35,20 @@ class RecordBuffer {
   std::vector<uint8_t> bytes_;
 };
 
-class ActivityConversionTest : public ::testing::Test {
+class ActivityConversionTest : public test::LoadedCuptiTest {
  protected:
   void SetUp() override {
-    unsetenv("FEEDPROF_CUPTI_PATH");
-    char message[1024];
-    ASSERT_EQ(LoadCupti(&api_, message, sizeof message), LoadStatus::kLoaded)
-        << message;
-    table_ = std::make_unique<ApiTable>();
-    table_->Build(api_);
+    LoadedCuptiTest::SetUp();
+    if (HasFatalFailure()) return;
     captured().Clear();
     converter_ =
         std::make_unique<ActivityConverter>(api_, *table_, CaptureSink());
   }
   void TearDown() override {
     converter_.reset();
-    UnloadCupti(&api_);
+    LoadedCuptiTest::TearDown();
   }
 
-  CuptiApi api_;
-  std::unique_ptr<ApiTable> table_;
   std::unique_ptr<ActivityConverter> converter_;
 };
 

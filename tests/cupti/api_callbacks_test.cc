@@ -5,14 +5,13 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <memory>
 #include <set>
 
 #include "cupti_hooks/call_sites.h"
-#include "cupti_hooks/cupti_loader.h"
 #include "cupti_hooks/reentrancy_guard.h"
 #include "tests/cupti/capture_sink.h"
+#include "tests/cupti/loaded_cupti_test.h"
 
 namespace feedprof::cupti {
 namespace {
@@ -23,15 +22,11 @@ using test::CaptureSink;
 int g_flushes = 0;
 void CountFlush() { ++g_flushes; }
 
-class ApiCallbacksTest : public ::testing::Test {
+class ApiCallbacksTest : public test::LoadedCuptiTest {
  public:
   void SetUp() override {
-    unsetenv("FEEDPROF_CUPTI_PATH");
-    char message[1024];
-    ASSERT_EQ(LoadCupti(&api_, message, sizeof message), LoadStatus::kLoaded)
-        << message;
-    table_ = std::make_unique<ApiTable>();
-    table_->Build(api_);
+    LoadedCuptiTest::SetUp();
+    if (HasFatalFailure()) return;
     captured().Clear();
     call_sites_ = std::make_unique<CallSiteRecorder>(CaptureSink());
     handler_ = std::make_unique<ApiCallbackHandler>(*table_, CaptureSink(),
@@ -39,7 +34,6 @@ class ApiCallbacksTest : public ::testing::Test {
     handler_->set_flush_hook(&CountFlush);
     g_flushes = 0;
   }
-  void TearDown() override { UnloadCupti(&api_); }
 
   // One API call: entry, then exit, as CUPTI reports them.
   void Call(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
@@ -78,9 +72,7 @@ class ApiCallbacksTest : public ::testing::Test {
     return sites;
   }
 
-  CuptiApi api_;
   uint64_t scratch_ = 0;
-  std::unique_ptr<ApiTable> table_;
   std::unique_ptr<CallSiteRecorder> call_sites_;
   std::unique_ptr<ApiCallbackHandler> handler_;
 };

@@ -3,10 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <memory>
-
-#include "cupti_hooks/cupti_loader.h"
+#include "tests/cupti/loaded_cupti_test.h"
 
 namespace feedprof::cupti {
 namespace {
@@ -58,21 +55,14 @@ TEST(ClassifyApiTest, RolesByName) {
   EXPECT_EQ(ClassifyApi(drv, "cudaGetDevice"), kOrdinary);  // wrong domain
 }
 
-class ApiTableTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    unsetenv("FEEDPROF_CUPTI_PATH");
-    char message[1024];
-    ASSERT_EQ(LoadCupti(&api_, message, sizeof message), LoadStatus::kLoaded)
-        << message;
-    table_ = std::make_unique<ApiTable>();
-    table_->Build(api_);
-  }
-  void TearDown() override { UnloadCupti(&api_); }
+TEST(IsCallbackOwnedTest, BlockingAndFlushBeforeOnly) {
+  EXPECT_TRUE(IsCallbackOwned(ApiClass::kBlocking));
+  EXPECT_TRUE(IsCallbackOwned(ApiClass::kFlushBefore));
+  EXPECT_FALSE(IsCallbackOwned(ApiClass::kOrdinary));
+  EXPECT_FALSE(IsCallbackOwned(ApiClass::kNoise));
+}
 
-  CuptiApi api_;
-  std::unique_ptr<ApiTable> table_;
-};
+using ApiTableTest = test::LoadedCuptiTest;
 
 TEST_F(ApiTableTest, NamesAndRolesFromTheLoadedLibrary) {
   using enum ApiClass;
