@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "cupti_hooks/nvml_sampler.h"
+#include "preload/trace_framing.h"
 
 namespace feedprof::cupti {
 namespace {
@@ -121,11 +122,9 @@ enum : uint32_t {
   kContextId
 };
 }  // namespace device_field
-constexpr uint32_t kPacketDeviceField = 7;
 namespace stream_field {
 enum : uint32_t { kContextId = 1, kStreamId, kPriority, kKind, kCorrelationId };
 }  // namespace stream_field
-constexpr uint32_t kPacketStreamField = 13;
 
 // CUPTI's stream flag -> trace StreamKind. The flag values 0-3 are the
 // trace's numbers; anything else (a newer CUPTI) reads as unknown.
@@ -613,7 +612,7 @@ void ActivityConverter::ConvertStream(const CUpti_ActivityStream& s) {
   body.Uint(kCorrelationId, s.correlationId);
   uint8_t bytes[64];
   wire::WireWriter w(bytes, sizeof bytes);
-  w.String(kPacketStreamField,
+  w.String(preload::kPacketStream,
            std::string_view(reinterpret_cast<const char*>(body.data()),
                             body.size()));
   if (!body.overflowed() && !w.overflowed() &&
@@ -629,7 +628,7 @@ void ActivityConverter::SubmitDeviceInfo(const DeviceFacts& f,
   using namespace device_field;
   uint8_t bytes[512];
   wire::WireWriter w(bytes, sizeof bytes);
-  const auto nested = w.BeginNested(kPacketDeviceField, 2);
+  const auto nested = w.BeginNested(preload::kPacketDevice, 2);
   // Device 0 is the common case and must read back as set.
   w.UintAlways(kDeviceId, f.device_id);
   w.String(kName, f.name);

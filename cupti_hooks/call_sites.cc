@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "preload/trace_framing.h"
 #include "preload/wire_writer.h"
 
 namespace feedprof::cupti {
@@ -57,7 +58,6 @@ uint64_t Mix(uint64_t h, uint64_t v) {
 }
 
 // Packet and message field numbers (proto/feedprof.proto).
-constexpr uint32_t kPacketCallSites = 11;
 constexpr uint32_t kCallSitesCallSite = 1;
 constexpr uint32_t kCallSiteId = 1, kCallSiteFrames = 2, kCallSitePython = 3;
 constexpr uint32_t kFrameFile = 1, kFrameLine = 2, kFrameFunction = 3,
@@ -141,7 +141,7 @@ uint32_t CallSiteRecorder::Register(const RawCallSite& site, uint64_t hash) {
 bool CallSiteRecorder::EmitPacket(const RawCallSite& site, uint32_t id) {
   uint8_t bytes[4096];
   wire::WireWriter w(bytes, sizeof bytes);
-  const auto packet = w.BeginNested(kPacketCallSites, 2);
+  const auto packet = w.BeginNested(preload::kPacketCallSites, 2);
   const auto call_site = w.BeginNested(kCallSitesCallSite, 2);
   w.Uint(kCallSiteId, id);
   w.Bool(kCallSitePython, site.python);

@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "preload/log.h"
+#include "preload/trace_framing.h"
 #include "preload/wire_writer.h"
 
 namespace feedprof::cupti {
@@ -21,7 +22,6 @@ constexpr int kPcieRx = 1;
 constexpr int kTemperatureGpu = 0;
 
 // Packet / CounterBatch / CounterSample field numbers.
-constexpr uint32_t kPacketCounters = 5;
 constexpr uint32_t kBatchBaseTs = 1;
 constexpr uint32_t kBatchSamples = 2;
 constexpr uint32_t kSampleTsDelta = 1;
@@ -137,7 +137,7 @@ size_t NvmlSampler::SampleOnce() {
   }
   uint8_t bytes[16384];
   wire::WireWriter w(bytes, sizeof bytes);
-  const auto packet = w.BeginNested(kPacketCounters, 2);
+  const auto packet = w.BeginNested(preload::kPacketCounters, 2);
   const uint64_t now = sink_.now_ns();
   w.Uint(kBatchBaseTs, now);
   size_t samples = 0;
