@@ -1,25 +1,82 @@
 #!/usr/bin/env bash
-# Sets up and builds feedprof, records the bundled host example under the
-# profiler, then dumps and analyzes the trace it wrote.
+# Sets up and builds feedprof, records an example under the profiler, then
+# dumps and analyzes the trace it wrote.
 #   tools/demo.sh [BUILD_DIR]     (default: build)
+#
+# On a machine with an NVIDIA GPU and driver it records a CUDA example
+# (example_sync_bound) and shows its verdict. Without one it records the
+# host example, says what a host-only trace holds and what a GPU run adds,
+# and analyzes the real GPU traces committed under examples/traces/, if any.
+#
+# It configures BUILD_DIR with the project's defaults and builds only what
+# it runs, so tools/run_tests.sh on the same tree later still builds and
+# runs the whole suite.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${1:-$here/build}"
+jobs="$(nproc 2>/dev/null || echo 2)"
 
 bash "$here/tools/setup.sh"
-bash "$here/tools/configure.sh" "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DFEEDPROF_BUILD_TESTS=OFF -DFEEDPROF_BUILD_BENCHMARKS=OFF >/dev/null
-cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" --target feedprof feedprof_cli nvtx_threads_example
+bash "$here/tools/configure.sh" "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+
+have_gpu=0
+if [[ -r /proc/driver/nvidia/version ]] && command -v nvidia-smi >/dev/null &&
+  nvidia-smi -L >/dev/null 2>&1; then
+  have_gpu=1
+fi
+
+targets=(feedprof feedprof_cli nvtx_threads_example)
+if ((have_gpu)) && grep -q '^FEEDPROF_HAVE_CUDA:.*=ON' "$build/CMakeCache.txt" 2>/dev/null; then
+  targets+=(sync_bound)
+fi
+cmake --build "$build" -j "$jobs" --target "${targets[@]}"
+
+feedprof="$build/tools/feedprof"
+program="$build/examples/host/nvtx_threads_example"
+if ((have_gpu)) && [[ -x "$build/examples/cuda/example_sync_bound" ]]; then
+  program="$build/examples/cuda/example_sync_bound"
+fi
 
 out="$(mktemp -d -t feedprof-demo.XXXXXX)"
 echo
-echo "== feedprof record -- nvtx_threads_example"
-"$build/tools/feedprof" record -o "$out/session" -- "$build/examples/host/nvtx_threads_example" || true
+echo "== feedprof record -- $(basename "$program")"
+"$feedprof" record -o "$out/session" -- "$program" || true
 echo
 echo "== feedprof dump (first 15 lines)"
-{ "$build/tools/feedprof" dump "$out/session" || true; } | head -n 15
+{ "$feedprof" dump "$out/session" || true; } | head -n 15
 echo
 echo "== feedprof analyze"
-"$build/tools/feedprof" analyze "$out/session" || true
+"$feedprof" analyze "$out/session" || true
+
+if ((!have_gpu)); then
+  cat <<'TEXT'
+
+== What this demo recorded, and what a GPU run adds
+This machine has no NVIDIA GPU or driver, so the trace above holds the host
+side only: NVTX ranges from the program's threads, each thread's CPU time
+and scheduler state, process I/O, system CPU and memory, and the platform
+snapshot. With no GPU activity there is nothing to attribute GPU idle time
+to, hence no verdict.
+
+On a machine with an NVIDIA GPU and driver, the same 'feedprof record' also
+records every kernel, copy, memset and synchronization through CUPTI, the
+CUDA calls that caused them and the call sites of blocking calls. 'feedprof
+analyze' then splits the GPU's idle time by cause and names which feeding
+fails (launch-, preprocessing-, I/O-, transfer-, sync-, GPU- or
+latency-bound), with the evidence and next steps. Try:
+  tools/gpu_check.sh                      # every CUDA example, verdicts checked
+  feedprof record -- build/examples/cuda/example_sync_bound
+TEXT
+fi
+
+shopt -s nullglob
+real_traces=("$here"/examples/traces/*.fpt "$here"/examples/traces/*.json.gz \
+  "$here"/examples/traces/*.sqlite)
+for trace in "${real_traces[@]}"; do
+  echo
+  echo "== feedprof analyze --summary examples/traces/$(basename "$trace") (recorded on a GPU)"
+  "$feedprof" analyze --summary "$trace" || true
+done
+
 echo
 echo "The trace is in $out/session"
