@@ -1,0 +1,87 @@
+// Fuzzes the analysis and both report writers on whatever a reader accepts.
+//
+// Readers salvage damaged traces, so the analyzer sees timelines no real run
+// produces: ops ending before they start, correlations that match the wrong
+// call, ranges without ends, devices without ops, times near the int64
+// limits. Whatever a reader accepts must analyse to a report or a clear
+// error, and render to text and to JSON that parses. The input goes through
+// the format-sniffing loader, so one corpus of feedprof, Kineto and Nsight
+// seeds serves all three readers. Besides the default options, each input
+// also runs with a --from/--to window, a rank and the pre-window switch
+// chosen by a hash of its bytes, so the mutator reaches those paths without
+// a byte layout of its own.
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "feedprof/analysis.h"
+#include "feedprof/report.h"
+#include "feedprof/trace_loader.h"
+#include "tests/fuzz/fuzz_input_file.h"
+#include "tests/fuzz/strict_json_check.h"
+
+namespace {
+
+uint64_t Fnv1a(const uint8_t* data, size_t size) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < size; ++i) {
+    hash = (hash ^ data[i]) * 0x100000001b3ull;
+  }
+  return hash;
+}
+
+// Renders `report` both ways; the JSON must parse and carry the schema.
+void RenderReports(const feedprof::Report& report) {
+  (void)feedprof::WriteTextReport(report);
+  (void)feedprof::WriteTextReport(report, {.details = false, .max_rows = 1});
+  const std::string json = feedprof::WriteJsonReport(report);
+  size_t error_offset = 0;
+  if (!feedprof::fuzz::IsStrictJson(json, &error_offset) ||
+      json.find(std::string("\"") + feedprof::Report::kSchema + "\"") ==
+          std::string::npos) {
+    std::fprintf(stderr,
+                 "the JSON report is not valid JSON (byte %zu) or has no "
+                 "schema:\n%s\n",
+                 error_offset, json.c_str());
+    std::abort();
+  }
+}
+
+// A part of the trace's span: `share` in 1/256ths of it.
+feedprof::TimeNs SpanPart(const feedprof::Window& window, uint64_t share) {
+  const feedprof::TimeNs span = window.trace_end - window.trace_start;
+  return static_cast<feedprof::TimeNs>(
+      static_cast<double>(span) * static_cast<double>(share & 0xff) / 256.0);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  // No extension: the loader decides by the bytes alone.
+  static feedprof::fuzz::FuzzInputFile input("");
+  const absl::StatusOr<feedprof::Timeline> timeline =
+      feedprof::LoadTrace(input.Write(data, size));
+  if (!timeline.ok()) return 0;
+
+  const absl::StatusOr<feedprof::Report> report =
+      feedprof::Analyze(*timeline, feedprof::AnalysisOptions{});
+  if (!report.ok()) return 0;
+  RenderReports(*report);
+
+  const uint64_t hash = Fnv1a(data, size);
+  feedprof::AnalysisOptions options;
+  const feedprof::TimeNs from = SpanPart(report->window, hash);
+  options.from = from;
+  options.to = from + SpanPart(report->window, hash >> 8) + 1;
+  options.include_pre_window = (hash >> 16 & 1) != 0;
+  if ((hash >> 17 & 1) != 0 && !timeline->processes.empty()) {
+    options.rank =
+        timeline->processes[(hash >> 24) % timeline->processes.size()].rank;
+  }
+  const absl::StatusOr<feedprof::Report> windowed =
+      feedprof::Analyze(*timeline, options);
+  if (windowed.ok()) RenderReports(*windowed);
+  return 0;
+}

@@ -1,0 +1,63 @@
+// Fuzzes the reader of feedprof's own trace files (.fpt) and the raw packet
+// dumper behind `feedprof dump`.
+//
+// A recorder killed at any byte leaves a damaged file, and the reader
+// promises to read such a file up to its last whole packet: any input must
+// give a timeline or a clear error, never a crash, a hang or a read past a
+// buffer. The dumper walks the same packets on its own path, and what it
+// prints must be valid JSON, one value per line, whatever the file held.
+#include <stdio.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string_view>
+
+#include "feedprof/trace_reader.h"
+#include "readers/trace_dumper.h"
+#include "tests/fuzz/fuzz_input_file.h"
+#include "tests/fuzz/strict_json_check.h"
+
+namespace {
+
+// Every line of the dump parses as JSON on its own.
+void CheckDumpLines(std::string_view dump) {
+  while (!dump.empty()) {
+    const size_t end = dump.find('\n');
+    const std::string_view line = dump.substr(0, end);
+    size_t error_offset = 0;
+    if (!feedprof::fuzz::IsStrictJson(line, &error_offset)) {
+      std::fprintf(stderr, "dump line is not valid JSON at byte %zu: %.*s\n",
+                   error_offset, static_cast<int>(line.size()), line.data());
+      std::abort();
+    }
+    if (end == std::string_view::npos) break;
+    dump.remove_prefix(end + 1);
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static feedprof::fuzz::FuzzInputFile input(".fpt");
+  const std::string& path = input.Write(data, size);
+
+  absl::StatusOr<feedprof::Timeline> timeline =
+      feedprof::ReadFeedprofTrace(path);
+  if (timeline.ok() && timeline->format != feedprof::SourceFormat::kFeedprof) {
+    std::fprintf(stderr, "the .fpt reader tagged its timeline with format %d\n",
+                 static_cast<int>(timeline->format));
+    std::abort();
+  }
+
+  char* dump = nullptr;
+  size_t dump_size = 0;
+  std::FILE* out = open_memstream(&dump, &dump_size);
+  if (out == nullptr) std::abort();
+  const auto summary = feedprof::readers::DumpTraceAsJsonLines(path, out);
+  std::fclose(out);
+  if (summary.ok()) CheckDumpLines(std::string_view(dump, dump_size));
+  std::free(dump);
+  return 0;
+}
