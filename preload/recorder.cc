@@ -111,13 +111,6 @@ inline __attribute__((always_inline)) void Append(const Record& record) {
 
 RecorderState& State() { return g_state; }
 
-uint64_t NowNs() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull +
-         static_cast<uint64_t>(ts.tv_nsec);
-}
-
 uint32_t CurrentTid() {
   ThreadRecorderState& t = t_recorder;
   if (t.tid == 0) [[unlikely]] {
@@ -230,6 +223,8 @@ bool BeginRecording(const Config& config, TraceOrigin origin) {
   }
   ResetCounters();
   g_state.uses_gpu.store(false, std::memory_order_relaxed);
+  // Before any event is timed: no other thread converts TSC reads yet.
+  InitTraceClock(DetectTraceClockSource());
   CollectProcessFacts(origin, 0, config.sampling_interval_ns(), &g_state.facts);
   g_state.epoch.store(NextEpoch(), std::memory_order_release);
   if (!Writer().Start()) {
@@ -291,6 +286,7 @@ void RecorderParentAfterFork() {
 void RecorderChildAfterFork() {
   g_state.strings.ResetMutexInChild();
   g_state.packets.ResetMutexInChild();
+  TraceClockAfterForkChild();
   const bool was_running = Writer().running();
   Writer().ChildAfterFork();
   t_recorder.tid = 0;  // the forking thread has a new tid

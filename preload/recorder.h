@@ -15,12 +15,11 @@
 #include <string_view>
 
 #include "preload/event_records.h"
+#include "preload/trace_clock.h"
 
 namespace feedprof::preload {
 
-// CLOCK_MONOTONIC in ns: the one clock of the trace (CUPTI's timestamp
-// callback is pointed at it too).
-uint64_t NowNs();
+// NowNs(), the one clock of the trace, is in trace_clock.h.
 
 // System thread id of the caller (gettid), cached per thread.
 uint32_t CurrentTid();
