@@ -79,6 +79,17 @@ void PrintLine(const char* message) {
   if (message[0] != '\0') preload::LogWarning("%s", message);
 }
 
+// Writes the outcome of a start into the trace, with the line printed.
+// Numbers are proto/feedprof.proto's GpuCollectionState.
+void RecordOutcome(const Collector& c, CollectionMode mode,
+                   const char* message) {
+  if (c.sink->record_collection_status == nullptr) return;
+  uint32_t state = 3;  // GPU_COLLECTION_OFF
+  if (mode == CollectionMode::kFull) state = 1;
+  if (mode == CollectionMode::kActivityOnly) state = 2;
+  c.sink->record_collection_status(state, message);
+}
+
 size_t EnvMegabytes(const char* name, size_t fallback) {
   const char* value = std::getenv(name);
   if (value == nullptr || value[0] == '\0') return fallback;
@@ -347,6 +358,7 @@ bool StartCupti(Collector* c) {
   if (LoadCupti(&c->api, message, sizeof message) != LoadStatus::kLoaded) {
     PrintLine(message);
     g_last_mode = CollectionMode::kHostOnly;
+    RecordOutcome(*c, g_last_mode, message);
     return false;
   }
   c->table.Build(c->api);
@@ -392,6 +404,7 @@ bool StartCupti(Collector* c) {
   c->mode = PlanCollection(c->api, subscribe, enable, message, sizeof message);
   g_last_mode = c->mode;
   PrintLine(message);
+  RecordOutcome(*c, c->mode, message);
   if (c->mode == CollectionMode::kHostOnly) {
     if (c->subscriber != nullptr) c->api.Unsubscribe(c->subscriber);
     c->subscriber = nullptr;

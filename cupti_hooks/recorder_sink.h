@@ -25,6 +25,11 @@ struct RecorderSink {
   void (*count_cupti_drops)(uint64_t records_dropped, uint64_t zero_timestamps,
                             uint64_t buffers_dropped);
   uint64_t (*now_ns)();
+  // What collection did and why (a GpuCollectionState number and the line
+  // printed about it), once per start. Optional: sinks that do not keep it
+  // leave it null.
+  void (*record_collection_status)(uint32_t state,
+                                   const char* detail) = nullptr;
 };
 
 // The sink that feeds preload/recorder.h (what libfeedprof.so uses).

@@ -8,10 +8,12 @@
 #include <atomic>
 #include <cerrno>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 #include "preload/config.h"
+#include "preload/gpu_collection_status.h"
 #include "preload/log.h"
 #include "preload/recorder.h"
 #include "preload/recorder_control.h"
@@ -77,20 +79,29 @@ bool OwnLibraryPath(char* out) {
 
 // Points injection variable `name` at this library unless someone else
 // already did; says so when it leaves another tool's value alone.
-void ClaimInjectionVariable(const char* name, const char* self,
-                            const char* consequence) {
+// Returns false when another tool holds the variable; `message` (when not
+// null) then holds the line that was printed.
+bool ClaimInjectionVariable(const char* name, const char* self,
+                            const char* consequence, char* message = nullptr,
+                            size_t message_size = 0) {
   const char* current = getenv(name);
   if (current == nullptr || current[0] == '\0') {
     setenv(name, self, 1);
-    return;
+    return true;
   }
   char resolved[PATH_MAX];
   if (realpath(current, resolved) != nullptr &&
       std::strcmp(resolved, self) == 0) {
-    return;  // ours (inherited from a recorded parent)
+    return true;  // ours (inherited from a recorded parent)
   }
-  LogInfo("%s is already set to %s; leaving it: %s", name, current,
-          consequence);
+  char line[1024];
+  std::snprintf(line, sizeof line, "%s is already set to %s; leaving it: %s",
+                name, current, consequence);
+  LogInfo("%s", line);
+  if (message != nullptr && message_size > 0) {
+    std::snprintf(message, message_size, "%s", line);
+  }
+  return false;
 }
 
 #ifdef FEEDPROF_HAVE_CUPTI
@@ -127,8 +138,9 @@ void OnProcessExit() {
   StopRecorder("exit", &summary);
   // After a write failure the one message was already printed.
   if (summary.file_written && !summary.failed) {
-    LogInfo("trace written to %s (%llu events, %llu dropped)", summary.path,
-            static_cast<unsigned long long>(summary.events),
+    LogInfo("trace written to %s (%llu events, %llu samples, %llu dropped)",
+            summary.path, static_cast<unsigned long long>(summary.events),
+            static_cast<unsigned long long>(summary.samples),
             static_cast<unsigned long long>(summary.dropped));
   } else if (summary.discarded) {
     LogDebug("pid %d recorded nothing worth keeping; no trace file",
@@ -245,10 +257,14 @@ void OnLibraryLoad() {
     ClaimInjectionVariable("NVTX_INJECTION64_PATH", self,
                            "NVTX ranges go to that tool, not to feedprof");
 #ifdef FEEDPROF_HAVE_CUPTI
-    ClaimInjectionVariable(
-        "CUDA_INJECTION64_PATH", self,
-        "the CUDA driver loads only the library it names, so feedprof "
-        "records no GPU activity; unset it to record the GPU");
+    char message[1024];
+    if (!ClaimInjectionVariable(
+            "CUDA_INJECTION64_PATH", self,
+            "the CUDA driver loads only the library it names, so feedprof "
+            "records no GPU activity; unset it to record the GPU",
+            message, sizeof message)) {
+      RecordGpuCollectionStatus(GpuCollectionState::kOff, message);
+    }
 #endif
   }
 

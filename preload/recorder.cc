@@ -247,6 +247,7 @@ void StopRecorder(const char* reason, RecorderSummary* summary) {
   summary->discarded = result.discarded;
   summary->failed = result.failed;
   summary->events = result.events;
+  summary->samples = result.samples;
   summary->dropped =
       g_state.events_dropped.load(std::memory_order_relaxed) +
       g_state.samples_dropped.load(std::memory_order_relaxed) +

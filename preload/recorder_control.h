@@ -24,7 +24,8 @@ struct RecorderSummary {
   bool discarded = false;     // nothing worth keeping: no file left behind
   bool failed = false;        // recording was turned off by an error
   char path[PATH_MAX] = {};
-  uint64_t events = 0;   // events written
+  uint64_t events = 0;   // events written (host events and GPU records)
+  uint64_t samples = 0;  // host and counter samples written
   uint64_t dropped = 0;  // events, samples and packets dropped
 };
 

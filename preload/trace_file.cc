@@ -45,7 +45,9 @@ void TraceFile::Open(SessionDir* dir, const ProcessFacts* facts,
   // parent: the same file system, so linkat() can move it in later.
   const int fd = openat(SessionDirStagingFd(*dir), ".",
                         O_TMPFILE | O_WRONLY | O_CLOEXEC, kFileMode);
-  JoinPath(path_, sizeof path_, dir->path, "(unnamed)");
+  // Messages name the file by the name it is going to get.
+  NameForAttempt(facts_, 0, name_, sizeof name_);
+  JoinPath(path_, sizeof path_, dir->path, name_);
   if (fd < 0) return;  // not supported here: created by name later
   fd_ = MoveToPrivateFd(fd);
   unnamed_ = true;

@@ -28,6 +28,7 @@ enum PacketField : uint32_t {
   kPacketCallSites = 11,
   kPacketNvtxCategory = 12,
   kPacketStream = 13,
+  kPacketGpuCollection = 14,
 };
 
 inline constexpr uint32_t kTracePacketField = 1;

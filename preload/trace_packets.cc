@@ -123,6 +123,16 @@ size_t EncodeThreadInfoPacket(uint32_t tid, std::string_view name, bool is_main,
   return w.overflowed() ? 0 : w.size();
 }
 
+size_t EncodeGpuCollectionPacket(uint32_t state, std::string_view detail,
+                                 uint8_t* buffer, size_t capacity) {
+  wire::WireWriter w(buffer, capacity);
+  const auto status = w.BeginNested(kPacketGpuCollection);
+  w.Uint(1, state);
+  w.String(2, detail);
+  w.EndNested(status);
+  return w.overflowed() ? 0 : w.size();
+}
+
 void EncodeClockSnapshotPacket(uint64_t monotonic_ns, uint64_t realtime_ns,
                                wire::WireWriter& w) {
   const PacketScope scope = BeginPacket(w, kPacketClock, 1);

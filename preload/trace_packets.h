@@ -43,6 +43,13 @@ void EncodeThreadInfoPacket(uint32_t tid, std::string_view name, bool is_main,
 size_t EncodeThreadInfoPacket(uint32_t tid, std::string_view name, bool is_main,
                               uint8_t* buffer, size_t capacity);
 
+// `Packet { gpu_collection: GpuCollection }` without the Trace framing, for
+// SubmitPacket-style producers. `state` is a GpuCollectionState number;
+// `detail` the line the library printed about it. Returns the size, or 0
+// when it does not fit.
+size_t EncodeGpuCollectionPacket(uint32_t state, std::string_view detail,
+                                 uint8_t* buffer, size_t capacity);
+
 void EncodeClockSnapshotPacket(uint64_t monotonic_ns, uint64_t realtime_ns,
                                wire::WireWriter& w);
 

@@ -90,6 +90,60 @@ uint32_t ThreadInfoPacketTid(const uint8_t* packet, size_t size) {
   return static_cast<uint32_t>(tid);
 }
 
+// How many events or samples a producer's packet carries: the repeated
+// message fields of an EventBatch (field 3), HostSampleBatch (4) or
+// CounterBatch (5) — every length-delimited field inside, the batches'
+// other fields being varints. For the summary line only; 0 for anything
+// else or anything malformed.
+struct PacketItems {
+  uint64_t events = 0;
+  uint64_t samples = 0;
+};
+PacketItems CountPacketItems(const uint8_t* packet, size_t size) {
+  PacketItems items;
+  size_t pos = 0;
+  uint64_t tag = 0;
+  uint64_t length = 0;
+  if (!ReadVarint(packet, size, &pos, &tag) || (tag & 7) != 2 ||
+      !ReadVarint(packet, size, &pos, &length) || length > size - pos) {
+    return items;
+  }
+  const uint64_t field = tag >> 3;
+  if (field != kPacketEvents && field != kPacketHostSamples &&
+      field != kPacketCounters) {
+    return items;
+  }
+  const size_t end = pos + length;
+  uint64_t count = 0;
+  while (pos < end) {
+    uint64_t inner = 0;
+    uint64_t value = 0;
+    if (!ReadVarint(packet, end, &pos, &inner)) return items;
+    switch (inner & 7) {
+      case 0:  // varint
+        if (!ReadVarint(packet, end, &pos, &value)) return items;
+        break;
+      case 1:  // fixed64
+        pos += 8;
+        break;
+      case 2:  // a repeated message: one item
+        if (!ReadVarint(packet, end, &pos, &value) || value > end - pos) {
+          return items;
+        }
+        pos += value;
+        ++count;
+        break;
+      case 5:  // fixed32
+        pos += 4;
+        break;
+      default:
+        return items;
+    }
+  }
+  (field == kPacketEvents ? items.events : items.samples) = count;
+  return items;
+}
+
 }  // namespace
 
 TraceWriter& Writer() {
@@ -117,6 +171,8 @@ bool TraceWriter::Start() {
   ended_ = false;
   strings_emitted_ = 0;
   events_written_.store(0, std::memory_order_relaxed);
+  packet_events_written_ = 0;
+  samples_written_ = 0;
   has_last_status_ = false;
   result_ = WriterResult{};
   stop_requested_.store(false, std::memory_order_relaxed);
@@ -229,7 +285,9 @@ void TraceWriter::Run() {
   file_.Close();
   result_.file_written = file_.created() && !result_.discarded;
   result_.failed = file_.failed();
-  result_.events = events_written_.load(std::memory_order_relaxed);
+  result_.events =
+      events_written_.load(std::memory_order_relaxed) + packet_events_written_;
+  result_.samples = samples_written_;
   std::snprintf(result_.path, sizeof result_.path, "%s", file_.path());
 }
 
@@ -303,6 +361,9 @@ void TraceWriter::AppendPacket(const uint8_t* packet, size_t size) {
   // A name given by the program (nvtxNameOsThread) or read by the sampler
   // is already in the trace: the chunk's name is not written after it.
   if (const uint32_t tid = ThreadInfoPacketTid(packet, size)) MarkTidSeen(tid);
+  const PacketItems items = CountPacketItems(packet, size);
+  packet_events_written_ += items.events;
+  samples_written_ += items.samples;
   const size_t framing = 1 + wire::VarintSize(size);
   if (EnsureRoom(framing + size)) {
     out_.Tag(kTracePacketField, wire::WireType::kLengthDelimited);

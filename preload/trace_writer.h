@@ -33,7 +33,8 @@ struct WriterResult {
   bool file_written = false;
   bool discarded = false;
   bool failed = false;
-  uint64_t events = 0;
+  uint64_t events = 0;   // host events and GPU records written
+  uint64_t samples = 0;  // host samples and counter samples written
   char path[PATH_MAX] = {};
 };
 
@@ -118,6 +119,10 @@ class TraceWriter {
   uint32_t strings_emitted_ = 0;
   uint32_t* seen_tids_ = nullptr;  // open addressing, 0 = empty
   std::atomic<uint64_t> events_written_{0};
+  // Items of the producers' packets (CUPTI batches; host and counter
+  // samples) written, for the summary line. Writer thread only.
+  uint64_t packet_events_written_ = 0;
+  uint64_t samples_written_ = 0;
   DropTotals last_status_;  // bytes_written left 0
   bool has_last_status_ = false;
   WriterResult result_;

@@ -35,6 +35,8 @@ constexpr uint32_t kCgroupCpuLimit = 10;
 constexpr uint32_t kMemoryTotal = 11;
 constexpr uint32_t kPciDevices = 12;
 constexpr uint32_t kKernelRelease = 13;
+constexpr uint32_t kNvidiaProbed = 14;
+constexpr uint32_t kNvidiaDriverVersion = 15;
 }  // namespace platform
 namespace numa {
 constexpr uint32_t kId = 1;
@@ -346,11 +348,12 @@ void WritePciDevice(WireWriter& w, RootPaths& paths, const char* bus_id,
   w.EndNested(m);
 }
 
-void WriteNvidiaPciDevices(WireWriter& w, RootPaths& paths, char* text) {
+// False when the PCI device list cannot be read (then nothing is known).
+bool WriteNvidiaPciDevices(WireWriter& w, RootPaths& paths, char* text) {
   char bus_ids[kMaxPciDevices][kBusIdBytes];
   size_t count = 0;
   DIR* dir = opendir(paths.Get("/sys/bus/pci/devices"));
-  if (dir == nullptr) return;
+  if (dir == nullptr) return false;
   while (const dirent* e = readdir(dir)) {
     if (e->d_name[0] == '.' || count == kMaxPciDevices ||
         std::strlen(e->d_name) >= kBusIdBytes) {
@@ -373,6 +376,22 @@ void WriteNvidiaPciDevices(WireWriter& w, RootPaths& paths, char* text) {
   });
   for (size_t i = 0; i < count; ++i) {
     WritePciDevice(w, paths, bus_ids[order[i]], text);
+  }
+  return true;
+}
+
+// The loaded NVIDIA kernel driver's version; empty when none is loaded.
+void WriteNvidiaDriverVersion(WireWriter& w, RootPaths& paths, char* text) {
+  for (const char* file :
+       {"/proc/driver/nvidia/version", "/sys/module/nvidia/version"}) {
+    const long n = ReadFile(paths.Get("%s", file), text, kTextBytes);
+    if (n <= 0) continue;
+    const std::string_view version = ParseNvidiaDriverVersion(
+        std::string_view(text, static_cast<size_t>(n)));
+    if (!version.empty()) {
+      w.String(platform::kNvidiaDriverVersion, version);
+      return;
+    }
   }
 }
 
@@ -406,7 +425,10 @@ size_t EncodePlatformSnapshotFrom(WireWriter& w, uint32_t field_number,
       w.Uint(platform::kMemoryTotal, mem.total_bytes);
     }
   }
-  WriteNvidiaPciDevices(w, paths, text);
+  if (WriteNvidiaPciDevices(w, paths, text)) {
+    w.Bool(platform::kNvidiaProbed, true);
+  }
+  WriteNvidiaDriverVersion(w, paths, text);
   {
     std::string_view release = ReadAttribute(
         paths.Get("/proc/sys/kernel/osrelease"), text, kTextBytes);

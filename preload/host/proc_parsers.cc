@@ -156,6 +156,22 @@ bool ParseLoadavg1m(std::string_view text, double* out) {
   return ParseDecimal(NextToken(&t), out);
 }
 
+std::string_view ParseNvidiaDriverVersion(std::string_view text) {
+  std::string_view t = text;
+  while (!t.empty()) {
+    const std::string_view token = NextToken(&t);
+    if (token.empty()) break;
+    bool digits_and_dots = token.front() >= '0' && token.front() <= '9';
+    bool has_dot = false;
+    for (char c : token) {
+      has_dot |= c == '.';
+      digits_and_dots &= (c >= '0' && c <= '9') || c == '.';
+    }
+    if (digits_and_dots && has_dot) return token;
+  }
+  return {};
+}
+
 uint32_t ThreadStateFromLetter(char state) {
   switch (state) {
     case 'R':

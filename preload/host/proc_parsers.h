@@ -82,6 +82,12 @@ bool ParseMeminfo(std::string_view text, MemInfo* out);
 // First number of /proc/loadavg.
 bool ParseLoadavg1m(std::string_view text, double* out);
 
+// The version in /proc/driver/nvidia/version ("NVRM version: NVIDIA UNIX
+// x86_64 Kernel Module  550.54.15  Tue Mar  5 ...", open modules say "Open
+// Kernel Module for x86_64") or /sys/module/nvidia/version ("550.54.15"):
+// the first token of digits and dots with at least one dot. Empty when none.
+std::string_view ParseNvidiaDriverVersion(std::string_view text);
+
 // Scheduler state letter of a stat line -> proto ThreadState value.
 uint32_t ThreadStateFromLetter(char state);
 

@@ -11,9 +11,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "feedprof/analysis.h"
+#include "feedprof/trace_loader.h"
 
 extern char** environ;
 
@@ -32,8 +36,12 @@ std::string ReadFile(const std::string& path) {
   return s.str();
 }
 
-RunResult RunProgram(std::vector<std::string> argv_strings,
-                     const std::vector<std::string>& extra_env) {
+// Runs the program with `extra_env`; `inspect`, when given, sees the
+// session directory before it is removed.
+RunResult RunProgram(
+    std::vector<std::string> argv_strings,
+    const std::vector<std::string>& extra_env,
+    const std::function<void(const std::string&)>& inspect = nullptr) {
   const std::string dir =
       ::testing::TempDir() + "/cupti_injection_" + std::to_string(getpid());
   std::filesystem::create_directories(dir);
@@ -77,6 +85,7 @@ RunResult RunProgram(std::vector<std::string> argv_strings,
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   result.out = ReadFile(out_path);
   result.err = ReadFile(err_path);
+  if (inspect) inspect(dir + "/traces");
   std::filesystem::remove_all(dir);
   return result;
 }
@@ -128,6 +137,63 @@ TEST(InjectionTest, MissingLibcuptiLeavesOutputAndExitCodeUnchanged) {
   const auto lines = LinesMentioning(r.err, "FEEDPROF_CUPTI_PATH");
   ASSERT_EQ(lines.size(), 1u) << r.err;
   EXPECT_EQ(lines[0].rfind("feedprof: ", 0), 0u) << lines[0];
+}
+
+// The outcome is in the trace too, for 'feedprof analyze' to quote.
+TEST(InjectionTest, MissingLibcuptiIsRecordedInTheTrace) {
+  feedprof::Timeline timeline;
+  const RunResult r = RunProgram(
+      {FEEDPROF_INJECTION_TARGET},
+      {std::string("LD_PRELOAD=") + FEEDPROF_LIBRARY_PATH,
+       "FEEDPROF_CUPTI_PATH=/nonexistent/libcupti.so"},
+      [&](const std::string& traces) {
+        absl::StatusOr<feedprof::Timeline> t = feedprof::LoadTrace(traces);
+        ASSERT_TRUE(t.ok()) << t.status();
+        timeline = *std::move(t);
+      });
+  EXPECT_EQ(r.exit_code, 3);
+  ASSERT_EQ(timeline.processes.size(), 1u);
+  const feedprof::Process& p = timeline.processes[0];
+  EXPECT_EQ(p.gpu_collection, feedprof::GpuCollectionState::kOff);
+  EXPECT_NE(p.gpu_collection_detail.find("/nonexistent/libcupti.so"),
+            std::string::npos)
+      << p.gpu_collection_detail;
+  // The printed line and the recorded detail are the same words.
+  const auto lines = LinesMentioning(r.err, "FEEDPROF_CUPTI_PATH");
+  ASSERT_EQ(lines.size(), 1u) << r.err;
+  EXPECT_EQ(lines[0], "feedprof: " + p.gpu_collection_detail);
+
+  absl::StatusOr<feedprof::Report> report = feedprof::Analyze(timeline, {});
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_TRUE(report->no_gpu_activity.has_value());
+  const bool gpu_machine = !timeline.platform.nvidia_pci_bus_ids.empty() ||
+                           !timeline.platform.nvidia_driver_version.empty();
+  EXPECT_TRUE(timeline.platform.nvidia_probed);
+  EXPECT_EQ(report->no_gpu_activity->cause,
+            gpu_machine ? "collection_off" : "no_gpu_on_machine");
+}
+
+TEST(InjectionTest, AnotherToolsCudaInjectionIsRecordedInTheTrace) {
+  // The program the user started (it makes the session) is always kept.
+  feedprof::Timeline timeline;
+  const RunResult r = RunProgram(
+      {"/bin/sleep", "0.1"},
+      {std::string("LD_PRELOAD=") + FEEDPROF_LIBRARY_PATH,
+       "CUDA_INJECTION64_PATH=/opt/other/libtool.so"},
+      [&](const std::string& traces) {
+        absl::StatusOr<feedprof::Timeline> t = feedprof::LoadTrace(traces);
+        ASSERT_TRUE(t.ok()) << t.status();
+        timeline = *std::move(t);
+      });
+  EXPECT_EQ(r.exit_code, 0);
+  ASSERT_EQ(timeline.processes.size(), 1u);
+  EXPECT_EQ(timeline.processes[0].gpu_collection,
+            feedprof::GpuCollectionState::kOff);
+  EXPECT_NE(
+      timeline.processes[0].gpu_collection_detail.find(
+          "CUDA_INJECTION64_PATH is already set to /opt/other/libtool.so"),
+      std::string::npos)
+      << timeline.processes[0].gpu_collection_detail;
 }
 
 TEST(InjectionTest, ClaimsTheCudaInjectionVariableForItsChildren) {

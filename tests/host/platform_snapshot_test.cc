@@ -129,6 +129,8 @@ TEST(PlatformSnapshot, FakeMachineWithTwoNvidiaDevices) {
   EXPECT_DOUBLE_EQ(p.cgroup_cpu_limit(), 2.5);
   EXPECT_EQ(p.memory_total_bytes(), 3145728ull * 1024);
   EXPECT_EQ(p.kernel_release(), "6.1.0-18-amd64");
+  EXPECT_TRUE(p.nvidia_probed());
+  EXPECT_EQ(p.nvidia_driver_version(), "");  // the fixture loads none
 
   ASSERT_EQ(p.pci_devices_size(), 2);  // the Intel device is left out
   const auto& a = p.pci_devices(0);    // bus order
@@ -196,6 +198,25 @@ TEST(PlatformSnapshot, UnlimitedOrMissingCgroupIsZero) {
   EXPECT_DOUBLE_EQ(p.cgroup_cpu_limit(), 0.0);
   EXPECT_EQ(p.pci_devices_size(), 0);
   EXPECT_EQ(p.cpu_model(), "");
+  // Without a readable PCI device list nothing is known about GPUs.
+  EXPECT_FALSE(p.nvidia_probed());
+}
+
+TEST(PlatformSnapshot, LoadedNvidiaDriverVersion) {
+  FixtureTree t;
+  WriteMachine(t);
+  PlatformSources sources;
+  sources.root = t.root().c_str();
+  t.Write("sys/module/nvidia/version", "550.54.15\n");
+  EXPECT_EQ(Snapshot(sources).nvidia_driver_version(), "550.54.15");
+  // /proc/driver/nvidia/version, when present, is read first.
+  t.Write("proc/driver/nvidia/version",
+          "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  "
+          "580.65.06  Release Build\n");
+  const Platform p = Snapshot(sources);
+  EXPECT_EQ(p.nvidia_driver_version(), "580.65.06");
+  EXPECT_TRUE(p.nvidia_probed());
+  EXPECT_EQ(p.pci_devices_size(), 2);
 }
 
 TEST(PlatformSnapshot, ThisMachine) {
@@ -233,6 +254,11 @@ TEST(PlatformSnapshot, ThisMachine) {
     if (v == "0x10de") ++nvidia;
   }
   EXPECT_EQ(p.pci_devices_size(), nvidia);
+  EXPECT_EQ(p.nvidia_probed(),
+            std::filesystem::is_directory("/sys/bus/pci/devices", ec));
+  EXPECT_EQ(!p.nvidia_driver_version().empty(),
+            std::filesystem::exists("/proc/driver/nvidia/version", ec) ||
+                std::filesystem::exists("/sys/module/nvidia/version", ec));
 }
 
 }  // namespace

@@ -163,6 +163,20 @@ TEST(ParseLoadavg1m, LocaleIndependentDecimal) {
   EXPECT_FALSE(ParseLoadavg1m("", &load));
 }
 
+TEST(ParseNvidiaDriverVersion, ProprietaryOpenAndSysfsSpellings) {
+  EXPECT_EQ(ParseNvidiaDriverVersion(
+                "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  "
+                "Sat Aug 19 01:15:15 UTC 2023\nGCC version:  gcc 12.2.0\n"),
+            "535.104.05");
+  EXPECT_EQ(ParseNvidiaDriverVersion(
+                "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  "
+                "580.65.06  Release Build  (dvs-builder@U16)\n"),
+            "580.65.06");
+  EXPECT_EQ(ParseNvidiaDriverVersion("550.54.15\n"), "550.54.15");
+  EXPECT_EQ(ParseNvidiaDriverVersion("NVRM version: x86_64 gcc 12\n"), "");
+  EXPECT_EQ(ParseNvidiaDriverVersion(""), "");
+}
+
 TEST(ThreadStateFromLetter, MapsEveryKernelLetter) {
   EXPECT_EQ(ThreadStateFromLetter('R'), kThreadStateRunning);
   EXPECT_EQ(ThreadStateFromLetter('S'), kThreadStateSleeping);

@@ -62,9 +62,18 @@ TEST_F(LifecycleTest, ExitPrintsOneLineAndLeavesACompleteTrace) {
   ASSERT_EQ(lines.size(), 1u) << r.err;
   const auto files = TraceFilesIn(session_);
   ASSERT_EQ(files.size(), 1u);
-  EXPECT_EQ(lines[0], "feedprof: trace written to " + files[0] +
-                          " (0 events, 0 dropped)");
   const ParsedTrace t = ParseTraceFile(files[0]);
+  // The line counts what the file holds: host samples too, not only events.
+  uint64_t samples = 0;
+  for (const auto& p : t.packets) {
+    samples += static_cast<uint64_t>(
+        p.host_samples().threads_size() + p.host_samples().process_size() +
+        p.host_samples().system_size() + p.counters().samples_size());
+  }
+  EXPECT_GT(samples, 0u);
+  EXPECT_EQ(lines[0], "feedprof: trace written to " + files[0] +
+                          " (0 events, " + std::to_string(samples) +
+                          " samples, 0 dropped)");
   ASSERT_TRUE(t.clean_end);
   ASSERT_GE(t.packets.size(), 3u);
   ASSERT_TRUE(t.packets.front().has_header());
@@ -232,6 +241,41 @@ TEST_F(LifecycleTest, FullDiskTurnsRecordingOffWithOneMessage) {
   ASSERT_EQ(lines.size(), 1u) << r.err;
   EXPECT_NE(lines[0].find("cannot write"), std::string::npos) << lines[0];
   EXPECT_NE(lines[0].find("recording is off"), std::string::npos) << lines[0];
+  // The file is named by the name it was to get, even before it has one.
+  EXPECT_NE(lines[0].find("cannot write " + session_ + "/"), std::string::npos)
+      << lines[0];
+  EXPECT_NE(lines[0].find(".fpt: "), std::string::npos) << lines[0];
+  EXPECT_EQ(lines[0].find("(unnamed)"), std::string::npos) << lines[0];
+}
+
+TEST_F(LifecycleTest, DiskFullAtStartNamesTheFileItCouldNotWrite) {
+  // A real ENOSPC: an 8 KiB tmpfs, filled before the program starts. Needs
+  // the right to mount (root outside a restricted container).
+  const std::string mount_point = root_ + "/small";
+  ASSERT_EQ(mkdir(mount_point.c_str(), 0700), 0);
+  const ProcessResult mounted = RunProcess(
+      {"sh", "-c",
+       "mount -t tmpfs -o size=8k tmpfs '" + mount_point +
+           "' 2>/dev/null && head -c 65536 /dev/zero > '" + mount_point +
+           "/fill' 2>/dev/null; mountpoint -q '" + mount_point + "'"},
+      {{"LD_PRELOAD", ""}}, root_);
+  if (mounted.exit_code() != 0) {
+    GTEST_SKIP() << "cannot mount a small tmpfs here (needs root)";
+  }
+  const std::string session = mount_point + "/session";
+  const ProcessResult r = RunProcess(
+      {"sh", "-c", "echo /; LD_PRELOAD=" + kLibrary + " exec true x y"},
+      {{"LD_PRELOAD", ""}, {"FEEDPROF_OUTPUT_DIR", session}}, root_);
+  RunProcess({"umount", mount_point}, {{"LD_PRELOAD", ""}}, root_);
+  EXPECT_EQ(r.exit_code(), 0);
+  EXPECT_EQ(r.out, "/\n");
+  const auto lines = FeedprofLines(r.err);
+  ASSERT_EQ(lines.size(), 1u) << r.err;
+  EXPECT_EQ(lines[0].rfind("feedprof: cannot write " + session + "/", 0), 0u)
+      << lines[0];
+  EXPECT_NE(lines[0].find(".fpt: the disk is full; recording is off"),
+            std::string::npos)
+      << lines[0];
 }
 
 TEST_F(LifecycleTest, ShortLivedHelpersLeaveNoFiles) {

@@ -233,6 +233,9 @@ struct HostReport {
   // program; kept out of every other host figure.
   std::vector<ThreadReport> profiler_threads;
   TimeNs profiler_cpu_ns = 0;
+  // profiler_cpu_ns over the analysed window's length: the share of one
+  // core the profiler used.
+  double profiler_core_share = 0;
   std::vector<WorkerProcess> workers;
   TimeNs workers_cpu_ns = 0;
   // Time inside DataLoader ranges ("enumerate(DataLoader)#..."), summed;
@@ -297,6 +300,17 @@ struct Window {
   bool restricted = false;
 };
 
+// Why a report has no GPU activity, from what the trace says about the
+// recording machine and the recording library's GPU collection.
+struct NoGpuActivity {
+  // "no_gpu_on_machine", "no_driver", "collection_off", "cuda_not_used",
+  // "no_gpu_work", "outside_window", "pre_window_only" or "unknown".
+  std::string cause;
+  std::string explanation;  // one or two sentences, for the evidence
+  std::string recorded;     // what the trace does hold
+  std::string next_step;
+};
+
 struct Report {
   static constexpr const char* kSchema = "feedprof.analysis/1";
   std::string source_format;  // feedprof | kineto | nsight | unknown
@@ -304,6 +318,7 @@ struct Report {
   Window window;
   std::optional<int32_t> rank_filter;
   bool has_gpu_activity = false;
+  std::optional<NoGpuActivity> no_gpu_activity;  // set when there is none
   Verdict verdict;
   std::vector<DeviceReport> devices;
   LaunchStats launch;

@@ -259,6 +259,15 @@ struct Thread {
   bool is_main = false;
 };
 
+// What a recording library's GPU collection did in a process (feedprof
+// traces record it; other formats leave it unknown).
+enum class GpuCollectionState : uint8_t {
+  kUnknown = 0,       // not recorded (the process never initialized CUDA)
+  kFull = 1,          // activity records and callbacks
+  kActivityOnly = 2,  // activity records, no call sites
+  kOff = 3,           // no GPU activity recorded; see the detail
+};
+
 struct Process {
   int32_t pid = 0;
   int32_t ppid = 0;
@@ -271,6 +280,8 @@ struct Process {
   TimeNs start = 0;
   TimeNs end = 0;
   std::string trace_path;  // file it came from
+  GpuCollectionState gpu_collection = GpuCollectionState::kUnknown;
+  std::string gpu_collection_detail;  // the line the library printed
 };
 
 struct Device {
@@ -320,6 +331,11 @@ struct Platform {
   double cgroup_cpu_limit = 0;
   uint64_t memory_total_bytes = 0;
   uint32_t numa_nodes = 0;
+  // True when the recording looked for NVIDIA GPUs (feedprof traces): then
+  // an empty list means no NVIDIA PCI device, an empty version no driver.
+  bool nvidia_probed = false;
+  std::vector<std::string> nvidia_pci_bus_ids;
+  std::string nvidia_driver_version;
 };
 
 struct DropCounts {

@@ -53,6 +53,11 @@ CopyReport ComputeCopyStats(const PreparedTimeline& prepared);
 // host_stats.cc
 HostReport ComputeHostStats(const PreparedTimeline& prepared);
 
+// no_gpu_activity.cc: why the window has no GPU activity (call only then).
+// `host` gives the program's sampled threads for the "recorded" line.
+NoGpuActivity ExplainNoGpuActivity(const PreparedTimeline& prepared,
+                                   const HostReport& host);
+
 // step_stats.cc
 StepReport ComputeSteps(const PreparedTimeline& prepared,
                         const AnalysisOptions& options,

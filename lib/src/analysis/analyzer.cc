@@ -133,10 +133,16 @@ absl::StatusOr<Report> Analyze(const Timeline& timeline,
       report.warnings.begin(), report.warnings.end(), [](const std::string& w) {
         return w.find("no GPU activity") != std::string::npos;
       });
-  if (!report.has_gpu_activity && !reader_said_no_gpu) {
-    report.warnings.push_back(
-        "no GPU activity (kernels, copies, memsets) in the analysed window: "
-        "the verdict is inconclusive");
+  if (!report.has_gpu_activity) {
+    report.no_gpu_activity = ExplainNoGpuActivity(prepared, report.host);
+    if (!reader_said_no_gpu) {
+      report.warnings.push_back(absl::StrCat(
+          "no GPU activity (kernels, copies, memsets) in the analysed window",
+          report.no_gpu_activity->cause == "no_gpu_on_machine"
+              ? " (no NVIDIA GPU or driver on the recording machine)"
+              : "",
+          ": the verdict is inconclusive"));
+    }
   }
   if (report.has_gpu_activity && !timeline.available.api_calls) {
     report.warnings.push_back(

@@ -102,6 +102,8 @@ HostReport ComputeHostStats(const PreparedTimeline& prepared) {
     r.threads.push_back(std::move(t));
   }
   r.sync_blocked_share = max_blocked_share;
+  r.profiler_core_share =
+      static_cast<double>(r.profiler_cpu_ns) / static_cast<double>(wall);
   auto by_cuda_then_cpu = [](const ThreadReport& a, const ThreadReport& b) {
     if (a.cuda_api_ns != b.cuda_api_ns) return a.cuda_api_ns > b.cuda_api_ns;
     return a.cpu_user_ns + a.cpu_system_ns > b.cpu_user_ns + b.cpu_system_ns;

@@ -172,10 +172,11 @@ std::vector<std::string> NextStepsFor(const Report& report,
               "streams wait."));
     }
   } else if (!report.has_gpu_activity) {
-    steps = {
-        "Record with GPU collection enabled (feedprof record) and make sure "
-        "the program actually used CUDA in the recorded window.",
-    };
+    steps = {report.no_gpu_activity
+                 ? report.no_gpu_activity->next_step
+                 : std::string("Record with GPU collection enabled (feedprof "
+                               "record) and make sure the program actually "
+                               "used CUDA in the recorded window.")};
   } else {
     steps = {
         "Record a longer steady-state window (skip warm-up) and analyse it "

@@ -93,12 +93,22 @@ absl::StatusOr<PreparedTimeline> PreparedTimeline::Build(
   std::sort(p.pids_.begin(), p.pids_.end());
 
   // Trace extent: earliest GPU op, API call or range of the selected
-  // processes (host samples may start long before, at process start).
+  // processes (host samples may start long before, at process start). A
+  // trace without GPU work is the recording itself: its host samples count.
   TimeNs first = kNoTime, last = std::numeric_limits<TimeNs>::min();
+  bool any_gpu_op = false;
   for (const GpuOp& op : timeline.gpu_ops) {
     if (!p.Selected(op.pid)) continue;
+    any_gpu_op = true;
     first = std::min(first, op.start);
     last = std::max(last, op.end);
+  }
+  if (!any_gpu_op) {
+    for (const ThreadSample& s : timeline.thread_samples) {
+      if (!p.Selected(s.pid)) continue;
+      first = std::min(first, s.ts);
+      last = std::max(last, s.ts);
+    }
   }
   for (const ApiCall& call : timeline.api_calls) {
     if (!p.Selected(call.pid)) continue;

@@ -157,9 +157,13 @@ Verdict ComputeVerdict(const Report& report, const VerdictSignals& s) {
     v.primary = "inconclusive";
     v.confidence = 0;
     v.confidence_label = "low";
+    if (report.no_gpu_activity) {
+      v.evidence.push_back(report.no_gpu_activity->explanation);
+      v.evidence.push_back(report.no_gpu_activity->recorded);
+    }
     v.evidence.push_back(
-        "The trace has no GPU activity (no kernels, copies or memsets) in the "
-        "analysed window: there is nothing to attribute GPU idle time to.");
+        "Without GPU activity there is nothing to attribute GPU idle time "
+        "to.");
     return v;
   }
   const LaunchStats& l = report.launch;

@@ -198,6 +198,9 @@ void FeedprofTimelineBuilder::AddPacket(const trace::Packet& packet) {
     case trace::Packet::kNvtxCategory:
       AddNvtxCategory(packet.nvtx_category());
       break;
+    case trace::Packet::kGpuCollection:
+      AddGpuCollection(packet.gpu_collection());
+      break;
     case trace::Packet::kStream:
       AddStream(packet.stream());
       break;
@@ -248,7 +251,32 @@ void FeedprofTimelineBuilder::AddHeader(const trace::Header& header) {
     t.platform.cgroup_cpu_limit = platform.cgroup_cpu_limit();
     t.platform.memory_total_bytes = platform.memory_total_bytes();
     t.platform.numa_nodes = static_cast<uint32_t>(platform.numa_nodes_size());
+    t.platform.nvidia_probed = platform.nvidia_probed();
+    for (const trace::PciDevice& d : platform.pci_devices()) {
+      t.platform.nvidia_pci_bus_ids.push_back(d.bus_id());
+    }
+    t.platform.nvidia_driver_version = platform.nvidia_driver_version();
   }
+}
+
+void FeedprofTimelineBuilder::AddGpuCollection(
+    const trace::GpuCollection& status) {
+  if (!section_.has_header) return;  // no process to attach it to
+  Process& p = timeline_->processes[section_.process_index];
+  switch (status.state()) {
+    case trace::GPU_COLLECTION_FULL:
+      p.gpu_collection = GpuCollectionState::kFull;
+      break;
+    case trace::GPU_COLLECTION_ACTIVITY_ONLY:
+      p.gpu_collection = GpuCollectionState::kActivityOnly;
+      break;
+    case trace::GPU_COLLECTION_OFF:
+      p.gpu_collection = GpuCollectionState::kOff;
+      break;
+    default:
+      return;  // a state from a newer writer
+  }
+  p.gpu_collection_detail = status.detail();
 }
 
 void FeedprofTimelineBuilder::AddStrings(

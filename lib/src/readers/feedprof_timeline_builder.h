@@ -93,6 +93,7 @@ class FeedprofTimelineBuilder {
   void AddFooter(const trace::Footer& footer);
   void AddNvtxCategory(const trace::NvtxCategoryName& category);
   void AddStream(const trace::StreamInfo& stream);
+  void AddGpuCollection(const trace::GpuCollection& status);
   // Gives the section's streams their process and, where a DeviceInfo
   // packet named their context, their device.
   void ResolveSectionStreams();

@@ -201,6 +201,8 @@ void WriteHost(JsonWriter& w, const Report& r) {
   for (const ThreadReport& t : h.profiler_threads) WriteThread(w, t);
   w.EndArray();
   IntOrNull(w, "profiler_cpu_ns", h.samples_available, h.profiler_cpu_ns);
+  DoubleOrNull(w, "profiler_core_share", h.samples_available,
+               h.profiler_core_share);
   w.Key("workers").BeginArray();
   for (const WorkerProcess& p : h.workers) {
     w.BeginObject();
@@ -297,6 +299,17 @@ std::string WriteJsonReport(const Report& r) {
   IntOrNull(w, "rank", r.rank_filter.has_value(), r.rank_filter.value_or(0));
   w.EndObject();
   w.Key("has_gpu_activity").Bool(r.has_gpu_activity);
+  w.Key("no_gpu_activity");
+  if (r.no_gpu_activity) {
+    w.BeginObject();
+    w.Key("cause").String(r.no_gpu_activity->cause);
+    w.Key("explanation").String(r.no_gpu_activity->explanation);
+    w.Key("recorded").String(r.no_gpu_activity->recorded);
+    w.Key("next_step").String(r.no_gpu_activity->next_step);
+    w.EndObject();
+  } else {
+    w.Null();
+  }
   w.Key("verdict");
   WriteVerdict(w, r.verdict);
   w.Key("devices").BeginArray();

@@ -251,21 +251,17 @@ void Details(const Report& r, const TextReportOptions& o, std::string* out) {
     Line(out, ThreadLine(t));
   }
   if (!h.profiler_threads.empty()) {
-    const TimeNs wall = r.window.end - r.window.start;
-    Line(out,
-         absl::StrCat(
-             "  profiler overhead (not counted above): ",
-             h.samples_available
-                 ? absl::StrCat(
-                       FormatDuration(h.profiler_cpu_ns), " CPU in ",
-                       h.profiler_threads.size(), " profiler threads (",
-                       FormatPercent(
-                           wall > 0 ? static_cast<double>(h.profiler_cpu_ns) /
-                                          static_cast<double>(wall)
-                                    : 0.0),
-                       " of one core over the window)")
-                 : absl::StrCat(h.profiler_threads.size(),
-                                " profiler threads, CPU ", kNotAvailable)));
+    Line(
+        out,
+        absl::StrCat(
+            "  profiler overhead (not counted above): ",
+            h.samples_available
+                ? absl::StrCat(FormatDuration(h.profiler_cpu_ns), " CPU in ",
+                               h.profiler_threads.size(), " profiler threads (",
+                               FormatPercent(h.profiler_core_share),
+                               " of one core over the window)")
+                : absl::StrCat(h.profiler_threads.size(),
+                               " profiler threads, CPU ", kNotAvailable)));
     for (const ThreadReport& t : h.profiler_threads) {
       Line(out, absl::StrCat("  ", ThreadLine(t)));
     }
