@@ -200,17 +200,22 @@ TraceClockSource DetectTraceClockSource() {
 }
 
 void InitTraceClock(TraceClockSource source) {
+  // A control path may wait: a reader of a restarted recording may be
+  // refreshing the conversion right now, and Publish has one writer.
+  while (g_updating.exchange(true, std::memory_order_acquire)) {
+  }
   g_calibrated.store(false, std::memory_order_relaxed);
   Publish(0, 0, 0, 0);  // every read out of line until calibrated
+  bool tsc = false;
 #if defined(__x86_64__)
   if (source == TraceClockSource::kTsc) {
     g_anchor = ReadClockPair();
-    g_tsc_wanted.store(true, std::memory_order_release);
-    return;
+    tsc = true;
   }
 #endif
   (void)source;
-  g_tsc_wanted.store(false, std::memory_order_release);
+  g_tsc_wanted.store(tsc, std::memory_order_release);
+  g_updating.store(false, std::memory_order_release);
 }
 
 TraceClockSource ActiveTraceClockSource() {
