@@ -265,14 +265,23 @@ TEST_F(StressE2eTest, EightThreadsOverfillingTheBufferCapDropAndCountExactly) {
   ASSERT_TRUE(trace.has_footer);
   ASSERT_TRUE(trace.has_drops);
 
+  // Every recorded range is whole: its name, and its depth although the
+  // range around it or inside it may have been dropped.
   std::map<uint64_t, uint64_t> recorded_per_thread;
+  size_t misnamed = 0;
+  size_t misplaced = 0;
   for (const Range& r : trace.ranges) {
     ++recorded_per_thread[r.tid];
-    if (r.name != "storm_step" && r.name != "storm_nested") {
-      ADD_FAILURE() << "range named \"" << r.name << "\" on thread " << r.tid;
-      break;
+    if (r.name == "storm_step") {
+      misplaced += r.depth != 0 ? 1 : 0;
+    } else if (r.name == "storm_nested") {
+      misplaced += r.depth != 1 ? 1 : 0;
+    } else {
+      ++misnamed;
     }
   }
+  EXPECT_EQ(misnamed, 0u);
+  EXPECT_EQ(misplaced, 0u);
   for (const auto& [tid, ranges] : recorded_per_thread) {
     ASSERT_EQ(reported.count(tid), 1u) << "ranges of an unknown thread " << tid;
     EXPECT_LE(ranges, reported.at(tid)) << "thread " << tid;
