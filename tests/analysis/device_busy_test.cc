@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -128,6 +129,51 @@ TEST(DeviceBusyTest, EmptyWindowIsAnError) {
   o.from = Us(50);
   o.to = Us(40);
   EXPECT_FALSE(Analyze(b.timeline(), o).ok());
+}
+
+// Offsets near the int64 limits (user input) must not overflow when added
+// to the trace start: a --to past the end keeps the whole trace, a --from
+// past the end leaves an empty window.
+TEST(DeviceBusyTest, WindowOffsetsAtTheInt64LimitsDoNotOverflow) {
+  TimelineBuilder b;
+  b.Launch(100, 101, 110, 130);  // the trace starts at 100 µs
+  b.Launch(101, 102, 140, 160);
+  AnalysisOptions o;
+  o.to = std::numeric_limits<TimeNs>::max();
+  const Report r = MustAnalyze(b.timeline(), o);
+  ASSERT_EQ(r.devices.size(), 1u);
+  EXPECT_EQ(r.devices[0].busy_ns, Us(40));
+  EXPECT_EQ(r.window.start, Us(100));
+  EXPECT_EQ(r.window.end, (TimeNs{1} << 62) - 1);
+  o.from = std::numeric_limits<TimeNs>::max() - 5;
+  EXPECT_FALSE(Analyze(b.timeline(), o).ok());
+  o.from = std::numeric_limits<TimeNs>::min();
+  o.to = Us(35);
+  const Report early = MustAnalyze(b.timeline(), o);
+  ASSERT_EQ(early.devices.size(), 1u);
+  EXPECT_EQ(early.devices[0].busy_ns, Us(20));
+}
+
+// Ops as long as readers allow (±(2^62 - 1) ns, a damaged file) that
+// overlap: the union still fits, the sums of their durations saturate at
+// INT64_MAX instead of wrapping negative.
+TEST(DeviceBusyTest, SumsOfOverlappingWidestOpsSaturate) {
+  constexpr TimeNs kWidest = (TimeNs{1} << 62) - 1;
+  constexpr TimeNs kMax = std::numeric_limits<TimeNs>::max();
+  TimelineBuilder b;
+  for (int i = 0; i < 2; ++i) {
+    GpuOp& op = b.Launch(0, 1, 10, 30);
+    op.start = -kWidest;
+    op.end = kWidest;
+  }
+  const Report r = MustAnalyze(b.timeline());
+  ASSERT_EQ(r.devices.size(), 1u);
+  EXPECT_EQ(r.devices[0].busy_ns, 2 * kWidest);
+  EXPECT_EQ(r.devices[0].idle_ns, 0);
+  ASSERT_EQ(r.devices[0].streams.size(), 1u);
+  EXPECT_EQ(r.devices[0].streams[0].busy_ns, kMax);
+  ASSERT_EQ(r.launch.top_kernels.size(), 1u);
+  EXPECT_EQ(r.launch.top_kernels[0].total_ns, kMax);
 }
 
 TEST(DeviceBusyTest, UnknownRankIsAnError) {

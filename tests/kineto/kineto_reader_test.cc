@@ -501,5 +501,31 @@ TEST(KinetoReaderTest, EventsWithOutOfRangeTimesAreSkippedWithAWarning) {
       << read->warnings[0];
 }
 
+// ±2^62 ns is out of range (from -2^62 to 2^62 is 2^63 ns, one past
+// INT64_MAX); an event from -(2^62 - 1) ns keeps its exact times.
+TEST(KinetoReaderTest, TimesAtTwoToThe62AreSkippedTheEarliestKept) {
+  auto read = ReadKinetoTrace(WriteTempFile("two_to_the_62.json",
+                                            R"({"traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": "at_edge", "pid": 0, "tid": 7,
+     "ts": -4611686018427387.904, "dur": 1,
+     "args": {"device": 0, "stream": 7}},
+    {"ph": "X", "cat": "kernel", "name": "to_edge", "pid": 0, "tid": 7,
+     "ts": 0, "dur": 4611686018427387.904,
+     "args": {"device": 0, "stream": 7}},
+    {"ph": "X", "cat": "kernel", "name": "earliest", "pid": 0, "tid": 7,
+     "ts": -4611686018427387.903, "dur": 1,
+     "args": {"device": 0, "stream": 7}}
+  ]})"));
+  ASSERT_TRUE(read.ok()) << read.status();
+  ASSERT_EQ(read->gpu_ops.size(), 1u);
+  EXPECT_EQ(read->strings.Get(read->gpu_ops[0].name), "earliest");
+  EXPECT_EQ(read->gpu_ops[0].start, -4611686018427387903);
+  EXPECT_EQ(read->gpu_ops[0].end, -4611686018427386903);
+  ASSERT_FALSE(read->warnings.empty());
+  EXPECT_NE(read->warnings[0].find("skipped 2 events without a usable time"),
+            std::string::npos)
+      << read->warnings[0];
+}
+
 }  // namespace
 }  // namespace feedprof

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "feedprof/analysis.h"
 #include "feedprof/nsight_reader.h"
 #include "tests/nsight/scratch_sqlite_file.h"
 
@@ -485,6 +486,50 @@ TEST(NsightConstructedTest, RowsWithOutOfRangeTimesAreSkippedWithAWarning) {
   EXPECT_EQ(tl->gpu_ops[0].end, 150);
   EXPECT_EQ(tl->gpu_ops[0].correlation, 2u);
   EXPECT_TRUE(AnyWarningContains(*tl, "skipped 2 events whose start or end"));
+}
+
+// ±2^62 itself is out of range: a row from -2^62 to 2^62 lasts 2^63 ns, one
+// past INT64_MAX. The widest row kept, ±(2^62 - 1), analyses to exact
+// figures.
+TEST(NsightConstructedTest, TimesAtTwoToThe62AreSkippedTheWidestKeptAnalyse) {
+  ScratchSqliteFile db("two_to_the_62");
+  const std::string tid = Str(GlobalId(42, 43));
+  const std::string pid = Str(GlobalId(42, 0));
+  const std::string edge = "4611686018427387904";    // 2^62
+  const std::string widest = "4611686018427387903";  // 2^62 - 1
+  db.Exec(kStringIds);
+  db.Exec(
+      "INSERT INTO StringIds VALUES (1, 'cudaLaunchKernel_v7000'), "
+      "(2, 'k');");
+  db.Exec(
+      "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, "
+      "end INTEGER NOT NULL, eventClass INTEGER NOT NULL, globalTid INTEGER, "
+      "correlationId INTEGER, nameId INTEGER NOT NULL);");
+  db.Exec("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (-" + edge + ", " +
+          edge + ", 0, " + tid + ", 1, 1), (-" + widest + ", -" + widest +
+          ", 0, " + tid + ", 2, 1);");
+  db.Exec(
+      "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, "
+      "end INTEGER NOT NULL, deviceId INTEGER NOT NULL, streamId INTEGER, "
+      "correlationId INTEGER, globalPid INTEGER, shortName INTEGER);");
+  db.Exec("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (-" + edge + ", " +
+          edge + ", 0, 7, 1, " + pid + ", 2), (-" + widest + ", " + widest +
+          ", 0, 7, 2, " + pid + ", 2);");
+  auto tl = ReadNsightTrace(db.Finish());
+  ASSERT_TRUE(tl.ok()) << tl.status();
+  ASSERT_EQ(tl->gpu_ops.size(), 1u);
+  EXPECT_EQ(tl->gpu_ops[0].start, -4611686018427387903);
+  EXPECT_EQ(tl->gpu_ops[0].end, 4611686018427387903);
+  ASSERT_EQ(tl->api_calls.size(), 1u);
+  EXPECT_EQ(tl->api_calls[0].correlation, 2u);
+  EXPECT_TRUE(AnyWarningContains(*tl, "skipped 2 events whose start or end"));
+
+  auto report = Analyze(*tl, AnalysisOptions{});
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->devices.size(), 1u);
+  EXPECT_EQ(report->devices[0].span_ns, 9223372036854775806);  // 2^63 - 2
+  EXPECT_EQ(report->devices[0].busy_ns, 9223372036854775806);
+  EXPECT_EQ(report->devices[0].idle_ns, 0);
 }
 
 }  // namespace

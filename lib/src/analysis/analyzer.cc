@@ -8,6 +8,7 @@
 #include "analysis/analysis_passes.h"
 #include "analysis/prepared_timeline.h"
 #include "analysis/quantile.h"
+#include "analysis/time_sum.h"
 #include "feedprof/analysis.h"
 
 namespace feedprof {
@@ -45,8 +46,8 @@ std::vector<RankReport> ComputeRanks(const Timeline& tl, const Report& report) {
     if (std::find(r.pids.begin(), r.pids.end(), d.pid) == r.pids.end()) {
       r.pids.push_back(d.pid);
     }
-    r.span_ns += d.span_ns;
-    r.busy_ns += d.busy_ns;
+    analysis::AddTime(&r.span_ns, d.span_ns);
+    analysis::AddTime(&r.busy_ns, d.busy_ns);
   }
   if (groups.size() < 2) return {};
   std::vector<RankReport> out;
@@ -65,7 +66,7 @@ std::vector<RankReport> ComputeRanks(const Timeline& tl, const Report& report) {
     all_steps &= r.median_step_ns > 0;
     for (const ThreadReport& t : report.host.threads) {
       if (std::find(r.pids.begin(), r.pids.end(), t.pid) != r.pids.end()) {
-        r.sync_blocked_ns += t.sync_blocked_ns;
+        analysis::AddTime(&r.sync_blocked_ns, t.sync_blocked_ns);
       }
     }
     out.push_back(std::move(r));

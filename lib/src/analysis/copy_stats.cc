@@ -9,6 +9,7 @@
 #include <array>
 
 #include "analysis/analysis_passes.h"
+#include "analysis/time_sum.h"
 
 namespace feedprof::analysis {
 namespace {
@@ -62,7 +63,7 @@ CopyReport ComputeCopyStats(const PreparedTimeline& prepared) {
       const auto i = static_cast<size_t>(DirectionIndex(g.copy_kind));
       ++dirs[i].count;
       dirs[i].bytes += g.bytes;
-      dirs[i].time_ns += g.end - g.start;
+      AddTime(&dirs[i].time_ns, g.end - g.start);
       if (g.src_kind == MemoryKind::kPageable ||
           g.dst_kind == MemoryKind::kPageable) {
         pageable[i] += g.bytes;
@@ -100,7 +101,7 @@ CopyReport ComputeCopyStats(const PreparedTimeline& prepared) {
     }
     r.count += s.count;
     r.bytes += s.bytes;
-    r.time_ns += s.time_ns;
+    AddTime(&r.time_ns, s.time_ns);
     pageable_total += pageable[i];
     r.directions.push_back(s);
   }

@@ -8,6 +8,7 @@
 
 #include "analysis/analysis_passes.h"
 #include "analysis/idle_gap_classifier.h"
+#include "analysis/time_sum.h"
 
 namespace feedprof::analysis {
 
@@ -26,7 +27,7 @@ TimeNs ProcessBusyIn(const std::vector<DeviceBusy>& all, int32_t pid, TimeNs t0,
                      TimeNs t1) {
   TimeNs sum = 0;
   for (const DeviceBusy& d : all) {
-    if (d.pid == pid) sum += d.busy.BusyIn(t0, t1);
+    if (d.pid == pid) AddTime(&sum, d.busy.BusyIn(t0, t1));
   }
   return sum;
 }
@@ -71,7 +72,7 @@ DeviceReport ComputeDeviceReport(const PreparedTimeline& prepared,
         ++r.kernel_count;
         const uint64_t blocks = uint64_t{g.grid[0]} * g.grid[1] * g.grid[2];
         if (blocks > 0 && blocks < small_grid_blocks) {
-          r.small_grid_kernel_ns += op.end - op.start;
+          AddTime(&r.small_grid_kernel_ns, op.end - op.start);
         }
         kernels.Add(op.start, op.end);
         kernels_or_copies.Add(op.start, op.end);

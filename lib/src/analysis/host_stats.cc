@@ -18,6 +18,7 @@
 #include <unordered_map>
 
 #include "analysis/analysis_passes.h"
+#include "analysis/time_sum.h"
 
 namespace feedprof::analysis {
 namespace {
@@ -57,8 +58,8 @@ HostReport ComputeHostStats(const PreparedTimeline& prepared) {
     for (const ThreadCall& c : tv.calls) {
       const TimeNs d = std::min(c.end, w.end) - std::max(c.start, w.start);
       if (d <= 0) continue;
-      t.cuda_api_ns += d;
-      if (c.sync != SyncReason::kNone) t.sync_blocked_ns += d;
+      AddTime(&t.cuda_api_ns, d);
+      if (c.sync != SyncReason::kNone) AddTime(&t.sync_blocked_ns, d);
     }
     const ThreadSample* first = nullptr;
     const ThreadSample* last = nullptr;
@@ -94,8 +95,8 @@ HostReport ComputeHostStats(const PreparedTimeline& prepared) {
       continue;
     }
     r.program_cpu_ns += t.cpu_user_ns + t.cpu_system_ns;
-    r.cuda_api_ns += t.cuda_api_ns;
-    r.sync_blocked_ns += t.sync_blocked_ns;
+    AddTime(&r.cuda_api_ns, t.cuda_api_ns);
+    AddTime(&r.sync_blocked_ns, t.sync_blocked_ns);
     max_blocked_share =
         std::max(max_blocked_share, static_cast<double>(t.sync_blocked_ns) /
                                         static_cast<double>(wall));
@@ -120,7 +121,7 @@ HostReport ComputeHostStats(const PreparedTimeline& prepared) {
     const TimeNs d =
         std::min(range.end, w.end) - std::max(range.start, w.start);
     if (d <= 0) continue;
-    r.dataloader_ns += d;
+    AddTime(&r.dataloader_ns, d);
     ++r.dataloader_ranges;
   }
 

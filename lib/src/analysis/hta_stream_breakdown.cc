@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "analysis/analysis_passes.h"
+#include "analysis/time_sum.h"
 
 namespace feedprof::analysis {
 namespace {
@@ -40,18 +41,18 @@ std::vector<StreamIdle> ComputeHtaStreamBreakdown(
       }
     }
     StreamState& s = streams[last];
-    s.idle.busy_ns += op.end - op.start;
+    AddTime(&s.idle.busy_ns, op.end - op.start);
     if (op.start > s.prev_end) {
       const TimeNs gap = op.start - s.prev_end;
       const bool host_late =
           op.api >= 0 &&
           tl.api_calls[static_cast<size_t>(op.api)].start > s.prev_end;
       if (host_late) {
-        s.idle.host_wait_ns += gap;
+        AddTime(&s.idle.host_wait_ns, gap);
       } else if (gap < kKernelWaitThresholdNs) {
-        s.idle.kernel_wait_ns += gap;
+        AddTime(&s.idle.kernel_wait_ns, gap);
       } else {
-        s.idle.other_ns += gap;
+        AddTime(&s.idle.other_ns, gap);
       }
     }
     s.prev_end = std::max(s.prev_end, op.end);

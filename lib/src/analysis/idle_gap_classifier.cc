@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "analysis/time_sum.h"
+
 namespace feedprof::analysis {
 
 bool SplitHostWait(const PreparedTimeline& prepared, const ThreadView* thread,
@@ -24,12 +26,12 @@ bool SplitHostWait(const PreparedTimeline& prepared, const ThreadView* thread,
   for (; it != calls.end() && it->start < t1; ++it) {
     const TimeNs overlap = std::min(it->end, t1) - std::max(it->start, t0);
     if (overlap <= 0) continue;
-    in_calls += overlap;
+    AddTime(&in_calls, overlap);
     if (it->sync != SyncReason::kNone) {
-      (*out)[IdleCause::kHostWaitSync] += overlap;
+      AddTime(&(*out)[IdleCause::kHostWaitSync], overlap);
       saw_sync = true;
     } else {
-      (*out)[IdleCause::kHostWaitCudaApi] += overlap;
+      AddTime(&(*out)[IdleCause::kHostWaitCudaApi], overlap);
     }
   }
   const TimeNs residual = length - in_calls;

@@ -17,6 +17,7 @@
 
 #include "analysis/analysis_passes.h"
 #include "analysis/quantile.h"
+#include "analysis/time_sum.h"
 
 namespace feedprof::analysis {
 LaunchStats ComputeLaunchStats(const PreparedTimeline& prepared) {
@@ -57,7 +58,7 @@ LaunchStats ComputeLaunchStats(const PreparedTimeline& prepared) {
       kernel_ns.push_back(g.end - g.start);
       if (g.name >= by_name.size()) by_name.resize(g.name + 1);
       ++by_name[g.name].count;
-      by_name[g.name].total_ns += g.end - g.start;
+      AddTime(&by_name[g.name].total_ns, g.end - g.start);
       if (op.api < 0) continue;
       const ApiCall& c = tl.api_calls[static_cast<size_t>(op.api)];
       const ApiClass cls = prepared.ClassOf(c);

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "analysis/analysis_passes.h"
+#include "analysis/time_sum.h"
 #include "analysis/units.h"
 #include "analysis/verdict_signals.h"
 
@@ -193,7 +194,7 @@ std::vector<std::string> NextStepsFor(const Report& report,
   for (const SyncPoint& p : report.sync_points) {
     if (p.blocks_host) continue;
     legacy_ops += p.count;
-    legacy_held += p.blocked_ns;
+    AddTime(&legacy_held, p.blocked_ns);
     legacy_share += p.wall_share;
   }
   if (legacy_share >= 0.01) {

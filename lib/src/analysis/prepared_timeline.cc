@@ -9,6 +9,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "analysis/time_sum.h"
+#include "common/time_limits.h"
 
 namespace feedprof::analysis {
 namespace {
@@ -124,8 +126,15 @@ absl::StatusOr<PreparedTimeline> PreparedTimeline::Build(
   if (first == kNoTime) first = last = 0;
   p.window_.trace_start = first;
   p.window_.trace_end = last;
-  p.window_.start = options.from ? first + *options.from : first;
-  p.window_.end = options.to ? first + *options.to : last;
+  // --from/--to are user input: the window's ends are kept within the times
+  // readers keep (common/time_limits.h), so that no later difference of
+  // window times overflows, whatever offsets were passed.
+  const auto window_time = [first](TimeNs relative) {
+    return std::clamp(SaturatingAdd(first, relative), -common::kMaxAbsTimeNs,
+                      common::kMaxAbsTimeNs);
+  };
+  p.window_.start = options.from ? window_time(*options.from) : first;
+  p.window_.end = options.to ? window_time(*options.to) : last;
   p.window_.restricted = options.from.has_value() || options.to.has_value();
   if (p.window_.restricted && p.window_.end <= p.window_.start) {
     return absl::InvalidArgumentError(absl::StrCat(

@@ -17,6 +17,7 @@
 
 #include "analysis/analysis_passes.h"
 #include "analysis/quantile.h"
+#include "analysis/time_sum.h"
 
 namespace feedprof::analysis {
 namespace {
@@ -101,7 +102,7 @@ std::vector<const Range*> StepNamedRanges(const Timeline& tl,
     group.one_name &= group.name == r.name;
     group.top_level |= r.depth == 0;
     ++group.count;
-    group.total += r.end - r.start;
+    AddTime(&group.total, r.end - r.start);
   }
   const Group* best = nullptr;
   int32_t best_index = -1;
@@ -195,7 +196,7 @@ StepReport ComputeSteps(const PreparedTimeline& prepared,
     } else {
       // GPU ops carry another pid than the host (a device pseudo process).
       for (const DeviceBusy& d : busy) {
-        s.gpu_busy_ns += d.busy.BusyIn(r->start, r->end);
+        AddTime(&s.gpu_busy_ns, d.busy.BusyIn(r->start, r->end));
       }
     }
     const TimeNs duration = r->end - r->start;
