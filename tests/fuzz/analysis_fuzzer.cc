@@ -8,8 +8,9 @@
 // the format-sniffing loader, so one corpus of feedprof, Kineto and Nsight
 // seeds serves all three readers. Besides the default options, each input
 // also runs with a --from/--to window, a rank and the pre-window switch
-// chosen by a hash of its bytes, so the mutator reaches those paths without
-// a byte layout of its own.
+// chosen by a hash of its bytes, and half the inputs with arbitrary offsets
+// (as a user may type them), so the mutator reaches those paths without a
+// byte layout of its own.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -49,11 +50,10 @@ void RenderReports(const feedprof::Report& report) {
   }
 }
 
-// A part of the trace's span: `share` in 1/256ths of it.
-feedprof::TimeNs SpanPart(const feedprof::Window& window, uint64_t share) {
-  const feedprof::TimeNs span = window.trace_end - window.trace_start;
+// `share`/256 of `length` (share: the low byte), always below `length`.
+feedprof::TimeNs PartOf(feedprof::TimeNs length, uint64_t share) {
   return static_cast<feedprof::TimeNs>(
-      static_cast<double>(span) * static_cast<double>(share & 0xff) / 256.0);
+      static_cast<double>(length) * static_cast<double>(share & 0xff) / 256.0);
 }
 
 }  // namespace
@@ -72,9 +72,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   const uint64_t hash = Fnv1a(data, size);
   feedprof::AnalysisOptions options;
-  const feedprof::TimeNs from = SpanPart(report->window, hash);
+  // A window inside the trace: from ≤ to ≤ span, without overflow.
+  const feedprof::TimeNs span =
+      report->window.trace_end - report->window.trace_start;
+  const feedprof::TimeNs from = PartOf(span, hash);
   options.from = from;
-  options.to = from + SpanPart(report->window, hash >> 8) + 1;
+  options.to = from + PartOf(span - from, hash >> 8) + 1;
   options.include_pre_window = (hash >> 16 & 1) != 0;
   if ((hash >> 17 & 1) != 0 && !timeline->processes.empty()) {
     options.rank =
@@ -83,5 +86,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const absl::StatusOr<feedprof::Report> windowed =
       feedprof::Analyze(*timeline, options);
   if (windowed.ok()) RenderReports(*windowed);
+
+  // Offsets as a user may type them: anything, the int64 limits included.
+  if ((hash >> 18 & 1) != 0) {
+    const feedprof::AnalysisOptions wild{
+        .from = static_cast<feedprof::TimeNs>(hash * 0x9e3779b97f4a7c15ull),
+        .to = static_cast<feedprof::TimeNs>(hash ^ (hash >> 1 << 63))};
+    const absl::StatusOr<feedprof::Report> typed =
+        feedprof::Analyze(*timeline, wild);
+    if (typed.ok()) RenderReports(*typed);
+  }
   return 0;
 }
