@@ -2,11 +2,11 @@
 // it and prints the verdict with its evidence, as text or JSON.
 //
 // Exit codes: 0 analysed (also when the trace has no GPU activity: the
-// report says so), 1 the input could not be read or analysed (the message
+// report says why), 1 the input could not be read or analysed (the message
 // names the file and what is wrong), 2 usage error.
+#include <cstdint>
 #include <cstdio>
-#include <cstdlib>
-#include <optional>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -14,104 +14,40 @@
 #include "feedprof/analysis.h"
 #include "feedprof/report.h"
 #include "feedprof/trace_loader.h"
+#include "tools/command_line.h"
 #include "tools/commands.h"
 
 namespace feedprof::cli {
 namespace {
 
-constexpr const char* kUsage =
-    "usage: feedprof analyze PATH [options]\n"
-    "\n"
-    "Reads a trace (a feedprof session directory or trace file, a PyTorch\n"
-    "profiler / Kineto .json or .json.gz, an Nsight Systems .sqlite export)\n"
-    "and says which feeding of the GPU limits the run.\n"
-    "\n"
-    "options:\n"
-    "  --format text|json      output format (default: text)\n"
-    "  --summary               text: print the one-screen summary only\n"
-    "  --rank N                analyse only the processes of rank N\n"
-    "  --from T, --to T        analyse [T1, T2] relative to the trace start;\n"
-    "                          T is nanoseconds (1500000) or a number with a\n"
-    "                          unit: ns, us, ms, s (12.5ms)\n"
-    "  --step-range NAME       steps are the ranges whose name starts with "
-    "NAME\n"
-    "  --include-pre-window    keep GPU work launched before recording began\n"
-    "\n"
-    "exit codes: 0 analysed, 1 the input could not be analysed, 2 usage\n";
-
-int Usage(const std::string& problem) {
-  std::fprintf(stderr, "feedprof analyze: %s\n\n%s", problem.c_str(), kUsage);
-  return 2;
-}
-
-}  // namespace
-
-int RunAnalyze(int argc, char** argv) {
+struct AnalyzeArgs {
   std::string path;
   std::string format = "text";
+  bool json = false;
   bool summary_only = false;
+  int64_t rank = -1;  // -1: every rank
+  std::string from, to;
+  std::string step_range;
+  bool include_pre_window = false;
+};
+
+// A --from/--to value: nanoseconds, or a number with a unit.
+std::string CheckTime(const std::string& text) {
+  absl::StatusOr<TimeNs> t = ParseTimeArg(text);
+  return t.ok() ? std::string() : std::string(t.status().message());
+}
+
+int Run(const AnalyzeArgs& args) {
+  const std::string& path = args.path;
+  const std::string format = args.json ? "json" : args.format;
   AnalysisOptions options;
-  for (int i = 0; i < argc; ++i) {
-    std::string_view arg = argv[i];
-    std::optional<std::string> inline_value;
-    if (arg.starts_with("--") && arg.find('=') != std::string_view::npos) {
-      const size_t eq = arg.find('=');
-      inline_value = std::string(arg.substr(eq + 1));
-      arg = arg.substr(0, eq);
-    }
-    auto value = [&](std::string* out) -> bool {
-      if (inline_value) {
-        *out = *inline_value;
-        return true;
-      }
-      if (i + 1 >= argc) return false;
-      *out = argv[++i];
-      return true;
-    };
-    std::string v;
-    if (arg == "-h" || arg == "--help") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    } else if (arg == "--format") {
-      if (!value(&v)) return Usage("--format needs a value: text or json");
-      if (v != "text" && v != "json") {
-        return Usage("unknown --format '" + v + "': use text or json");
-      }
-      format = v;
-    } else if (arg == "--json") {
-      format = "json";
-    } else if (arg == "--summary") {
-      summary_only = true;
-    } else if (arg == "--rank") {
-      if (!value(&v)) return Usage("--rank needs a rank number");
-      char* end = nullptr;
-      const long rank = std::strtol(v.c_str(), &end, 10);
-      if (v.empty() || *end != '\0' || rank < 0) {
-        return Usage("--rank '" + v + "' is not a rank number");
-      }
-      options.rank = static_cast<int32_t>(rank);
-    } else if (arg == "--from" || arg == "--to") {
-      if (!value(&v)) return Usage(std::string(arg) + " needs a time");
-      absl::StatusOr<TimeNs> t = ParseTimeArg(v);
-      if (!t.ok()) return Usage(std::string(t.status().message()));
-      (arg == "--from" ? options.from : options.to) = *t;
-    } else if (arg == "--step-range") {
-      if (!value(&v) || v.empty()) return Usage("--step-range needs a name");
-      options.step_range_name = v;
-    } else if (arg == "--include-pre-window") {
-      options.include_pre_window = true;
-    } else if (arg.starts_with("-") && arg.size() > 1) {
-      return Usage("unknown option '" + std::string(arg) + "'");
-    } else if (path.empty()) {
-      path = std::string(arg);
-    } else {
-      return Usage("more than one PATH given ('" + path + "', '" +
-                   std::string(arg) + "')");
-    }
-  }
-  if (path.empty()) return Usage("no trace given");
+  if (args.rank >= 0) options.rank = static_cast<int32_t>(args.rank);
+  if (!args.from.empty()) options.from = *ParseTimeArg(args.from);
+  if (!args.to.empty()) options.to = *ParseTimeArg(args.to);
+  options.step_range_name = args.step_range;
+  options.include_pre_window = args.include_pre_window;
   if (options.from && options.to && *options.to <= *options.from) {
-    return Usage("--to must be later than --from");
+    throw UsageError("--to must be later than --from");
   }
 
   absl::StatusOr<Timeline> timeline = LoadTrace(path);
@@ -124,13 +60,13 @@ int RunAnalyze(int argc, char** argv) {
       std::fprintf(stderr, "feedprof analyze: cannot read %s: %s\n",
                    path.c_str(), message.c_str());
     }
-    return 1;
+    return kExitFailed;
   }
   absl::StatusOr<Report> report = Analyze(*timeline, options);
   if (!report.ok()) {
     std::fprintf(stderr, "feedprof analyze: cannot analyse %s: %s\n",
                  path.c_str(), std::string(report.status().message()).c_str());
-    return 1;
+    return kExitFailed;
   }
   // Reader warnings (salvaged input) also go to stderr so a JSON consumer
   // piping stdout still sees them on the terminal.
@@ -138,11 +74,61 @@ int RunAnalyze(int argc, char** argv) {
     std::fprintf(stderr, "feedprof analyze: warning: %s\n", w.c_str());
   }
   TextReportOptions text;
-  text.details = !summary_only;
+  text.details = !args.summary_only;
   const std::string out = format == "json" ? WriteJsonReport(*report)
                                            : WriteTextReport(*report, text);
   std::fwrite(out.data(), 1, out.size(), stdout);
-  return std::fflush(stdout) == 0 ? 0 : 1;
+  return std::fflush(stdout) == 0 ? kExitOk : kExitFailed;
+}
+
+}  // namespace
+
+void AddAnalyzeCommand(CLI::App& root, int* exit_code) {
+  auto args = std::make_shared<AnalyzeArgs>();
+  CLI::App* sub = AddCommand(
+      root, "analyze", "PATH [options]", "say what limits the GPU feed",
+      "Reads a trace (a feedprof session directory or trace file, a PyTorch\n"
+      "profiler / Kineto .json or .json.gz, an Nsight Systems .sqlite export)\n"
+      "and says which feeding of the GPU limits the run.",
+      "Exit codes: 0 analysed (also a trace without GPU activity: the report\n"
+      "says why), 1 the input could not be analysed, 2 usage error.");
+  sub->add_option("PATH", args->path, "The trace to analyse")->required();
+  sub->add_option("--format", args->format,
+                  "Output format: text (default) or json")
+      ->type_name("FORMAT")
+      ->check(Check([](const std::string& v) {
+        return v == "text" || v == "json"
+                   ? std::string()
+                   : "unknown format '" + v + "': use text or json";
+      }));
+  sub->add_flag("--json", args->json, "Same as --format json");
+  sub->add_flag("--summary", args->summary_only,
+                "Text: print the one-screen summary only");
+  sub->add_option("--rank", args->rank, "Analyse only the processes of rank N")
+      ->type_name("N")
+      ->check(Check([](const std::string& v) {
+        return !v.empty() &&
+                       v.find_first_not_of("0123456789") == std::string::npos
+                   ? std::string()
+                   : "'" + v + "' is not a rank number (0, 1, ...)";
+      }));
+  sub->add_option("--from", args->from,
+                  "Analyse from T after the trace start: nanoseconds\n"
+                  "(1500000) or a number with a unit: ns, us, ms, s (12.5ms)")
+      ->type_name("T")
+      ->check(Check(CheckTime));
+  sub->add_option("--to", args->to, "Analyse up to T after the trace start")
+      ->type_name("T")
+      ->check(Check(CheckTime));
+  sub->add_option("--step-range", args->step_range,
+                  "Steps are the ranges whose name starts with NAME")
+      ->type_name("NAME")
+      ->check(Check([](const std::string& v) {
+        return v.empty() ? std::string("needs a name") : std::string();
+      }));
+  sub->add_flag("--include-pre-window", args->include_pre_window,
+                "Keep GPU work launched before recording began");
+  sub->callback([args, exit_code] { *exit_code = Run(*args); });
 }
 
 }  // namespace feedprof::cli

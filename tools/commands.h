@@ -1,13 +1,16 @@
-// Subcommands of the feedprof CLI. Each takes the arguments after its own
-// name and returns the process exit code.
+// Subcommands of the feedprof CLI. Each registers its options and a
+// callback on the root app (tools/command_line.h); the callback runs the
+// command and stores its exit code in `*exit_code`.
 #ifndef FEEDPROF_TOOLS_COMMANDS_H_
 #define FEEDPROF_TOOLS_COMMANDS_H_
 
+#include "CLI/CLI.hpp"
+
 namespace feedprof::cli {
 
-int RunRecord(int argc, char** argv);
-int RunDump(int argc, char** argv);
-int RunAnalyze(int argc, char** argv);
+void AddRecordCommand(CLI::App& root, int* exit_code);
+void AddDumpCommand(CLI::App& root, int* exit_code);
+void AddAnalyzeCommand(CLI::App& root, int* exit_code);
 
 }  // namespace feedprof::cli
 

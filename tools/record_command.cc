@@ -16,44 +16,20 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "tools/command_line.h"
 #include "tools/commands.h"
 
 namespace feedprof::cli {
 namespace {
 
-constexpr int kUsageError = 2;
-constexpr int kSetupError = 1;
+constexpr int kSetupError = kExitFailed;
 constexpr int kSignalsToForward[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
 volatile sig_atomic_t g_child_pid = 0;
-
-void PrintRecordUsage(std::FILE* out) {
-  std::fputs(
-      "usage: feedprof record [-o DIR] [--] CMD [ARGS...]\n"
-      "\n"
-      "Runs CMD with libfeedprof.so preloaded; every process it starts\n"
-      "writes a trace file into one session directory.\n"
-      "\n"
-      "  -o, --output DIR   session directory (default: a new\n"
-      "                     feedprof-YYYYmmdd-HHMMSS-PID under the current\n"
-      "                     directory)\n"
-      "  -h, --help         this text\n"
-      "\n"
-      "Environment: FEEDPROF_LIBRARY overrides where libfeedprof.so is\n"
-      "found; FEEDPROF_* variables configure recording (docs/recording.md).\n"
-      "The exit status is CMD's (128+N when CMD died of signal N).\n",
-      out);
-}
-
-// Prints `problem` and the usage text to stderr; returns the usage exit code.
-int UsageError(const std::string& problem) {
-  std::fprintf(stderr, "feedprof record: %s\n", problem.c_str());
-  PrintRecordUsage(stderr);
-  return kUsageError;
-}
 
 // Signals sent to `feedprof record` with kill(1) go on to CMD. A terminal's
 // Ctrl-C (si_code SI_KERNEL) already reached CMD through the foreground
@@ -128,43 +104,8 @@ std::string DefaultSessionDir() {
 
 struct RecordOptions {
   std::string output_dir;
-  std::vector<char*> command;
+  std::vector<std::string> command;
 };
-
-// Returns -1 when parsing succeeded, else the exit code to return.
-int ParseArguments(int argc, char** argv, RecordOptions* options) {
-  int i = 0;
-  for (; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--") {
-      ++i;
-      break;
-    }
-    if (arg == "-h" || arg == "--help") {
-      PrintRecordUsage(stdout);
-      return 0;
-    }
-    if (arg == "-o" || arg == "--output") {
-      if (i + 1 >= argc || argv[i + 1][0] == '\0') {
-        return UsageError(arg + " needs a directory");
-      }
-      options->output_dir = argv[++i];
-      continue;
-    }
-    if (arg.rfind("--output=", 0) == 0) {
-      options->output_dir = arg.substr(9);
-      continue;
-    }
-    if (!arg.empty() && arg[0] == '-') {
-      return UsageError("unknown option '" + arg + "'");
-    }
-    break;  // the command starts here
-  }
-  for (; i < argc; ++i) options->command.push_back(argv[i]);
-  if (options->command.empty()) return UsageError("no command to run");
-  options->command.push_back(nullptr);
-  return -1;
-}
 
 void SetChildEnvironment(const std::string& library,
                          const std::string& session_dir) {
@@ -186,11 +127,12 @@ int ExitStatusOf(int status) {
   return 1;
 }
 
-}  // namespace
-
-int RunRecord(int argc, char** argv) {
-  RecordOptions options;
-  if (const int rc = ParseArguments(argc, argv, &options); rc >= 0) return rc;
+int Run(const RecordOptions& options) {
+  std::vector<char*> argv;
+  for (const std::string& a : options.command) {
+    argv.push_back(const_cast<char*>(a.c_str()));
+  }
+  argv.push_back(nullptr);
 
   std::string tried;
   const std::string library = FindLibrary(&tried);
@@ -228,10 +170,10 @@ int RunRecord(int argc, char** argv) {
       sigaction(kSignalsToForward[i], &previous[i], nullptr);
     }
     SetChildEnvironment(library, session_dir);
-    execvp(options.command[0], options.command.data());
+    execvp(argv[0], argv.data());
     const int err = errno;
-    std::fprintf(stderr, "feedprof record: cannot run %s: %s\n",
-                 options.command[0], std::strerror(err));
+    std::fprintf(stderr, "feedprof record: cannot run %s: %s\n", argv[0],
+                 std::strerror(err));
     _exit(err == ENOENT ? 127 : 126);
   }
   g_child_pid = child;
@@ -240,7 +182,7 @@ int RunRecord(int argc, char** argv) {
   while (waitpid(child, &status, 0) < 0) {
     if (errno != EINTR) {
       std::fprintf(stderr, "feedprof record: waiting for %s failed: %s\n",
-                   options.command[0], std::strerror(errno));
+                   argv[0], std::strerror(errno));
       return kSetupError;
     }
   }
@@ -262,6 +204,38 @@ int RunRecord(int argc, char** argv) {
         stderr);
   }
   return ExitStatusOf(status);
+}
+
+}  // namespace
+
+void AddRecordCommand(CLI::App& root, int* exit_code) {
+  auto options = std::make_shared<RecordOptions>();
+  CLI::App* sub = AddCommand(
+      root, "record", "[options] [--] CMD [ARGS...]",
+      "run CMD under the profiler",
+      "Runs CMD with libfeedprof.so preloaded; every process it starts\n"
+      "writes a trace file into one session directory.",
+      "Options end at CMD: everything from it on is CMD's own arguments.\n"
+      "Environment: FEEDPROF_LIBRARY overrides where libfeedprof.so is\n"
+      "found; FEEDPROF_* variables configure recording (docs/recording.md).\n"
+      "Exit status: CMD's (128+N when CMD died of signal N); 1 when it\n"
+      "could not be started; 2 usage error.");
+  sub->add_option("-o,--output", options->output_dir,
+                  "Session directory (default: a new\n"
+                  "feedprof-YYYYmmdd-HHMMSS-PID under the current directory)")
+      ->type_name("DIR")
+      ->check(Check([](const std::string& v) {
+        return v.empty() ? std::string("needs a directory") : std::string();
+      }));
+  // CMD and its arguments are not ours to parse: from CMD on, every word
+  // is CMD's, dashes or not.
+  sub->add_option("CMD", options->command,
+                  "The program to run, then its own arguments");
+  sub->positionals_at_end();
+  sub->callback([options, exit_code] {
+    if (options->command.empty()) throw UsageError("no command to run");
+    *exit_code = Run(*options);
+  });
 }
 
 }  // namespace feedprof::cli
