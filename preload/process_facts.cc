@@ -1,6 +1,5 @@
 #include "preload/process_facts.h"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -10,6 +9,7 @@
 #include <ctime>
 
 #include "preload/recorder.h"
+#include "preload/small_file.h"
 
 extern char** environ;
 
@@ -41,20 +41,6 @@ int32_t FirstInteger(const char* const (&names)[N]) {
     }
   }
   return -1;
-}
-
-size_t ReadWholeFile(const char* path, char* out, size_t size) {
-  const int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  size_t used = 0;
-  while (used < size) {
-    const ssize_t n = read(fd, out + used, size - used);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    used += static_cast<size_t>(n);
-  }
-  close(fd);
-  return used;
 }
 
 template <size_t N>
@@ -108,7 +94,7 @@ void CollectProcessFacts(TraceOrigin origin, uint32_t parent_trace_pid,
   const ssize_t exe_len = readlink("/proc/self/exe", facts->executable,
                                    sizeof facts->executable - 1);
   facts->executable[exe_len > 0 ? exe_len : 0] = '\0';
-  facts->cmdline_bytes = ReadWholeFile("/proc/self/cmdline", facts->cmdline,
+  facts->cmdline_bytes = ReadSmallFile("/proc/self/cmdline", facts->cmdline,
                                        sizeof facts->cmdline);
   facts->rank = FirstInteger(kRankVariables);
   facts->local_rank = FirstInteger(kLocalRankVariables);

@@ -1,13 +1,11 @@
 // Calibration and refresh of the TSC conversion; see trace_clock.h.
 #include "preload/trace_clock.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+
+#include "preload/small_file.h"
 
 namespace feedprof::preload {
 namespace trace_clock_internal {
@@ -146,26 +144,11 @@ bool TscUsableFor(std::string_view clocksource, std::string_view cpu_flags) {
 
 namespace {
 
-// Up to `size` bytes of `path`; 0 when it cannot be read.
-size_t ReadFilePrefix(const char* path, char* out, size_t size) {
-  const int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  size_t used = 0;
-  while (used < size) {
-    const ssize_t n = read(fd, out + used, size - used);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    used += static_cast<size_t>(n);
-  }
-  close(fd);
-  return used;
-}
-
 // The first "flags" line of /proc/cpuinfo (every CPU lists the same TSC
 // flags), or an empty view.
 std::string_view FirstCpuFlagsLine(char* buffer, size_t size) {
   const std::string_view text(buffer,
-                              ReadFilePrefix("/proc/cpuinfo", buffer, size));
+                              ReadSmallFile("/proc/cpuinfo", buffer, size));
   size_t line = 0;
   while (line < text.size()) {
     size_t end = text.find('\n', line);
@@ -186,7 +169,7 @@ TraceClockSource DetectTraceClockSource() {
     return TraceClockSource::kClockGettime;
   }
   char clocksource[64];
-  const size_t n = ReadFilePrefix(
+  const size_t n = ReadSmallFile(
       "/sys/devices/system/clocksource/clocksource0/current_clocksource",
       clocksource, sizeof clocksource);
   // A CPU's block in /proc/cpuinfo is a few KiB; its flags line comes first.
