@@ -12,6 +12,7 @@
 
 #include "feedprof/analysis.h"
 #include "feedprof/nsight_reader.h"
+#include "nsight/sqlite_database.h"
 #include "tests/nsight/scratch_sqlite_file.h"
 
 namespace feedprof {
@@ -323,6 +324,54 @@ TEST(NsightConstructedTest, EmptyDatabaseNamesMissingTables) {
   EXPECT_NE(message.find("CUPTI_ACTIVITY_KIND_KERNEL"), std::string::npos);
   EXPECT_NE(message.find("NVTX_EVENTS"), std::string::npos);
   EXPECT_NE(message.find("nsys export --type sqlite"), std::string::npos);
+}
+
+// A damaged b-tree can make SQLite walk the same pages forever; a query
+// that never ends stands in for it here.
+constexpr const char* kEndlessRows =
+    "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n) ";
+
+TEST(NsightConstructedTest, AStatementThatNeverEndsFailsWithinItsStepLimit) {
+  ScratchSqliteFile db("endless");
+  db.Exec(kStringIds);
+  auto opened = nsight::SqliteDatabase::Open(db.Finish());
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  auto stmt = (*opened)->Prepare(std::string(kEndlessRows) + "SELECT x FROM n");
+  ASSERT_TRUE(stmt.ok()) << stmt.status();
+  int64_t rows = 0;
+  while (stmt->Step()) ++rows;
+  EXPECT_GT(rows, 1000);  // it did run
+  EXPECT_EQ(stmt->status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_NE(std::string(stmt->status().message())
+                .find("the query did not finish within 4000000 SQLite steps"),
+            std::string::npos)
+      << stmt->status();
+  // A statement's count starts again after Reset; another statement has
+  // its own.
+  auto scan = (*opened)->Prepare(std::string(kEndlessRows) +
+                                 "SELECT x FROM n LIMIT 100000");
+  ASSERT_TRUE(scan.ok());
+  int64_t scanned = 0;
+  while (scan->Step()) ++scanned;
+  EXPECT_TRUE(scan->status().ok()) << scan->status();
+  EXPECT_EQ(scanned, 100000);
+}
+
+TEST(NsightConstructedTest, ATableThatNeverEndsIsReadUpToTheLimit) {
+  // ThreadNames as a view with endless rows: the import ends, and the
+  // kernel is still read.
+  ScratchSqliteFile db("endless_threads");
+  db.Exec(kStringIds);
+  db.Exec(
+      "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, "
+      "deviceId INTEGER, streamId INTEGER, correlationId INTEGER, globalPid "
+      "INTEGER);"
+      "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1, 2, 0, 7, 1, 0);");
+  db.Exec(std::string("CREATE VIEW ThreadNames AS ") + kEndlessRows +
+          "SELECT x AS globalTid, 1 AS nameId FROM n;");
+  auto tl = ReadNsightTrace(db.Finish());
+  ASSERT_TRUE(tl.ok()) << tl.status();
+  EXPECT_EQ(tl->gpu_ops.size(), 1u);
 }
 
 TEST(NsightConstructedTest, ZeroByteSqliteFileIsNotAnExport) {

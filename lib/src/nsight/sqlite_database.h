@@ -28,13 +28,28 @@
 
 namespace feedprof::nsight {
 
+// How much work one statement may do before the file is called corrupt.
+//
+// A damaged b-tree (a page that points back at itself) can make SQLite walk
+// the same pages forever instead of reporting SQLITE_CORRUPT. Every query
+// the importer runs reads each row a bounded number of times, so its
+// virtual-machine steps are bounded by the file's size; a statement that
+// goes far past that bound is looping. SQLite's progress handler counts the
+// steps of whichever statement is stepping and interrupts it there.
+struct StatementWorkLimit {
+  uint64_t max_steps = 0;            // per statement, over all its Step()s
+  uint64_t* active_steps = nullptr;  // the stepping statement's count
+  bool exceeded = false;
+};
+
 // One prepared statement. Step() returns true while a row is available;
 // after it returns false, status() says whether the end was reached or the
 // read failed (a corrupt page, say) part-way.
 class Statement {
  public:
-  Statement(sqlite3_stmt* stmt, std::string sql)
-      : stmt_(stmt), sql_(std::move(sql)) {}
+  Statement(sqlite3_stmt* stmt, std::string sql,
+            StatementWorkLimit* limit = nullptr)
+      : stmt_(stmt), sql_(std::move(sql)), limit_(limit) {}
   Statement(const Statement&) = delete;
   Statement& operator=(const Statement&) = delete;
   Statement(Statement&& other) noexcept;
@@ -64,6 +79,8 @@ class Statement {
   sqlite3_stmt* stmt_ = nullptr;
   std::string sql_;
   absl::Status status_;
+  StatementWorkLimit* limit_ = nullptr;  // the database's; may be null
+  uint64_t steps_ = 0;                   // VM steps so far, for limit_
 };
 
 // A column wanted by a query: the first of `names` that the table has is
@@ -111,6 +128,9 @@ class SqliteDatabase {
   sqlite3* db_ = nullptr;
   std::string path_;
   bool salvaged_ = false;
+  // Boxed: statements keep a pointer to it, and the progress handler too.
+  std::unique_ptr<StatementWorkLimit> work_limit_ =
+      std::make_unique<StatementWorkLimit>();
   std::set<std::string, std::less<>> tables_;
   // Per-table column sets, filled on first use (map: references stay valid).
   std::map<std::string, std::set<std::string, std::less<>>, std::less<>>
