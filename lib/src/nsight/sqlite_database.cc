@@ -49,7 +49,7 @@ constexpr int kStepsPerProgressCall = 1000;
 // so this leaves a margin of over 200 and is reached in about a second on a
 // small damaged file.
 constexpr uint64_t kStepsPerFileByte = 16;
-constexpr uint64_t kMinStepsPerStatement = 4'000'000;
+constexpr uint64_t kMinStepsPerStatement = 1'000'000;
 
 int CountProgress(void* context) {
   auto* limit = static_cast<StatementWorkLimit*>(context);
