@@ -3,6 +3,8 @@
 // went, to the nanosecond.
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "feedprof/analysis.h"
 #include "tests/analysis/must_analyze.h"
 #include "tests/analysis/timeline_builder.h"
@@ -185,6 +187,38 @@ TEST(IdleGapClassifierTest, LaunchStatistics) {
   EXPECT_NEAR(r.launch.share_kernels_shorter_than_launch, 2.0 / 3.0, 1e-12);
   EXPECT_EQ(r.launch.median_launch_delay_ns, Us(12));
   EXPECT_EQ(r.launch.max_launch_delay_ns, Us(20));
+}
+
+TEST(IdleGapClassifierTest, EachGapIsVisitedWithItsCausesAndHostWaitEnd) {
+  TimelineBuilder b = WithFirstKernel();  // kernel [10, 20]
+  b.Launch(24, 27, 29, 35);               // gap [20, 29]: host 4, launch 5
+  b.Launch(30, 32, 40, 45);               // gap [35, 40]: queue latency
+  b.Op(GpuOpKind::kKernel, 50, 60, 0);    // gap [45, 50]: unattributed
+  std::vector<IdleGap> gaps;
+  AnalysisOptions options;
+  options.include_pre_window = true;  // keep the op without a launch
+  ASSERT_TRUE(ForEachIdleGap(b.timeline(), options, [&](const IdleGap& g) {
+                gaps.push_back(g);
+              }).ok());
+  ASSERT_EQ(gaps.size(), 3u);
+  EXPECT_EQ(gaps[0].start, Us(20));
+  EXPECT_EQ(gaps[0].end, Us(29));
+  EXPECT_EQ(gaps[0].host_wait_end, Us(24));
+  EXPECT_EQ(gaps[0].by_cause[IdleCause::kHostWaitUnknown], Us(4));
+  EXPECT_EQ(gaps[0].by_cause[IdleCause::kLaunchOverhead], Us(5));
+  EXPECT_EQ(gaps[0].main_cause, IdleCause::kLaunchOverhead);
+  EXPECT_EQ(b.timeline().gpu_ops[gaps[0].ending_op].start, Us(29));
+  EXPECT_EQ(gaps[1].host_wait_end, gaps[1].start);  // no host-wait part
+  EXPECT_EQ(gaps[1].main_cause, IdleCause::kQueueLatency);
+  EXPECT_EQ(gaps[1].by_cause.Total(), Us(5));
+  EXPECT_EQ(gaps[2].main_cause, IdleCause::kUnattributed);
+  // The same gaps the report counts, to the nanosecond.
+  const Report r = MustAnalyze(b.timeline(), options);
+  ASSERT_EQ(r.devices.size(), 1u);
+  IdleByCause sum;
+  for (const IdleGap& g : gaps) sum += g.by_cause;
+  EXPECT_EQ(sum.ns, r.devices[0].idle_by_cause.ns);
+  EXPECT_EQ(r.devices[0].gaps.count, gaps.size());
 }
 
 }  // namespace

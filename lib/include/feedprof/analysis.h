@@ -13,6 +13,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <string>
@@ -339,6 +340,31 @@ struct Report {
 // and the verdict is inconclusive.
 absl::StatusOr<Report> Analyze(const Timeline& timeline,
                                const AnalysisOptions& options);
+
+// One idle gap of a device as the analysis attributes it (docs/metrics.md,
+// "Idle gaps"): the hole [start, end] in the device's busy union, the time
+// of each cause in it (they add up to end - start), and where its host-wait
+// part ends: [start, host_wait_end] is time the host had not begun issuing
+// the work that ended the gap, [host_wait_end, end] launch overhead or queue
+// latency.
+struct IdleGap {
+  int32_t pid = 0;
+  int32_t device = 0;
+  TimeNs start = 0;  // absolute trace time
+  TimeNs end = 0;
+  TimeNs host_wait_end = 0;  // == start when the gap has no host-wait part
+  IdleByCause by_cause;
+  IdleCause main_cause = IdleCause::kUnattributed;  // the most time
+  bool after_sync = false;  // the launching thread was in a sync before
+  uint32_t ending_op = 0;   // index into Timeline::gpu_ops
+};
+
+// Calls `visit` for every idle gap in the options' window and rank, device
+// by device (the order of Report::devices), each device's in time order.
+// The gaps are the ones Analyze counts; nothing is kept between calls.
+absl::Status ForEachIdleGap(const Timeline& timeline,
+                            const AnalysisOptions& options,
+                            const std::function<void(const IdleGap&)>& visit);
 
 // Launch delay of one kernel: its launch call's start → the kernel's start
 // (HTA's "kernel launch delay"). For drill-down and comparison with HTA.

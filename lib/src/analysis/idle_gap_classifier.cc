@@ -2,6 +2,7 @@
 #include "analysis/idle_gap_classifier.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "analysis/time_sum.h"
 
@@ -87,10 +88,9 @@ bool SplitHostWait(const PreparedTimeline& prepared, const ThreadView* thread,
   return saw_sync;
 }
 
-IdleByCause ClassifyIdleGaps(const PreparedTimeline& prepared,
-                             const DeviceView& device,
-                             const BusyIntervals& busy, GapStats* gaps) {
-  IdleByCause total;
+void ForEachGapOf(const PreparedTimeline& prepared, const DeviceView& device,
+                  const BusyIntervals& busy,
+                  const std::function<void(const IdleGap&)>& visit) {
   const auto& iv = busy.intervals();
   const auto& first_op = busy.first_op();
   const auto& calls = prepared.timeline().api_calls;
@@ -100,16 +100,21 @@ IdleByCause ClassifyIdleGaps(const PreparedTimeline& prepared,
     const TimeNs b = iv[i].start;
     const TimeNs gap = b - a;
     if (gap <= 0) continue;
-    IdleByCause g;
-    bool after_sync = false;
+    IdleGap g;
+    g.pid = device.pid;
+    g.device = device.device;
+    g.start = a;
+    g.end = b;
+    g.host_wait_end = a;
     const OpRef& op = device.ops[first_op[i]];
+    g.ending_op = op.op;
     if (op.api < 0) {
-      g[IdleCause::kUnattributed] = gap;
+      g.by_cause[IdleCause::kUnattributed] = gap;
     } else if (!prepared.FirstOpOfCall(op)) {
       // A later kernel of a graph launch: submitted with the graph, it
       // waited on the GPU side (its predecessors in the graph), not on a
       // launch of its own.
-      g[IdleCause::kQueueLatency] = gap;
+      g.by_cause[IdleCause::kQueueLatency] = gap;
     } else {
       const ApiCall& launch = calls[static_cast<size_t>(op.api)];
       if (launch.start >= a) {
@@ -117,27 +122,65 @@ IdleByCause ClassifyIdleGaps(const PreparedTimeline& prepared,
             cached_thread->tid != launch.tid) {
           cached_thread = prepared.FindThread(launch.pid, launch.tid);
         }
-        after_sync = SplitHostWait(prepared, cached_thread, a,
-                                   std::min(launch.start, b), &g);
-        if (launch.start < b) g[IdleCause::kLaunchOverhead] = b - launch.start;
+        g.host_wait_end = std::min(launch.start, b);
+        g.after_sync = SplitHostWait(prepared, cached_thread, a,
+                                     g.host_wait_end, &g.by_cause);
+        if (launch.start < b) {
+          g.by_cause[IdleCause::kLaunchOverhead] = b - launch.start;
+        }
       } else if (launch.end <= a) {
-        g[IdleCause::kQueueLatency] = gap;
+        g.by_cause[IdleCause::kQueueLatency] = gap;
       } else {
-        g[IdleCause::kLaunchOverhead] = gap;  // launch in flight at a
+        g.by_cause[IdleCause::kLaunchOverhead] = gap;  // launch in flight at a
       }
     }
+    g.main_cause = IdleCause::kUnattributed;
+    TimeNs most = -1;
+    for (int c = 0; c < kIdleCauses; ++c) {
+      if (g.by_cause.ns[static_cast<size_t>(c)] > most) {
+        most = g.by_cause.ns[static_cast<size_t>(c)];
+        g.main_cause = static_cast<IdleCause>(c);
+      }
+    }
+    visit(g);
+  }
+}
+
+IdleByCause ClassifyIdleGaps(const PreparedTimeline& prepared,
+                             const DeviceView& device,
+                             const BusyIntervals& busy, GapStats* gaps) {
+  IdleByCause total;
+  ForEachGapOf(prepared, device, busy, [&](const IdleGap& g) {
+    const TimeNs gap = g.end - g.start;
     const auto bucket = static_cast<size_t>(GapBucketOf(gap));
     ++gaps->count;
     ++gaps->histogram[bucket];
     gaps->histogram_ns[bucket] += gap;
-    total += g;
-    gaps->by_bucket[bucket] += g;
-    if (after_sync) {
-      gaps->after_sync += g;
-      gaps->after_sync_by_bucket[bucket] += g;
+    total += g.by_cause;
+    gaps->by_bucket[bucket] += g.by_cause;
+    if (g.after_sync) {
+      gaps->after_sync += g.by_cause;
+      gaps->after_sync_by_bucket[bucket] += g.by_cause;
     }
-  }
+  });
   return total;
 }
 
 }  // namespace feedprof::analysis
+
+namespace feedprof {
+
+absl::Status ForEachIdleGap(const Timeline& timeline,
+                            const AnalysisOptions& options,
+                            const std::function<void(const IdleGap&)>& visit) {
+  absl::StatusOr<analysis::PreparedTimeline> prepared =
+      analysis::PreparedTimeline::Build(timeline, options);
+  if (!prepared.ok()) return prepared.status();
+  for (const analysis::DeviceView& d : prepared->devices()) {
+    if (d.ops.empty()) continue;
+    analysis::ForEachGapOf(*prepared, d, analysis::BusyIntervals(d.ops), visit);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace feedprof

@@ -13,11 +13,18 @@
 #ifndef FEEDPROF_ANALYSIS_IDLE_GAP_CLASSIFIER_H_
 #define FEEDPROF_ANALYSIS_IDLE_GAP_CLASSIFIER_H_
 
+#include <functional>
+
 #include "analysis/device_busy.h"
 #include "analysis/prepared_timeline.h"
 #include "feedprof/analysis.h"
 
 namespace feedprof::analysis {
+
+// Calls `visit` for every idle gap of `device`, in time order.
+void ForEachGapOf(const PreparedTimeline& prepared, const DeviceView& device,
+                  const BusyIntervals& busy,
+                  const std::function<void(const IdleGap&)>& visit);
 
 // Fills `gaps` (count, histogram, per-bucket causes, after-sync causes) and
 // returns the idle time by cause over all gaps of `device`.
