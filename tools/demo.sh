@@ -40,7 +40,7 @@ fi
 out="$(mktemp -d -t feedprof-demo.XXXXXX)"
 echo
 echo "== feedprof record -- $(basename "$program")"
-"$feedprof" record -o "$out/session" -- "$program" || true
+"$feedprof" record --no-report -o "$out/session" -- "$program" || true
 echo
 echo "== feedprof dump (first 15 lines)"
 { "$feedprof" dump "$out/session" || true; } | head -n 15

@@ -22,6 +22,7 @@
 
 #include "tools/command_line.h"
 #include "tools/commands.h"
+#include "tools/session_summary.h"
 
 namespace feedprof::cli {
 namespace {
@@ -104,6 +105,7 @@ std::string DefaultSessionDir() {
 
 struct RecordOptions {
   std::string output_dir;
+  bool no_report = false;
   std::vector<std::string> command;
 };
 
@@ -197,6 +199,7 @@ int Run(const RecordOptions& options) {
                  "feedprof: session written to %s (analyze it with "
                  "'feedprof analyze %s')\n",
                  session_dir.c_str(), session_dir.c_str());
+    if (!options.no_report) PrintSessionSummary(session_dir);
   } else {
     std::fputs(
         "feedprof: no trace was written (no process wrote a file; see any "
@@ -227,6 +230,9 @@ void AddRecordCommand(CLI::App& root, int* exit_code) {
       ->check(Check([](const std::string& v) {
         return v.empty() ? std::string("needs a directory") : std::string();
       }));
+  sub->add_flag("--no-report", options->no_report,
+                "Do not analyse the session when CMD ends (by default its\n"
+                "summary is printed to stderr)");
   // CMD and its arguments are not ours to parse: from CMD on, every word
   // is CMD's, dashes or not.
   sub->add_option("CMD", options->command,

@@ -45,12 +45,38 @@ TEST_F(RecordCommandTest, ReturnsTheChildsExitCodeAndSaysWhere) {
 
 TEST_F(RecordCommandTest, ShellExitCodesAndOutputPassThrough) {
   const ProcessResult r =
-      RunProcess({kFeedprof, "record", "-o", root_ + "/run", "--", "sh", "-c",
-                  "echo hi; echo oops >&2; exit 3"},
+      RunProcess({kFeedprof, "record", "--no-report", "-o", root_ + "/run",
+                  "--", "sh", "-c", "echo hi; echo oops >&2; exit 3"},
                  env_, root_);
   EXPECT_EQ(r.exit_code(), 3);
   EXPECT_EQ(r.out, "hi\n");
   EXPECT_EQ(WithoutFeedprofLines(r.err), "oops\n");
+}
+
+TEST_F(RecordCommandTest, PrintsTheSessionsSummaryWhenTheCommandEnds) {
+  // ls leaves a complete trace (it ends with exit(3), not _exit as dash).
+  const std::string dir = root_ + "/run";
+  const ProcessResult r = RunProcess(
+      {kFeedprof, "record", "-o", dir, "--", "ls", "-d", "/", "/nonexistent"},
+      env_, root_);
+  EXPECT_EQ(r.exit_code(), 2);  // the command's, summary or not
+  EXPECT_EQ(r.out, "/\n");      // the summary stays off the program's stdout
+  const size_t written = r.err.find("feedprof: session written to " + dir);
+  const size_t summary = r.err.find("feedprof analysis of " + dir);
+  ASSERT_NE(written, std::string::npos) << r.err;
+  ASSERT_NE(summary, std::string::npos) << r.err;
+  EXPECT_LT(written, summary);
+  EXPECT_NE(r.err.find("\nVerdict: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("\nNext steps:\n"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("---- details ----"), std::string::npos) << r.err;
+
+  const ProcessResult quiet =
+      RunProcess({kFeedprof, "record", "--no-report", "-o", root_ + "/run2",
+                  "--", "ls", "-d", "/", "/nonexistent"},
+                 env_, root_);
+  EXPECT_EQ(quiet.exit_code(), 2);
+  EXPECT_EQ(quiet.err.find("Verdict:"), std::string::npos) << quiet.err;
+  EXPECT_NE(quiet.err.find("feedprof: session written to"), std::string::npos);
 }
 
 TEST_F(RecordCommandTest, PreloadsTheLibraryInFrontOfExistingPreloads) {
