@@ -1,0 +1,183 @@
+// `feedprof export PATH -o OUT`: writes the timeline of a trace of any
+// supported format as Chrome trace events (Kineto-compatible JSON, gzip when
+// OUT ends in .gz) for https://ui.perfetto.dev, chrome://tracing,
+// TensorBoard and HTA.
+//
+// Exit codes: 0 written, 1 the input could not be read or OUT could not be
+// written (nothing is left at OUT then), 2 usage error.
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "feedprof/analysis.h"
+#include "feedprof/export.h"
+#include "feedprof/report.h"
+#include "feedprof/trace_loader.h"
+#include "tools/command_line.h"
+#include "tools/commands.h"
+
+namespace feedprof::cli {
+namespace {
+
+struct ExportArgs {
+  std::string path;
+  std::string out;
+  int64_t rank = -1;
+  std::string from, to;
+  std::string steps;
+  std::string step_range;
+};
+
+// Perfetto's in-browser limit is about 2 GB; say so well before it.
+constexpr uint64_t kLargeExportBytes = uint64_t{1} << 30;
+
+std::string CheckTime(const std::string& text) {
+  absl::StatusOr<TimeNs> t = ParseTimeArg(text);
+  return t.ok() ? std::string() : std::string(t.status().message());
+}
+
+bool ParseStepNumber(const std::string& text, uint64_t* value) {
+  if (text.empty() || text.size() > 18 ||
+      text.find_first_not_of("0123456789") != std::string::npos) {
+    return false;
+  }
+  *value = std::stoull(text);
+  return *value > 0;
+}
+
+// "A:B" or "A": steps A to B (1-based, inclusive).
+std::string CheckSteps(const std::string& text) {
+  const size_t colon = text.find(':');
+  uint64_t a = 0, b = 0;
+  const bool ok = colon == std::string::npos
+                      ? ParseStepNumber(text, &a)
+                      : ParseStepNumber(text.substr(0, colon), &a) &&
+                            ParseStepNumber(text.substr(colon + 1), &b) &&
+                            b >= a;
+  return ok ? std::string()
+            : "'" + text +
+                  "' is not a step range: A:B with 1 <= A <= B (steps count "
+                  "from 1), or A";
+}
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "feedprof export: %s\n", message.c_str());
+  return kExitFailed;
+}
+
+int Run(const ExportArgs& args) {
+  ExportOptions options;
+  AnalysisOptions& analysis = options.analysis;
+  if (args.rank >= 0) analysis.rank = static_cast<int32_t>(args.rank);
+  if (!args.from.empty()) analysis.from = *ParseTimeArg(args.from);
+  if (!args.to.empty()) analysis.to = *ParseTimeArg(args.to);
+  analysis.step_range_name = args.step_range;
+  if (analysis.from && analysis.to && *analysis.to <= *analysis.from) {
+    throw UsageError("--to must be later than --from");
+  }
+  if (!args.steps.empty()) {
+    if (analysis.from || analysis.to) {
+      throw UsageError(
+          "--steps and --from/--to both choose the window: "
+          "give one of them");
+    }
+    const size_t colon = args.steps.find(':');
+    options.first_step = std::stoull(args.steps.substr(0, colon));
+    options.last_step = colon == std::string::npos
+                            ? *options.first_step
+                            : std::stoull(args.steps.substr(colon + 1));
+  }
+
+  absl::StatusOr<Timeline> timeline = LoadTrace(args.path);
+  if (!timeline.ok()) {
+    const std::string message(timeline.status().message());
+    return Fail(message.rfind(args.path, 0) == 0
+                    ? message
+                    : "cannot read " + args.path + ": " + message);
+  }
+  for (const std::string& w : timeline->warnings) {
+    std::fprintf(stderr, "feedprof export: warning: %s\n", w.c_str());
+  }
+  absl::StatusOr<AnalysisOptions> window =
+      ResolveExportWindow(*timeline, options);
+  if (!window.ok()) {
+    return Fail("cannot export " + args.path + ": " +
+                std::string(window.status().message()));
+  }
+  absl::StatusOr<Report> report = Analyze(*timeline, *window);
+  if (!report.ok()) {
+    return Fail("cannot export " + args.path + ": " +
+                std::string(report.status().message()));
+  }
+  const uint64_t estimate = EstimateExportBytes(*timeline, *report);
+  if (estimate > kLargeExportBytes) {
+    std::fprintf(stderr,
+                 "feedprof export: note: the export will be about %.1f GiB "
+                 "of JSON; Perfetto's web UI opens up to about 2 GB. Export "
+                 "a part with --from/--to or --steps A:B (writing it all "
+                 "anyway)\n",
+                 static_cast<double>(estimate) / (1 << 30));
+  }
+  absl::StatusOr<ExportStats> stats =
+      ExportChromeTraceToFile(*timeline, *report, *window, options, args.out);
+  if (!stats.ok()) return Fail(std::string(stats.status().message()));
+  std::fprintf(stderr,
+               "feedprof export: wrote %s (%llu events, %.1f MiB of JSON)\n",
+               args.out.c_str(), static_cast<unsigned long long>(stats->events),
+               static_cast<double>(stats->bytes) / (1 << 20));
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddExportCommand(CLI::App& root, int* exit_code) {
+  auto args = std::make_shared<ExportArgs>();
+  CLI::App* sub = AddCommand(
+      root, "export", "PATH -o OUT [options]",
+      "write the timeline as Chrome trace events (Perfetto)",
+      "Reads a trace (a feedprof session directory or trace file, a PyTorch\n"
+      "profiler / Kineto .json or .json.gz, an Nsight Systems .sqlite export)\n"
+      "and writes its timeline as Chrome trace event JSON, gzip-compressed\n"
+      "when OUT ends in .gz: host threads with their ranges, CUDA calls and\n"
+      "scheduler state, GPU streams, idle gaps by cause, launch arrows and\n"
+      "counters. Open it in https://ui.perfetto.dev (Open trace file).",
+      "Exit codes: 0 written, 1 the input could not be read or OUT not\n"
+      "written (no partial OUT is left), 2 usage error.");
+  sub->add_option("PATH", args->path, "The trace to export")->required();
+  sub->add_option("-o,--output", args->out,
+                  "The file to write (.json, or .json.gz for gzip)")
+      ->type_name("OUT")
+      ->required();
+  sub->add_option("--rank", args->rank, "Export only the processes of rank N")
+      ->type_name("N")
+      ->check(Check([](const std::string& v) {
+        return !v.empty() &&
+                       v.find_first_not_of("0123456789") == std::string::npos
+                   ? std::string()
+                   : "'" + v + "' is not a rank number (0, 1, ...)";
+      }));
+  sub->add_option("--from", args->from,
+                  "Export from T after the trace start: nanoseconds\n"
+                  "(1500000) or a number with a unit: ns, us, ms, s (12.5ms)")
+      ->type_name("T")
+      ->check(Check(CheckTime));
+  sub->add_option("--to", args->to, "Export up to T after the trace start")
+      ->type_name("T")
+      ->check(Check(CheckTime));
+  sub->add_option("--steps", args->steps,
+                  "Export steps A to B (counted from 1, as the report\n"
+                  "lists them): from the start of step A to the end of B")
+      ->type_name("A:B")
+      ->check(Check(CheckSteps));
+  sub->add_option("--step-range", args->step_range,
+                  "Steps are the ranges whose name starts with NAME")
+      ->type_name("NAME")
+      ->check(Check([](const std::string& v) {
+        return v.empty() ? std::string("needs a name") : std::string();
+      }));
+  sub->callback([args, exit_code] { *exit_code = Run(*args); });
+}
+
+}  // namespace feedprof::cli
