@@ -251,6 +251,13 @@ struct StepInfo {
   TimeNs gpu_busy_ns = 0;
   int32_t pid = 0;
   std::string name;
+  // What the step's devices did in it (summed over the devices its busy
+  // time counts): kernels (union), copies and memsets no kernel overlaps
+  // (gpu_busy_ns - compute_ns), and idle by cause; busy + idle is the step's
+  // length on one device that was active for the whole step.
+  TimeNs compute_ns = 0;
+  TimeNs copy_ns = 0;
+  IdleByCause idle_by_cause;
 };
 
 struct StepReport {
@@ -312,6 +319,67 @@ struct NoGpuActivity {
   std::string next_step;
 };
 
+// The run at a glance, for plots: the analysed window cut into at most
+// kTimelineMaxBuckets buckets of one width (1, 2 or 5 × 10^k ns), each with
+// what every device and the busiest host threads did in it. A fixed size
+// whatever the trace's length, so a multi-hour trace's report stays small.
+inline constexpr uint32_t kTimelineMaxBuckets = 1000;
+inline constexpr size_t kTimelineMaxThreads = 10;
+inline constexpr size_t kTimelineMaxSyncs = 500;
+inline constexpr size_t kTimelineMaxStepMarks = 300;
+
+struct TimelineDevice {
+  int32_t pid = 0;
+  int32_t device = 0;
+  // Per bucket: busy time, and idle time by cause (the gaps' causes placed
+  // where they happened: host-wait causes over the gap's host-wait part,
+  // the others after it). busy + idle < bucket_ns where the bucket lies
+  // outside the device's span.
+  std::vector<TimeNs> busy_ns;
+  std::vector<IdleByCause> idle_ns;
+};
+
+struct TimelineThread {
+  int32_t pid = 0;
+  int32_t tid = 0;
+  std::string name;
+  bool samples = false;  // false: cpu_ns and io_wait_ns are empty
+  // Per bucket: on-CPU time (user + sys, sample deltas spread evenly over
+  // each sample interval), off-CPU time in I/O, time inside CUDA calls and,
+  // of that, blocked in synchronizing calls.
+  std::vector<TimeNs> cpu_ns;
+  std::vector<TimeNs> io_wait_ns;
+  std::vector<TimeNs> cuda_api_ns;
+  std::vector<TimeNs> sync_ns;
+};
+
+// One blocking call (a sync point's occurrence) on the timeline.
+struct TimelineSync {
+  TimeNs start = 0;  // absolute trace time
+  TimeNs duration_ns = 0;
+  int32_t pid = 0;
+  int32_t tid = 0;
+  std::string api;
+};
+
+struct TimelineOverview {
+  TimeNs start = 0;  // absolute: the window's start
+  TimeNs bucket_ns = 0;
+  uint32_t buckets = 0;
+  std::vector<TimelineDevice> devices;  // in Report::devices order
+  // The first kTimelineMaxThreads of HostReport::threads (by CUDA time,
+  // then CPU time); threads_total counts them all.
+  std::vector<TimelineThread> threads;
+  uint64_t threads_total = 0;
+  // The kTimelineMaxSyncs longest blocking calls, in time order;
+  // sync_calls counts them all.
+  std::vector<TimelineSync> syncs;
+  uint64_t sync_calls = 0;
+  // Plots of steps show every step_stride-th step of StepReport::steps, at
+  // most kTimelineMaxStepMarks of them (1 when there are fewer).
+  uint32_t step_stride = 1;
+};
+
 struct Report {
   static constexpr const char* kSchema = "feedprof.analysis/1";
   std::string source_format;  // feedprof | kineto | nsight | unknown
@@ -328,6 +396,7 @@ struct Report {
   CopyReport copies;
   HostReport host;
   StepReport steps;
+  TimelineOverview timeline;
   std::vector<RankReport> ranks;
   Availability available;
   DropCounts drops;

@@ -1,9 +1,9 @@
 // Writers for the analysis report: a one-screen text summary followed by
-// details, and versioned JSON ("feedprof.analysis/1", documented field by
-// field in docs/report-json.md).
+// details, versioned JSON ("feedprof.analysis/1", documented field by
+// field in docs/report-json.md) and a self-contained HTML page.
 //
-// Both render the same report model (feedprof/analysis.h); neither computes
-// anything, so the two outputs always agree. Values a trace could not
+// All render the same report model (feedprof/analysis.h); none computes
+// anything, so the outputs always agree. Values a trace could not
 // provide are written as "not available" (text) or null (JSON), never as 0.
 #ifndef FEEDPROF_REPORT_H_
 #define FEEDPROF_REPORT_H_
@@ -24,6 +24,9 @@ struct TextReportOptions {
 std::string WriteTextReport(const Report& report,
                             const TextReportOptions& options = {});
 std::string WriteJsonReport(const Report& report);
+// One self-contained HTML page (inline CSS and SVG, no network; see
+// docs/html-report.md) from the same model.
+std::string WriteHtmlReport(const Report& report);
 
 // Parses a time for --from/--to: a plain integer is nanoseconds; a number
 // with a unit suffix (ns, us, µs, ms, s) may be fractional ("12.5ms").

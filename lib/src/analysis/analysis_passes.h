@@ -4,6 +4,8 @@
 #define FEEDPROF_ANALYSIS_ANALYSIS_PASSES_H_
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <vector>
 
 #include "analysis/device_busy.h"
@@ -27,10 +29,12 @@ const BusyIntervals* PrimaryBusyOf(const std::vector<DeviceBusy>& all,
 TimeNs ProcessBusyIn(const std::vector<DeviceBusy>& all, int32_t pid, TimeNs t0,
                      TimeNs t1);
 
-// device_metrics.cc: span, busy, idle, kinds, gaps and idle causes.
-DeviceReport ComputeDeviceReport(const PreparedTimeline& prepared,
-                                 const DeviceView& device,
-                                 const BusyIntervals& busy);
+// device_metrics.cc: span, busy, idle, kinds, gaps and idle causes;
+// `also_visit` (when set) sees every classified gap.
+DeviceReport ComputeDeviceReport(
+    const PreparedTimeline& prepared, const DeviceView& device,
+    const BusyIntervals& busy,
+    const std::function<void(const IdleGap&)>& also_visit = {});
 
 // hta_stream_breakdown.cc
 std::vector<StreamIdle> ComputeHtaStreamBreakdown(
@@ -62,6 +66,27 @@ NoGpuActivity ExplainNoGpuActivity(const PreparedTimeline& prepared,
 StepReport ComputeSteps(const PreparedTimeline& prepared,
                         const AnalysisOptions& options,
                         const std::vector<DeviceBusy>& busy);
+
+// timeline_overview.cc: the fixed-size overview for plots and the per-step
+// breakdowns. Begin with the window, the report's steps (sorted by start)
+// and the busy unions; feed each device (AddDevice, then its gaps through
+// AddGap, in Report::devices order); Finish with the host report.
+class TimelineOverviewBuilder {
+ public:
+  TimelineOverviewBuilder(const PreparedTimeline& prepared,
+                          std::vector<StepInfo>* steps);
+  ~TimelineOverviewBuilder();
+  TimelineOverviewBuilder(const TimelineOverviewBuilder&) = delete;
+  TimelineOverviewBuilder& operator=(const TimelineOverviewBuilder&) = delete;
+
+  void AddDevice(const DeviceView& device, const BusyIntervals& busy);
+  void AddGap(const IdleGap& gap);  // a gap of the last added device
+  TimelineOverview Finish(const HostReport& host);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 // verdict_rules.cc: the verdict from the finished metrics and the signals
 // computed from them (verdict_signals.h).

@@ -109,9 +109,16 @@ absl::StatusOr<Report> Analyze(const Timeline& timeline,
   for (const DeviceView& d : prepared.devices()) {
     busy.push_back(DeviceBusy{d.pid, d.device, BusyIntervals(d.ops)});
   }
+  // Steps first: the timeline overview splits their time by what the
+  // devices did while the device pass classifies the gaps.
+  report.steps = ComputeSteps(prepared, options, busy);
+  TimelineOverviewBuilder overview(prepared, &report.steps.steps);
+  const auto add_gap = [&overview](const IdleGap& g) { overview.AddGap(g); };
   for (size_t i = 0; i < prepared.devices().size(); ++i) {
     const DeviceView& d = prepared.devices()[i];
-    report.devices.push_back(ComputeDeviceReport(prepared, d, busy[i].busy));
+    overview.AddDevice(d, busy[i].busy);
+    report.devices.push_back(
+        ComputeDeviceReport(prepared, d, busy[i].busy, add_gap));
     report.has_gpu_activity |= !d.ops.empty();
   }
   report.launch = ComputeLaunchStats(prepared);
@@ -120,7 +127,7 @@ absl::StatusOr<Report> Analyze(const Timeline& timeline,
   report.gpu_side_waits = syncs.gpu_side_waits;
   report.copies = ComputeCopyStats(prepared);
   report.host = ComputeHostStats(prepared);
-  report.steps = ComputeSteps(prepared, options, busy);
+  report.timeline = overview.Finish(report.host);
   if (!options.step_range_name.empty() && !report.steps.available) {
     report.warnings.push_back(absl::StrCat(
         "--step-range ", options.step_range_name,

@@ -32,9 +32,10 @@ TimeNs ProcessBusyIn(const std::vector<DeviceBusy>& all, int32_t pid, TimeNs t0,
   return sum;
 }
 
-DeviceReport ComputeDeviceReport(const PreparedTimeline& prepared,
-                                 const DeviceView& device,
-                                 const BusyIntervals& busy) {
+DeviceReport ComputeDeviceReport(
+    const PreparedTimeline& prepared, const DeviceView& device,
+    const BusyIntervals& busy,
+    const std::function<void(const IdleGap&)>& also_visit) {
   const Timeline& tl = prepared.timeline();
   DeviceReport r;
   r.device = device.device;
@@ -103,7 +104,7 @@ DeviceReport ComputeDeviceReport(const PreparedTimeline& prepared,
   r.memset_ns = memsets.Total();
   r.exposed_memcpy_ns = kernels_or_copies.Total() - r.compute_ns;
 
-  r.idle_by_cause = ClassifyIdleGaps(prepared, device, busy, &r.gaps);
+  r.idle_by_cause = ClassifyIdleGaps(prepared, device, busy, &r.gaps, also_visit);
   r.launch_overhead_share =
       r.span_ns > 0
           ? static_cast<double>(r.idle_by_cause[IdleCause::kLaunchOverhead]) /

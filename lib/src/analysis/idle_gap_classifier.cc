@@ -146,9 +146,10 @@ void ForEachGapOf(const PreparedTimeline& prepared, const DeviceView& device,
   }
 }
 
-IdleByCause ClassifyIdleGaps(const PreparedTimeline& prepared,
-                             const DeviceView& device,
-                             const BusyIntervals& busy, GapStats* gaps) {
+IdleByCause ClassifyIdleGaps(
+    const PreparedTimeline& prepared, const DeviceView& device,
+    const BusyIntervals& busy, GapStats* gaps,
+    const std::function<void(const IdleGap&)>& also_visit) {
   IdleByCause total;
   ForEachGapOf(prepared, device, busy, [&](const IdleGap& g) {
     const TimeNs gap = g.end - g.start;
@@ -162,6 +163,7 @@ IdleByCause ClassifyIdleGaps(const PreparedTimeline& prepared,
       gaps->after_sync += g.by_cause;
       gaps->after_sync_by_bucket[bucket] += g.by_cause;
     }
+    if (also_visit) also_visit(g);
   });
   return total;
 }

@@ -27,10 +27,13 @@ void ForEachGapOf(const PreparedTimeline& prepared, const DeviceView& device,
                   const std::function<void(const IdleGap&)>& visit);
 
 // Fills `gaps` (count, histogram, per-bucket causes, after-sync causes) and
-// returns the idle time by cause over all gaps of `device`.
-IdleByCause ClassifyIdleGaps(const PreparedTimeline& prepared,
-                             const DeviceView& device,
-                             const BusyIntervals& busy, GapStats* gaps);
+// returns the idle time by cause over all gaps of `device`. `also_visit`,
+// when set, sees every gap too (the timeline overview), so the gaps are
+// classified once.
+IdleByCause ClassifyIdleGaps(
+    const PreparedTimeline& prepared, const DeviceView& device,
+    const BusyIntervals& busy, GapStats* gaps,
+    const std::function<void(const IdleGap&)>& also_visit = {});
 
 // What `thread` did during [t0, t1]: adds the split into `out` (host-wait
 // causes only). Exposed for the host statistics and tests. Returns true when

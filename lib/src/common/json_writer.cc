@@ -168,4 +168,15 @@ JsonWriter& JsonWriter::Null() {
   return *this;
 }
 
+JsonWriter& JsonWriter::IntArrayOnOneLine(const std::vector<int64_t>& values) {
+  BeforeValue();
+  out_->push_back('[');
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) out_->push_back(',');
+    AppendNumber(values[i], out_);
+  }
+  out_->push_back(']');
+  return *this;
+}
+
 }  // namespace feedprof::common

@@ -47,6 +47,9 @@ class JsonWriter {
   JsonWriter& Double(double value);
   JsonWriter& Bool(bool value);
   JsonWriter& Null();
+  // An array of integers on one line, also in the pretty style: long
+  // numeric series (the timeline's buckets) stay readable and small.
+  JsonWriter& IntArrayOnOneLine(const std::vector<int64_t>& values);
 
   const std::string& str() const { return *out_; }
 

@@ -270,10 +270,79 @@ void WriteSteps(JsonWriter& w, const StepReport& s) {
       w.Key("start_ns").Int(step.start);
       w.Key("duration_ns").Int(step.end - step.start);
       w.Key("gpu_busy_ns").Int(step.gpu_busy_ns);
+      w.Key("compute_ns").Int(step.compute_ns);
+      w.Key("copy_ns").Int(step.copy_ns);
+      w.Key("idle_by_cause_ns");
+      WriteIdleByCause(w, step.idle_by_cause);
       w.EndObject();
     }
     w.EndArray();
   }
+  w.EndObject();
+}
+
+// Per-bucket series as one-line integer arrays; a thread's CPU series are
+// null without samples.
+void WriteTimeline(JsonWriter& w, const TimelineOverview& t) {
+  w.BeginObject();
+  w.Key("start_ns").Int(t.start);
+  w.Key("bucket_ns").Int(t.bucket_ns);
+  w.Key("buckets").Uint(t.buckets);
+  w.Key("devices").BeginArray();
+  for (const TimelineDevice& d : t.devices) {
+    w.BeginObject();
+    w.Key("pid").Int(d.pid);
+    w.Key("device").Int(d.device);
+    w.Key("busy_ns").IntArrayOnOneLine(d.busy_ns);
+    w.Key("idle_ns").BeginObject();
+    std::vector<int64_t> series(d.idle_ns.size());
+    for (int c = 0; c < kIdleCauses; ++c) {
+      for (size_t k = 0; k < d.idle_ns.size(); ++k) {
+        series[k] = d.idle_ns[k].ns[static_cast<size_t>(c)];
+      }
+      w.Key(IdleCauseName(static_cast<IdleCause>(c))).IntArrayOnOneLine(series);
+    }
+    w.EndObject();
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("threads").BeginArray();
+  for (const TimelineThread& th : t.threads) {
+    w.BeginObject();
+    w.Key("pid").Int(th.pid);
+    w.Key("tid").Int(th.tid);
+    w.Key("name").String(th.name);
+    w.Key("cpu_ns");
+    if (th.samples) {
+      w.IntArrayOnOneLine(th.cpu_ns);
+    } else {
+      w.Null();
+    }
+    w.Key("io_wait_ns");
+    if (th.samples) {
+      w.IntArrayOnOneLine(th.io_wait_ns);
+    } else {
+      w.Null();
+    }
+    w.Key("cuda_api_ns").IntArrayOnOneLine(th.cuda_api_ns);
+    w.Key("sync_ns").IntArrayOnOneLine(th.sync_ns);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("threads_total").Uint(t.threads_total);
+  w.Key("syncs").BeginArray();
+  for (const TimelineSync& s : t.syncs) {
+    w.BeginObject();
+    w.Key("start_ns").Int(s.start);
+    w.Key("duration_ns").Int(s.duration_ns);
+    w.Key("pid").Int(s.pid);
+    w.Key("tid").Int(s.tid);
+    w.Key("api").String(s.api);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("sync_calls").Uint(t.sync_calls);
+  w.Key("step_stride").Uint(t.step_stride);
   w.EndObject();
 }
 
@@ -339,6 +408,8 @@ std::string WriteJsonReport(const Report& r) {
   WriteHost(w, r);
   w.Key("steps");
   WriteSteps(w, r.steps);
+  w.Key("timeline");
+  WriteTimeline(w, r.timeline);
   if (!r.ranks.empty()) {
     w.Key("ranks").BeginArray();
     for (const RankReport& k : r.ranks) {

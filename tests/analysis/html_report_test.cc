@@ -1,0 +1,354 @@
+// The timeline overview (Report::timeline, per-step breakdowns) and the HTML
+// report: buckets add up to the device totals, the page carries the JSON
+// report's numbers, escapes hostile names, and stays small for a huge trace.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "feedprof/analysis.h"
+#include "feedprof/report.h"
+#include "tests/analysis/must_analyze.h"
+#include "tests/analysis/timeline_builder.h"
+
+namespace feedprof {
+namespace {
+
+using testing::MustAnalyze;
+using testing::TimelineBuilder;
+
+// 40 iterations of a training-like loop: launch, kernel, sometimes a copy,
+// every 8th a stream sync; thread samples every 50 µs; steps of 10
+// iterations that tile the devices' span.
+Timeline LoopTimeline() {
+  TimelineBuilder b;
+  double t = 0;
+  for (int i = 0; i < 40; ++i) {
+    const double gap = 5 + (i % 5) * 20;  // host time before the launch
+    b.Launch(t + gap, t + gap + 3, t + gap + 4, t + gap + 30);
+    if (i % 3 == 0) {
+      b.Copy("cudaMemcpyAsync", t + gap + 4, t + gap + 5, t + gap + 31,
+             t + gap + 36, CopyKind::kHtoD, 1 << 20);
+    }
+    if (i % 8 == 7) b.Api("cudaStreamSynchronize", t + gap + 6, t + gap + 37);
+    t += gap + 40;
+  }
+  // Inside the window (first launch at 5 µs, last kernel end t − 10 µs).
+  for (double s = 10; s <= t - 50; s += 50) {
+    b.Sample(s, s * 0.6, ThreadState::kRunning);
+  }
+  return b.Take();
+}
+
+int64_t Sum(const std::vector<TimeNs>& v) {
+  int64_t s = 0;
+  for (TimeNs x : v) s += x;
+  return s;
+}
+
+bool IsRoundWidth(TimeNs w) {
+  while (w >= 10 && w % 10 == 0) w /= 10;
+  return w == 1 || w == 2 || w == 5;
+}
+
+TEST(TimelineOverviewTest, BucketsAddUpToTheDeviceTotals) {
+  const Report r = MustAnalyze(LoopTimeline());
+  ASSERT_EQ(r.devices.size(), 1u);
+  const DeviceReport& d = r.devices[0];
+  const TimelineOverview& t = r.timeline;
+  const TimeNs window = r.window.end - r.window.start;
+  ASSERT_GT(t.buckets, 0u);
+  EXPECT_LE(t.buckets, kTimelineMaxBuckets);
+  EXPECT_TRUE(IsRoundWidth(t.bucket_ns)) << t.bucket_ns;
+  EXPECT_GE(static_cast<TimeNs>(t.buckets) * t.bucket_ns, window);
+  EXPECT_LT(static_cast<TimeNs>(t.buckets - 1) * t.bucket_ns, window);
+  EXPECT_EQ(t.start, r.window.start);
+  ASSERT_EQ(t.devices.size(), 1u);
+  const TimelineDevice& row = t.devices[0];
+  ASSERT_EQ(row.busy_ns.size(), t.buckets);
+  EXPECT_EQ(Sum(row.busy_ns), d.busy_ns);
+  ASSERT_GT(d.idle_ns, 0);
+  for (int c = 0; c < kIdleCauses; ++c) {
+    TimeNs sum = 0;
+    for (const IdleByCause& k : row.idle_ns)
+      sum += k.ns[static_cast<size_t>(c)];
+    EXPECT_EQ(sum, d.idle_by_cause.ns[static_cast<size_t>(c)])
+        << IdleCauseName(static_cast<IdleCause>(c));
+  }
+  // No bucket holds more than its width (each spread value's share of a
+  // bucket is rounded to the nanosecond: a few ns over at most).
+  for (size_t k = 0; k < t.buckets; ++k) {
+    EXPECT_LE(row.busy_ns[k] + row.idle_ns[k].Total(),
+              t.bucket_ns + 2 * kIdleCauses)
+        << k;
+  }
+  // The launching thread: its CPU time (0.6 of wall) and its CUDA calls.
+  ASSERT_EQ(t.threads.size(), 1u);
+  const TimelineThread& th = t.threads[0];
+  ASSERT_TRUE(th.samples);
+  EXPECT_EQ(Sum(th.cpu_ns),
+            r.host.threads[0].cpu_user_ns + r.host.threads[0].cpu_system_ns);
+  EXPECT_EQ(Sum(th.cuda_api_ns), r.host.threads[0].cuda_api_ns);
+  EXPECT_EQ(Sum(th.sync_ns), r.host.threads[0].sync_blocked_ns);
+  EXPECT_EQ(t.sync_calls, 5u);  // iterations 7, 15, 23, 31, 39
+  ASSERT_EQ(t.syncs.size(), 5u);
+  EXPECT_EQ(t.syncs[0].api, "cudaStreamSynchronize");
+  EXPECT_EQ(t.syncs[0].duration_ns, testing::Us(31));
+}
+
+TEST(TimelineOverviewTest, StepsSplitIntoComputeCopiesAndIdleCauses) {
+  TimelineBuilder b;
+  // Step 1 [0, 100]: kernel 10-40, copy 30-60 (20 µs not under a kernel),
+  // the rest idle. Step 2 [100, 200]: kernel 120-190.
+  b.Launch(0, 2, 10, 40);
+  b.Copy("cudaMemcpyAsync", 3, 4, 30, 60, CopyKind::kHtoD, 1 << 20);
+  b.Launch(110, 115, 120, 190);
+  b.Range("step", 0, 100);
+  b.Range("step", 100, 200);
+  const Report r = MustAnalyze(b.timeline());
+  ASSERT_TRUE(r.steps.available);
+  ASSERT_EQ(r.steps.steps.size(), 2u);
+  const StepInfo& s1 = r.steps.steps[0];
+  const StepInfo& s2 = r.steps.steps[1];
+  EXPECT_EQ(s1.compute_ns, testing::Us(30));
+  EXPECT_EQ(s1.copy_ns, testing::Us(20));
+  EXPECT_EQ(s1.gpu_busy_ns, testing::Us(50));
+  EXPECT_EQ(s2.compute_ns, testing::Us(70));
+  EXPECT_EQ(s2.copy_ns, 0);
+  // The one gap, 60-120: 60-100 in step 1, 100-120 in step 2; it is all
+  // device idle, so the steps' idle adds up to the device's.
+  EXPECT_EQ(s1.idle_by_cause.Total(), testing::Us(40));
+  EXPECT_EQ(s2.idle_by_cause.Total(), testing::Us(20));
+  // Host wait 60-110 (the launch began at 110), launch overhead 110-120.
+  EXPECT_EQ(s2.idle_by_cause[IdleCause::kLaunchOverhead], testing::Us(10));
+  EXPECT_EQ(s1.idle_by_cause[IdleCause::kLaunchOverhead], 0);
+  EXPECT_EQ(r.timeline.step_stride, 1u);
+}
+
+TEST(TimelineOverviewTest, SyncListKeepsTheLongestInTimeOrder) {
+  TimelineBuilder b;
+  b.Launch(0, 1, 2, 3);
+  // 600 syncs, the i-th lasting 1 + (i * 7919 % 600) ns-scaled µs.
+  for (int i = 0; i < 600; ++i) {
+    const double start = 10 + i * 1000.0;
+    b.Api("cudaDeviceSynchronize", start, start + 1 + (i * 7919 % 600));
+  }
+  b.Launch(700000, 700001, 700002, 700003);
+  const Report r = MustAnalyze(b.timeline());
+  const TimelineOverview& t = r.timeline;
+  EXPECT_EQ(t.sync_calls, 600u);
+  ASSERT_EQ(t.syncs.size(), kTimelineMaxSyncs);
+  for (size_t i = 1; i < t.syncs.size(); ++i) {
+    EXPECT_LT(t.syncs[i - 1].start, t.syncs[i].start);
+  }
+  // Durations are 1..600 µs, each once: the kept 500 are 101..600 µs.
+  TimeNs shortest = t.syncs[0].duration_ns;
+  for (const TimelineSync& s : t.syncs) {
+    shortest = std::min(shortest, s.duration_ns);
+  }
+  EXPECT_EQ(shortest, testing::Us(101));
+}
+
+// The value of attribute `name` in every element that has it, in order.
+std::vector<std::string> Attributes(const std::string& html,
+                                    const std::string& name) {
+  std::vector<std::string> out;
+  const std::regex re(" " + name + "=\"([^\"]*)\"");
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), re);
+       it != std::sregex_iterator(); ++it) {
+    out.push_back((*it)[1]);
+  }
+  return out;
+}
+
+// The first value of a JSON member `"key": value` after `from`.
+std::string JsonValue(const std::string& json, const std::string& key,
+                      const std::string& from = "") {
+  const size_t start = from.empty() ? 0 : json.find(from);
+  const std::string needle = "\"" + key + "\": ";
+  const size_t at = json.find(needle, start == std::string::npos ? 0 : start);
+  if (at == std::string::npos) return "";
+  size_t b = at + needle.size();
+  size_t e = b;
+  if (json[b] == '"') {
+    e = json.find('"', b + 1);
+    return json.substr(b + 1, e - b - 1);
+  }
+  while (e < json.size() && json[e] != ',' && json[e] != '\n') ++e;
+  return json.substr(b, e - b);
+}
+
+TEST(HtmlReportTest, HoldsTheNumbersOfTheJsonReport) {
+  Timeline tl = LoopTimeline();
+  tl.gpu_ops[0].name = tl.strings.Intern("sgemm_128x64_nn");
+  const Report r = MustAnalyze(tl);
+  const std::string json = WriteJsonReport(r);
+  const std::string html = WriteHtmlReport(r);
+
+  ASSERT_EQ(Attributes(html, "data-verdict").size(), 1u);
+  EXPECT_EQ(Attributes(html, "data-verdict")[0], JsonValue(json, "primary"));
+  EXPECT_EQ(std::stod(Attributes(html, "data-confidence")[0]),
+            std::stod(JsonValue(json, "confidence")));
+  EXPECT_EQ(Attributes(html, "data-confidence-label")[0],
+            JsonValue(json, "confidence_label"));
+  ASSERT_EQ(Attributes(html, "data-busy-ns").size(), 1u);
+  EXPECT_EQ(Attributes(html, "data-busy-ns")[0],
+            JsonValue(json, "busy_ns", "\"devices\""));
+  EXPECT_EQ(Attributes(html, "data-idle-ns")[0],
+            JsonValue(json, "idle_ns", "\"devices\""));
+  EXPECT_EQ(Attributes(html, "data-span-ns")[0],
+            JsonValue(json, "span_ns", "\"devices\""));
+  EXPECT_EQ(std::stod(Attributes(html, "data-idle-share")[0]),
+            std::stod(JsonValue(json, "idle_share", "\"devices\"")));
+  // Top kernels: the same names and totals, in the same order.
+  const std::vector<std::string> totals =
+      Attributes(html, "data-kernel-total-ns");
+  ASSERT_EQ(totals.size(), r.launch.top_kernels.size());
+  ASSERT_GE(totals.size(), 2u);
+  EXPECT_EQ(totals[0], JsonValue(json, "total_ns", "\"top_kernels\""));
+  EXPECT_EQ(JsonValue(json, "name", "\"top_kernels\""), "kernel");
+  EXPECT_NE(html.find(">sgemm_128x64_nn</td>"), std::string::npos);
+  EXPECT_NE(html.find(">kernel</td>"), std::string::npos);
+  // Every plot is marked for the browser check; one timeline per device.
+  const std::vector<std::string> plots = Attributes(html, "data-plot");
+  for (const char* plot :
+       {"timeline-device-0", "timeline-syncs", "timeline-threads",
+        "idle-by-cause", "gap-histogram-0"}) {
+    EXPECT_NE(std::find(plots.begin(), plots.end(), plot), plots.end()) << plot;
+  }
+  // Offline: a CSP that allows no request, and no URL to fetch.
+  EXPECT_NE(html.find("default-src 'none'"), std::string::npos);
+  EXPECT_EQ(html.find("http://"), std::string::npos);
+  EXPECT_EQ(html.find("https://"), std::string::npos);
+  EXPECT_EQ(html.find(" src="), std::string::npos);
+  EXPECT_EQ(html.find(" href="), std::string::npos);
+}
+
+TEST(HtmlReportTest, ShowsTheNoGpuExplanation) {
+  TimelineBuilder b;
+  b.Api("cudaGetDeviceCount", 0, 5);
+  b.Sample(0, 0, ThreadState::kRunning);
+  b.Sample(100, 80, ThreadState::kRunning);
+  const Report r = MustAnalyze(b.timeline());
+  ASSERT_TRUE(r.no_gpu_activity.has_value());
+  const std::string html = WriteHtmlReport(r);
+  ASSERT_EQ(Attributes(html, "data-no-gpu-cause").size(), 1u);
+  EXPECT_EQ(Attributes(html, "data-no-gpu-cause")[0], r.no_gpu_activity->cause);
+  EXPECT_EQ(Attributes(html, "data-verdict")[0], "inconclusive");
+}
+
+TEST(HtmlReportTest, EscapesHostileNames) {
+  Timeline tl = LoopTimeline();
+  const std::string hostile = "<script>alert('x')</script>&\"<img src=x>";
+  for (GpuOp& op : tl.gpu_ops) op.name = tl.strings.Intern(hostile);
+  Thread thread;
+  thread.pid = TimelineBuilder::kPid;
+  thread.tid = TimelineBuilder::kTid;
+  thread.name = "</text><script>t()</script>";
+  tl.threads.push_back(thread);
+  tl.source_path = "/tmp/<b>trace</b>.json";
+  tl.warnings.push_back("warning with <iframe>");
+  const Report r = MustAnalyze(tl);
+  const std::string html = WriteHtmlReport(r);
+  EXPECT_EQ(html.find("<script>alert"), std::string::npos);
+  EXPECT_EQ(html.find("<script>t()"), std::string::npos);
+  EXPECT_EQ(html.find("<img"), std::string::npos);
+  EXPECT_EQ(html.find("<iframe"), std::string::npos);
+  EXPECT_EQ(html.find("<b>trace"), std::string::npos);
+  EXPECT_NE(html.find("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;"
+                      "&quot;&lt;img src=x&gt;"),
+            std::string::npos);
+  EXPECT_NE(html.find("&lt;/text&gt;&lt;script&gt;t()"), std::string::npos);
+  // Exactly one script element: the page's own render check.
+  size_t scripts = 0;
+  for (size_t at = html.find("<script"); at != std::string::npos;
+       at = html.find("<script", at + 1)) {
+    ++scripts;
+  }
+  EXPECT_EQ(scripts, 1u);
+}
+
+// Five million kernels over two hours, 20,000 steps, 3,000 syncs and ten
+// sampled threads: the page must stay under 3 MiB (a fixed number of
+// buckets, capped marks and bars), however long the trace.
+TEST(HtmlReportTest, ABigTraceMakesASmallPage) {
+  constexpr int kOps = 5'000'000;
+  constexpr TimeNs kRun = 7'200'000'000'000;  // 2 h
+  constexpr TimeNs kPeriod = kRun / kOps;     // 1.44 ms
+  Timeline tl;
+  tl.format = SourceFormat::kFeedprof;
+  tl.source_path = "constructed-big";
+  tl.available.api_calls = true;
+  tl.available.host_samples = true;
+  tl.available.ranges = true;
+  tl.processes.push_back(Process{});
+  tl.processes[0].pid = 1;
+  tl.gpu_ops.reserve(kOps);
+  const StringId names[3] = {tl.strings.Intern("gemm"),
+                             tl.strings.Intern("softmax"),
+                             tl.strings.Intern("layernorm")};
+  for (int i = 0; i < kOps; ++i) {
+    GpuOp op;
+    op.pid = 1;
+    op.start = i * kPeriod;
+    op.end = op.start + kPeriod * (1 + i % 9) / 10;
+    op.name = names[i % 3];
+    op.grid[0] = 1000;
+    tl.gpu_ops.push_back(op);
+  }
+  for (int tid = 1; tid <= 12; ++tid) {
+    for (TimeNs ts = 0; ts <= kRun; ts += 100'000'000) {
+      ThreadSample s;
+      s.pid = 1;
+      s.tid = tid;
+      s.ts = ts;
+      s.user_ns = ts / (tid + 1);
+      s.state = ThreadState::kRunning;
+      tl.thread_samples.push_back(s);
+    }
+  }
+  const StringId sync = tl.strings.Intern("cudaStreamSynchronize");
+  for (int i = 0; i < 3000; ++i) {
+    ApiCall c;
+    c.pid = 1;
+    c.tid = 1;
+    c.start = i * (kRun / 3000);
+    c.end = c.start + 1'000'000 + i;
+    c.name = sync;
+    tl.api_calls.push_back(c);
+  }
+  const StringId step = tl.strings.Intern("ProfilerStep#1");
+  for (int i = 0; i < 20000; ++i) {
+    Range rg;
+    rg.pid = 1;
+    rg.tid = 1;
+    rg.start = i * (kRun / 20000);
+    rg.end = rg.start + kRun / 20000;
+    rg.name = step;
+    rg.source = RangeSource::kProfilerStep;
+    tl.ranges.push_back(rg);
+  }
+  const Report r = MustAnalyze(tl);
+  ASSERT_EQ(r.devices.size(), 1u);
+  ASSERT_EQ(r.steps.steps.size(), 20000u);
+  EXPECT_EQ(r.timeline.buckets, 720u);  // 10 s buckets
+  EXPECT_EQ(r.timeline.bucket_ns, 10'000'000'000);
+  EXPECT_EQ(r.timeline.threads.size(), kTimelineMaxThreads);
+  EXPECT_EQ(r.timeline.step_stride, 67u);  // ceil(20000 / 300)
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string html = WriteHtmlReport(r);
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::steady_clock::now() - t0)
+                      .count();
+  std::printf("5 M ops: HTML %zu bytes, written in %lld ms\n", html.size(),
+              static_cast<long long>(ms));
+  EXPECT_LT(html.size(), 3u << 20);
+  EXPECT_GT(html.size(), 50u << 10);  // it does hold the plots
+}
+
+}  // namespace
+}  // namespace feedprof

@@ -1,0 +1,92 @@
+// Options and loading shared by `analyze` and `report` (analysis_args.h).
+#include "tools/analysis_args.h"
+
+#include <cstdio>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "feedprof/report.h"
+#include "feedprof/trace_loader.h"
+#include "tools/command_line.h"
+
+namespace feedprof::cli {
+namespace {
+
+// A --from/--to value: nanoseconds, or a number with a unit.
+std::string CheckTime(const std::string& text) {
+  absl::StatusOr<TimeNs> t = ParseTimeArg(text);
+  return t.ok() ? std::string() : std::string(t.status().message());
+}
+
+}  // namespace
+
+void AddAnalysisOptions(CLI::App* sub, AnalysisArgs* args) {
+  sub->add_option("--rank", args->rank, "Analyse only the processes of rank N")
+      ->type_name("N")
+      ->check(Check([](const std::string& v) {
+        return !v.empty() &&
+                       v.find_first_not_of("0123456789") == std::string::npos
+                   ? std::string()
+                   : "'" + v + "' is not a rank number (0, 1, ...)";
+      }));
+  sub->add_option("--from", args->from,
+                  "Analyse from T after the trace start: nanoseconds\n"
+                  "(1500000) or a number with a unit: ns, us, ms, s (12.5ms)")
+      ->type_name("T")
+      ->check(Check(CheckTime));
+  sub->add_option("--to", args->to, "Analyse up to T after the trace start")
+      ->type_name("T")
+      ->check(Check(CheckTime));
+  sub->add_option("--step-range", args->step_range,
+                  "Steps are the ranges whose name starts with NAME")
+      ->type_name("NAME")
+      ->check(Check([](const std::string& v) {
+        return v.empty() ? std::string("needs a name") : std::string();
+      }));
+  sub->add_flag("--include-pre-window", args->include_pre_window,
+                "Keep GPU work launched before recording began");
+}
+
+AnalysisOptions ToAnalysisOptions(const AnalysisArgs& args) {
+  AnalysisOptions options;
+  if (args.rank >= 0) options.rank = static_cast<int32_t>(args.rank);
+  if (!args.from.empty()) options.from = *ParseTimeArg(args.from);
+  if (!args.to.empty()) options.to = *ParseTimeArg(args.to);
+  options.step_range_name = args.step_range;
+  options.include_pre_window = args.include_pre_window;
+  if (options.from && options.to && *options.to <= *options.from) {
+    throw UsageError("--to must be later than --from");
+  }
+  return options;
+}
+
+std::optional<Report> LoadAndAnalyze(const char* command,
+                                     const std::string& path,
+                                     const AnalysisOptions& options) {
+  absl::StatusOr<Timeline> timeline = LoadTrace(path);
+  if (!timeline.ok()) {
+    // Readers name the file themselves; say it once.
+    const std::string message(timeline.status().message());
+    if (message.rfind(path, 0) == 0) {
+      std::fprintf(stderr, "feedprof %s: %s\n", command, message.c_str());
+    } else {
+      std::fprintf(stderr, "feedprof %s: cannot read %s: %s\n", command,
+                   path.c_str(), message.c_str());
+    }
+    return std::nullopt;
+  }
+  absl::StatusOr<Report> report = Analyze(*timeline, options);
+  if (!report.ok()) {
+    std::fprintf(stderr, "feedprof %s: cannot analyse %s: %s\n", command,
+                 path.c_str(), std::string(report.status().message()).c_str());
+    return std::nullopt;
+  }
+  // Reader warnings (salvaged input) also go to stderr so a consumer
+  // piping stdout still sees them on the terminal.
+  for (const std::string& w : report->warnings) {
+    std::fprintf(stderr, "feedprof %s: warning: %s\n", command, w.c_str());
+  }
+  return std::move(*report);
+}
+
+}  // namespace feedprof::cli

@@ -1,0 +1,38 @@
+// The options `analyze` and `report` share: which part of a trace to
+// analyse (--rank, --from, --to, --step-range, --include-pre-window), and
+// loading plus analysing a trace with the same messages for both commands.
+#ifndef FEEDPROF_TOOLS_ANALYSIS_ARGS_H_
+#define FEEDPROF_TOOLS_ANALYSIS_ARGS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "CLI/CLI.hpp"
+#include "feedprof/analysis.h"
+
+namespace feedprof::cli {
+
+struct AnalysisArgs {
+  int64_t rank = -1;  // -1: every rank
+  std::string from, to;
+  std::string step_range;
+  bool include_pre_window = false;
+};
+
+// Registers the shared options on `command`.
+void AddAnalysisOptions(CLI::App* command, AnalysisArgs* args);
+
+// The analysis options; throws UsageError when --to is not after --from.
+AnalysisOptions ToAnalysisOptions(const AnalysisArgs& args);
+
+// Loads `path` and analyses it. On failure prints one line naming the file
+// and the problem, prefixed "feedprof COMMAND: ", and returns nullopt.
+// Reader and analysis warnings go to stderr too.
+std::optional<Report> LoadAndAnalyze(const char* command,
+                                     const std::string& path,
+                                     const AnalysisOptions& options);
+
+}  // namespace feedprof::cli
+
+#endif  // FEEDPROF_TOOLS_ANALYSIS_ARGS_H_
