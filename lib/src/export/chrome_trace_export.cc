@@ -8,6 +8,7 @@
 // 3 to 5.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -131,7 +132,12 @@ uint64_t EstimateExportBytes(const Timeline& tl, const Report& report) {
     bytes += d.gaps.count * 2 * 220;
   }
   bytes += tl.counters.size() * 90 + tl.marks.size() * 100;
-  bytes += report.devices.size() * 10'000 * 90;  // busy counters, at most
+  // Busy counters: 1 ms buckets, at most 10,000 per device.
+  for (const DeviceReport& d : report.devices) {
+    bytes += std::min<uint64_t>(
+                 10'000, static_cast<uint64_t>(d.span_ns) / 1'000'000 + 1) *
+             90;
+  }
   return bytes;
 }
 

@@ -100,6 +100,7 @@ void WriteCounters(ExportContext& ctx) {
     prev = &s;
   }
   for (const auto& [pid, b] : cpu) {
+    ctx.EnsureProcessName(pid);
     WriteCounterTrack(ctx.out, pid, "CPU use", "cores", b,
                       1.0 / static_cast<double>(b.width));
   }

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -87,6 +88,22 @@ struct ExportContext {
     auto it = gpu_pid.find({pid, device});
     return it != gpu_pid.end() ? it->second : device;
   }
+
+  // Correlation ids as written. Each process numbers its own; Kineto
+  // writes one file per process, so where two exported processes share an
+  // id, the second and later processes' ids are offset by k * 2^40 to keep
+  // every launch→op link unique in the one file.
+  std::unordered_map<int32_t, uint64_t> correlation_offset;
+  uint64_t Correlation(int32_t pid, uint64_t correlation) const {
+    if (correlation == 0 || correlation_offset.empty()) return correlation;
+    auto it = correlation_offset.find(pid);
+    return correlation + (it != correlation_offset.end() ? it->second : 0);
+  }
+
+  // Host pids that have a process_name; a host track of another pid
+  // names it on first use.
+  std::set<int64_t> named_pids;
+  void EnsureProcessName(int64_t pid);
 
   LaunchIndex launches;            // every call of the selected processes
   std::vector<int64_t> api_track;  // per call: its track's tid, -1 not written

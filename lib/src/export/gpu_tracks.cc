@@ -105,7 +105,9 @@ void WriteOp(ExportContext& ctx, const GpuOp& op, int64_t pid, int64_t tid) {
   out.Ts(op.start);
   out.Dur(op.end - op.start);
   out.BeginArgs();
-  if (op.correlation != 0) out.ArgUint("correlation", op.correlation);
+  if (op.correlation != 0) {
+    out.ArgUint("correlation", ctx.Correlation(op.pid, op.correlation));
+  }
   out.Arg("device", op.device);
   out.Arg("stream", op.stream);
   if (op.kind == GpuOpKind::kKernel) {
@@ -201,7 +203,7 @@ void WriteGpuStreams(ExportContext& ctx) {
       if (call_tid < 0 || !flowed_calls.insert(call_index).second) continue;
       // Kineto's id is the correlation; processes number correlations on
       // their own, so a repeat gets an id of its own.
-      uint64_t id = op.correlation;
+      uint64_t id = ctx.Correlation(op.pid, op.correlation);
       if (!flow_ids.insert(id).second) id = next_flow_id++;
       const ApiCall& call = tl.api_calls[call_index];
       ctx.out.Begin("s", kCatFlow, kCatFlow, call.pid, call_tid);
@@ -241,7 +243,9 @@ void WriteSyncRecords(ExportContext& ctx) {
       ctx.out.Ts(s.start);
       ctx.out.Dur(s.end - s.start);
       ctx.out.BeginArgs();
-      if (s.correlation != 0) ctx.out.ArgUint("correlation", s.correlation);
+      if (s.correlation != 0) {
+        ctx.out.ArgUint("correlation", ctx.Correlation(s.pid, s.correlation));
+      }
       ctx.out.Arg("cuda_sync_kind", SyncName(s.type));
       ctx.out.Arg("device", s.device);
       ctx.out.Arg("stream", s.stream);

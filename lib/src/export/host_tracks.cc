@@ -125,7 +125,9 @@ void WriteCall(ExportContext& ctx, uint32_t index, int64_t tid) {
   out.Ts(c.start);
   out.Dur(c.end - c.start);
   out.BeginArgs();
-  if (c.correlation != 0) out.ArgUint("correlation", c.correlation);
+  if (c.correlation != 0) {
+    out.ArgUint("correlation", ctx.Correlation(c.pid, c.correlation));
+  }
   if (c.bytes != 0) out.ArgUint("bytes", c.bytes);
   auto note = ctx.sync_notes.find(index);
   if (note != ctx.sync_notes.end()) {
@@ -223,6 +225,7 @@ void WriteProcessMetadata(ExportContext& ctx) {
         p->command.empty() ? absl::StrCat("process ", p->pid) : p->command;
     if (p->rank >= 0) absl::StrAppend(&name, " (rank ", p->rank, ")");
     WriteNameMetadata(ctx.out, "process_name", p->pid, 0, name);
+    ctx.named_pids.insert(p->pid);
     WriteSortIndex(ctx.out, "process_sort_index", p->pid, 0, index++);
   }
   for (const auto& [key, gpu_pid] : ctx.gpu_pid) {
@@ -275,6 +278,7 @@ void WriteHostThreads(ExportContext& ctx) {
   int64_t sort_index = 0;
   for (auto& [key, events] : threads) {
     const auto [pid, tid] = key;
+    ctx.EnsureProcessName(pid);
     auto found = named.find(key);
     std::string name = found != named.end() && !found->second->name.empty()
                            ? found->second->name

@@ -70,6 +70,24 @@ void AssignTracks(ExportContext& ctx) {
     ctx.launches.try_emplace({c.pid, c.correlation}, i);
   }
   ctx.api_track.assign(tl.api_calls.size(), -1);
+
+  std::unordered_map<uint64_t, int32_t> owner;
+  std::set<int32_t> calling_pids;
+  bool shared = false;
+  for (const auto& [key, index] : ctx.launches) {
+    calling_pids.insert(key.first);
+    auto [it, fresh] = owner.emplace(key.second, key.first);
+    shared |= !fresh && it->second != key.first;
+  }
+  if (shared) {
+    uint64_t k = 0;
+    for (int32_t pid : calling_pids) ctx.correlation_offset[pid] = k++ << 40;
+  }
+}
+
+void ExportContext::EnsureProcessName(int64_t pid) {
+  if (!named_pids.insert(pid).second) return;
+  WriteNameMetadata(out, "process_name", pid, 0, absl::StrCat("process ", pid));
 }
 
 std::string CallSiteText(const Timeline& tl, uint32_t call_site) {
