@@ -9,6 +9,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   zlib1g-dev libsqlite3-dev sqlite3 libcli11-dev
   python3 binutils
+  chromium python3-pil
 )
 
 missing=()

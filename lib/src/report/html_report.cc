@@ -277,7 +277,8 @@ void AppendThreadTimelines(const Report& r, std::string* out) {
   for (const TimelineThread& th : t.threads) {
     Text(out, 4, y + 14, Cut(th.name.empty() ? "thread" : th.name, 17),
          " class=\"row-label\"");
-    Text(out, 4, y + kRowH + 13, absl::StrCat("pid/tid ", th.pid, "/", th.tid),
+    Text(out, 4, y + kRowH + 13,
+         Cut(absl::StrCat("pid/tid ", th.pid, "/", th.tid), 19),
          " class=\"row-sub\"");
     Text(out, kLeft - 6, y + 14, "CPU", " text-anchor=\"end\" class=\"tick\"");
     if (th.samples) {
@@ -845,7 +846,7 @@ document.addEventListener('securitypolicyviolation',function(e){errors.push('blo
 function check(){var plots=document.querySelectorAll('[data-plot]'),bad=[];
 for(var i=0;i<plots.length;i++){var b=plots[i].getBoundingClientRect();if(!(b.width>0&&b.height>0))bad.push(plots[i].getAttribute('data-plot'));}
 m.setAttribute('data-plots',String(plots.length));m.setAttribute('data-empty-plots',bad.join(' '));
-m.setAttribute('data-errors',errors.join(' | '));m.setAttribute('data-status',bad.length||errors.length?'fail':'ok');}
+m.setAttribute('data-errors',errors.join(' | '));m.setAttribute('data-ms',String(Math.round(performance.now())));m.setAttribute('data-status',bad.length||errors.length?'fail':'ok');}
 check();window.addEventListener('load',check);})();
 </script>)";
 
