@@ -122,7 +122,8 @@ TEST(CommandLine, BadValuesAreNamedWithExitTwo) {
     std::string args, message;
   } cases[] = {
       {"analyze x --format xml",
-       "feedprof analyze: --format: unknown format 'xml': use text or json"},
+       "feedprof analyze: --format: unknown format 'xml': use text, json or "
+       "html"},
       {"analyze x --rank=-1",
        "feedprof analyze: --rank: '-1' is not a rank number (0, 1, ...)"},
       {"analyze x --from=12parsecs",
