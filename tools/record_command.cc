@@ -232,7 +232,8 @@ void AddRecordCommand(CLI::App& root, int* exit_code) {
       }));
   sub->add_flag("--no-report", options->no_report,
                 "Do not analyse the session when CMD ends (by default its\n"
-                "summary is printed to stderr)");
+                "summary is printed to stderr and report.html written into\n"
+                "it)");
   // CMD and its arguments are not ours to parse: from CMD on, every word
   // is CMD's, dashes or not.
   sub->add_option("CMD", options->command,

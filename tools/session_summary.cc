@@ -1,7 +1,9 @@
 // Implements session_summary.h.
 #include "tools/session_summary.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -27,6 +29,25 @@ void PrintSessionSummary(const std::string& session_dir) {
   std::fputs("\n", stderr);
   std::fwrite(text.data(), 1, text.size(), stderr);
   if (!text.empty() && text.back() != '\n') std::fputs("\n", stderr);
+
+  // The HTML report beside the traces (readers take only *.fpt files from
+  // a session directory, so it does not get in their way).
+  const std::string html_path = session_dir + "/report.html";
+  const std::string html = WriteHtmlReport(*report);
+  std::FILE* f = std::fopen(html_path.c_str(), "wbx");
+  bool written = f != nullptr;
+  const int open_errno = errno;
+  if (f != nullptr) {
+    written = std::fwrite(html.data(), 1, html.size(), f) == html.size();
+    written = (std::fclose(f) == 0) && written;
+    if (!written) std::remove(html_path.c_str());
+  }
+  if (written) {
+    std::fprintf(stderr, "feedprof: report written to %s\n", html_path.c_str());
+  } else {
+    std::fprintf(stderr, "feedprof: cannot write %s: %s\n", html_path.c_str(),
+                 std::strerror(f == nullptr ? open_errno : EIO));
+  }
   std::fflush(stderr);
 }
 

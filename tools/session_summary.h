@@ -12,9 +12,11 @@
 
 namespace feedprof::cli {
 
-// Analyses the session in `session_dir` and prints its summary to stderr.
-// Never fails the recording: a session that cannot be analysed gets one
-// `feedprof:` line saying why.
+// Analyses the session in `session_dir`, prints its summary to stderr and
+// writes the HTML report to `session_dir`/report.html (never over an
+// existing file). Never fails the recording: a session that cannot be
+// analysed or a report that cannot be written gets one `feedprof:` line
+// saying why.
 void PrintSessionSummary(const std::string& session_dir);
 
 }  // namespace feedprof::cli

@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <filesystem>
 #include <string>
 #include <thread>
 
@@ -69,6 +70,14 @@ TEST_F(RecordCommandTest, PrintsTheSessionsSummaryWhenTheCommandEnds) {
   EXPECT_NE(r.err.find("\nVerdict: "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("\nNext steps:\n"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("---- details ----"), std::string::npos) << r.err;
+  // The HTML report, in the session directory, said after the summary.
+  const std::string html = ReadFileBytes(dir + "/report.html");
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u) << html.substr(0, 80);
+  const size_t report_line =
+      r.err.find("feedprof: report written to " + dir + "/report.html\n");
+  ASSERT_NE(report_line, std::string::npos) << r.err;
+  EXPECT_LT(summary, report_line);
+  EXPECT_EQ(TraceFilesIn(dir).size(), 1u);  // report.html is not a trace
 
   const ProcessResult quiet =
       RunProcess({kFeedprof, "record", "--no-report", "-o", root_ + "/run2",
@@ -76,6 +85,7 @@ TEST_F(RecordCommandTest, PrintsTheSessionsSummaryWhenTheCommandEnds) {
                  env_, root_);
   EXPECT_EQ(quiet.exit_code(), 2);
   EXPECT_EQ(quiet.err.find("Verdict:"), std::string::npos) << quiet.err;
+  EXPECT_FALSE(std::filesystem::exists(root_ + "/run2/report.html"));
   EXPECT_NE(quiet.err.find("feedprof: session written to"), std::string::npos);
 }
 
