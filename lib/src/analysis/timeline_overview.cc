@@ -50,6 +50,10 @@ constexpr int kHostWaitCauses = 6;  // the first six IdleCause values
 // host-wait causes happened over [start, host_wait_end], the others
 // (launch overhead, queue latency, unattributed) after it.
 void AddGapShare(const IdleGap& g, TimeNs t0, TimeNs t1, IdleByCause* out) {
+  if (t0 <= g.start && t1 >= g.end) {  // the whole gap: most gaps
+    *out += g.by_cause;
+    return;
+  }
   for (int c = 0; c < kIdleCauses; ++c) {
     const TimeNs v = g.by_cause.ns[static_cast<size_t>(c)];
     if (v == 0) continue;
@@ -72,25 +76,37 @@ struct TimelineOverviewBuilder::State {
   TimeNs end = 0;  // start + buckets × bucket_ns
   TimelineOverview out;
   int32_t device_pid = 0;
+  size_t gap_cursor = 0;  // ForEachStepOverlapping's cursor for AddGap
+  size_t hint = 0;        // ForEachBucket's last bucket
 
   // Calls f(bucket, t0, t1) for every bucket [p0, p1) overlaps, with the
   // overlap [t0, t1).
   template <typename F>
-  void ForEachBucket(TimeNs p0, TimeNs p1, F&& f) const {
+  void ForEachBucket(TimeNs p0, TimeNs p1, F&& f) {
     p0 = std::max(p0, out.start);
     p1 = std::min(p1, end);
     if (p1 <= p0) return;
-    auto k = static_cast<size_t>((p0 - out.start) / out.bucket_ns);
+    // Callers mostly go forward in time: try the last bucket and the next
+    // one before dividing.
+    size_t k = hint;
+    const TimeNs hint_start =
+        out.start + static_cast<TimeNs>(k) * out.bucket_ns;
+    if (p0 < hint_start || p0 >= hint_start + 2 * out.bucket_ns) {
+      k = static_cast<size_t>((p0 - out.start) / out.bucket_ns);
+    } else if (p0 >= hint_start + out.bucket_ns) {
+      ++k;
+    }
     for (TimeNs t = p0; t < p1; ++k) {
       const TimeNs t1 =
           std::min(out.start + static_cast<TimeNs>(k + 1) * out.bucket_ns, p1);
       f(k, t, t1);
       t = t1;
     }
+    hint = k - 1;
   }
 
   void Spread(TimeNs value, TimeNs p0, TimeNs p1,
-              std::vector<TimeNs>* buckets) const {
+              std::vector<TimeNs>* buckets) {
     if (value == 0 || p1 <= p0) return;
     ForEachBucket(p0, p1, [&](size_t k, TimeNs t0, TimeNs t1) {
       (*buckets)[k] +=
@@ -100,6 +116,20 @@ struct TimelineOverviewBuilder::State {
 
   bool StepCounts(size_t i, int32_t pid) const {
     return step_all_devices[i] || (*steps)[i].pid == pid;
+  }
+
+  // Calls f(i) for every step i of the current device that overlaps
+  // [a, b). Intervals of one device come in time order (start and end
+  // rising), so `*cursor` (the first step starting at or after b) only
+  // moves forward; no step starts before a − longest_step.
+  template <typename F>
+  void ForEachStepOverlapping(TimeNs a, TimeNs b, size_t* cursor, F&& f) {
+    while (*cursor < steps->size() && (*steps)[*cursor].start < b) ++*cursor;
+    for (size_t i = *cursor; i-- > 0;) {
+      const StepInfo& step = (*steps)[i];
+      if (step.start + longest_step <= a) break;
+      if (step.end > a && StepCounts(i, device_pid)) f(i);
+    }
   }
 };
 
@@ -154,19 +184,38 @@ void TimelineOverviewBuilder::AddDevice(const DeviceView& device,
   }
   s.out.devices.push_back(std::move(row));
 
+  s.gap_cursor = 0;
   if (s.steps->empty() || device.ops.empty()) return;
-  std::vector<OpRef> kernel_ops;
+  // The kernels' union in one sweep (the merge rule of StartOrderedUnion:
+  // touching intervals merge, empty ones are skipped), each merged interval
+  // added to the steps it overlaps.
+  std::vector<TimeNs> compute(s.steps->size(), 0);
+  size_t cursor = 0;
+  auto add = [&](const Interval& iv) {
+    s.ForEachStepOverlapping(iv.start, iv.end, &cursor, [&](size_t i) {
+      const StepInfo& step = (*s.steps)[i];
+      compute[i] += std::min(step.end, iv.end) - std::max(step.start, iv.start);
+    });
+  };
   const auto& ops = s.prepared->timeline().gpu_ops;
+  Interval open;
+  bool have_open = false;
   for (const OpRef& op : device.ops) {
-    if (ops[op.op].kind == GpuOpKind::kKernel) kernel_ops.push_back(op);
+    if (ops[op.op].kind != GpuOpKind::kKernel || op.end <= op.start) continue;
+    if (have_open && op.start <= open.end) {
+      open.end = std::max(open.end, op.end);
+      continue;
+    }
+    if (have_open) add(open);
+    open = Interval{op.start, op.end};
+    have_open = true;
   }
-  const BusyIntervals kernels(kernel_ops);
+  if (have_open) add(open);
   for (size_t i = 0; i < s.steps->size(); ++i) {
     if (!s.StepCounts(i, device.pid)) continue;
     StepInfo& step = (*s.steps)[i];
-    const TimeNs compute = kernels.BusyIn(step.start, step.end);
-    AddTime(&step.compute_ns, compute);
-    AddTime(&step.copy_ns, busy.BusyIn(step.start, step.end) - compute);
+    AddTime(&step.compute_ns, compute[i]);
+    AddTime(&step.copy_ns, busy.BusyIn(step.start, step.end) - compute[i]);
   }
 }
 
@@ -178,19 +227,11 @@ void TimelineOverviewBuilder::AddGap(const IdleGap& gap) {
       AddGapShare(gap, t0, t1, &idle[k]);
     });
   }
-  // Steps overlapping the gap: those starting before its end and ending
-  // after its start; none starts earlier than start − longest step.
-  std::vector<StepInfo>& steps = *s.steps;
-  auto it = std::lower_bound(
-      steps.begin(), steps.end(), gap.end,
-      [](const StepInfo& step, TimeNs t) { return step.start < t; });
-  for (auto i = static_cast<size_t>(it - steps.begin()); i-- > 0;) {
-    StepInfo& step = steps[i];
-    if (step.start + s.longest_step <= gap.start) break;
-    if (step.end <= gap.start || !s.StepCounts(i, s.device_pid)) continue;
+  s.ForEachStepOverlapping(gap.start, gap.end, &s.gap_cursor, [&](size_t i) {
+    StepInfo& step = (*s.steps)[i];
     AddGapShare(gap, std::max(step.start, gap.start),
                 std::min(step.end, gap.end), &step.idle_by_cause);
-  }
+  });
 }
 
 TimelineOverview TimelineOverviewBuilder::Finish(const HostReport& host) {
