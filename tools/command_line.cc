@@ -54,6 +54,17 @@ std::string CommandName(const CLI::App& root) {
   return name;
 }
 
+// The words the chosen command's parser left over.
+std::vector<std::string> Leftovers(const CLI::App& root) {
+  const CLI::App* app = &root;
+  while (!app->get_subcommands().empty()) app = app->get_subcommands()[0];
+  return app->remaining();
+}
+
+bool IsOptionWord(const std::string& word) {
+  return word.size() > 1 && word[0] == '-';
+}
+
 int ReportUsageError(const CLI::App& root, const std::string& problem) {
   const std::string name = CommandName(root);
   std::fprintf(stderr, "%s: %s\nRun '%s --help' for the options.\n",
@@ -121,17 +132,23 @@ int RunCommandLine(CLI::App& root, int argc, char** argv,
     return root.exit(e, std::cout, std::cerr);
   } catch (const CLI::ExtrasError& e) {
     // Words no option or positional took: name the first one.
-    const CLI::App* app = &root;
-    while (!app->get_subcommands().empty()) app = app->get_subcommands()[0];
-    const std::vector<std::string> extra = app->remaining();
+    const std::vector<std::string> extra = Leftovers(root);
     std::string problem = e.what();
     if (!extra.empty()) {
-      problem = (extra[0].size() > 1 && extra[0][0] == '-'
-                     ? "unknown option '"
-                     : "unexpected argument '") +
+      problem = (IsOptionWord(extra[0]) ? "unknown option '"
+                                        : "unexpected argument '") +
                 extra[0] + "'";
     }
     return ReportUsageError(root, problem);
+  } catch (const CLI::RequiredError& e) {
+    // CLI11 checks required options before leftovers; an unknown option
+    // is the first thing to fix (it may be a misspelt required one).
+    for (const std::string& word : Leftovers(root)) {
+      if (IsOptionWord(word)) {
+        return ReportUsageError(root, "unknown option '" + word + "'");
+      }
+    }
+    return ReportUsageError(root, e.what());
   } catch (const CLI::ArgumentMismatch& e) {
     // CLI11 says "--format: 1 required TEXT:{text,json} missing".
     const std::string what = e.what();

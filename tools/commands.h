@@ -11,6 +11,8 @@ namespace feedprof::cli {
 void AddRecordCommand(CLI::App& root, int* exit_code);
 void AddDumpCommand(CLI::App& root, int* exit_code);
 void AddAnalyzeCommand(CLI::App& root, int* exit_code);
+void AddReportCommand(CLI::App& root, int* exit_code);
+void AddExportCommand(CLI::App& root, int* exit_code);
 
 }  // namespace feedprof::cli
 

@@ -13,5 +13,7 @@ int main(int argc, char** argv) {
   feedprof::cli::AddRecordCommand(app, &exit_code);
   feedprof::cli::AddDumpCommand(app, &exit_code);
   feedprof::cli::AddAnalyzeCommand(app, &exit_code);
+  feedprof::cli::AddReportCommand(app, &exit_code);
+  feedprof::cli::AddExportCommand(app, &exit_code);
   return feedprof::cli::RunCommandLine(app, argc, argv, exit_code);
 }

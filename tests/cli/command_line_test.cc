@@ -49,7 +49,8 @@ RunResult Feedprof(const std::string& args) {
   return r;
 }
 
-const std::vector<std::string> kCommands = {"record", "dump", "analyze"};
+const std::vector<std::string> kCommands = {"record", "dump", "analyze",
+                                            "report", "export"};
 
 TEST(CommandLine, EveryCommandsHelpHasTheSameLayout) {
   for (const std::string& command : kCommands) {
