@@ -47,6 +47,12 @@ echo "== feedprof dump (first 15 lines)"
 echo
 echo "== feedprof analyze"
 "$feedprof" analyze "$out/session" || true
+echo
+echo "== feedprof report, feedprof export"
+"$feedprof" report "$out/session" -o "$out/report.html" &&
+  echo "HTML report: $out/report.html (open it in a browser)"
+"$feedprof" export "$out/session" -o "$out/timeline.json.gz" &&
+  echo "timeline: $out/timeline.json.gz (open it in ui.perfetto.dev)"
 
 if ((!have_gpu)); then
   cat <<'TEXT'

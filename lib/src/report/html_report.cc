@@ -534,11 +534,13 @@ void AppendVerdictCard(const Report& r, std::string* out) {
   out->append("</div>");
   if (r.no_gpu_activity) {
     const NoGpuActivity& n = *r.no_gpu_activity;
-    absl::StrAppend(out, "<div class=\"nogpu\" data-no-gpu-cause=\"",
-                    Escaped(n.cause), "\"><b>No GPU activity</b> (",
-                    Escaped(n.cause), "): ", Escaped(n.explanation),
-                    "<br>Recorded: ", Escaped(n.recorded),
-                    "<br>Next: ", Escaped(n.next_step), "</div>");
+    // A banner only: the evidence and next steps below say why and what
+    // to do, in the verdict's own words.
+    absl::StrAppend(
+        out, "<div class=\"nogpu\" data-no-gpu-cause=\"", Escaped(n.cause),
+        "\"><b>No GPU activity in this trace</b> (", Escaped(n.cause),
+        "): no GPU plots below, only the host threads; the evidence "
+        "says why.</div>");
   }
   out->append("<h3>Evidence</h3><ul class=\"evidence\">");
   for (const std::string& e : v.evidence) {
@@ -565,6 +567,12 @@ void AppendVerdictCard(const Report& r, std::string* out) {
 }
 
 void AppendDeviceSummary(const Report& r, std::string* out) {
+  if (r.devices.empty()) {
+    out->append(
+        "<p class=\"note\" id=\"devices\">No device ran a kernel, copy "
+        "or memset in the analysed window.</p>");
+    return;
+  }
   out->append(
       "<table class=\"num\" id=\"devices\"><tr><th>device</th><th>name</th>"
       "<th>span</th><th>busy</th><th>idle</th><th>idle share</th>"
@@ -902,30 +910,33 @@ std::string WriteHtmlReport(const Report& r) {
 
   out.append("<h2>Timeline</h2>");
   if (timeline) {
-    absl::StrAppend(
-        &out, "<p class=\"note\">Each column is ",
-        FormatDuration(r.timeline.bucket_ns),
-        " of the run: the share of it the GPU was busy (green) and idle, "
-        "coloured by why it waited. Grey background: outside the device's "
-        "active span. ",
-        r.steps.available ? "Thin vertical lines: step starts. " : "",
-        "Hover a mark for details.</p>");
-    std::vector<LegendEntry> legend = {{kBusyColor, "GPU busy"}};
-    for (const LegendEntry& e : CauseLegend(present)) legend.push_back(e);
-    legend.push_back({kOutsideColor, "outside the device's span"});
-    AppendLegend(legend, &out);
-    for (size_t i : plotted) AppendDeviceTimeline(r, i, &out);
-    AppendSyncBand(r, &out);
+    if (!plotted.empty()) {
+      absl::StrAppend(
+          &out, "<p class=\"note\">Each column is ",
+          FormatDuration(r.timeline.bucket_ns),
+          " of the run: the share of it the GPU was busy (green) and idle, "
+          "coloured by why it waited. Grey background: outside the device's "
+          "active span. ",
+          r.steps.available ? "Thin vertical lines: step starts. " : "",
+          "Hover a mark for details.</p>");
+      std::vector<LegendEntry> legend = {{kBusyColor, "GPU busy"}};
+      for (const LegendEntry& e : CauseLegend(present)) legend.push_back(e);
+      legend.push_back({kOutsideColor, "outside the device's span"});
+      AppendLegend(legend, &out);
+      for (size_t i : plotted) AppendDeviceTimeline(r, i, &out);
+      AppendSyncBand(r, &out);
+    }
     if (!r.timeline.threads.empty()) {
-      absl::StrAppend(&out,
-                      "<h3>Host threads</h3><p class=\"note\">CPU row: "
-                      "share of each column on CPU (blue) and off-CPU "
-                      "in I/O (brown). CUDA row: share inside CUDA "
-                      "calls, blocked in syncs (red) or in other "
-                      "calls (orange). The ",
-                      r.timeline.threads.size(), " of ",
-                      r.timeline.threads_total,
-                      " threads with the most CUDA time, then CPU time.</p>");
+      absl::StrAppend(
+          &out, "<h3>Host threads</h3><p class=\"note\">Each column is ",
+          FormatDuration(r.timeline.bucket_ns),
+          ". CPU row: "
+          "share of each column on CPU (blue) and off-CPU "
+          "in I/O (brown). CUDA row: share inside CUDA "
+          "calls, blocked in syncs (red) or in other "
+          "calls (orange). The ",
+          r.timeline.threads.size(), " of ", r.timeline.threads_total,
+          " threads with the most CUDA time, then CPU time.</p>");
       AppendLegend({{kCpuColor, "on CPU"},
                     {kIoColor, "off-CPU in I/O"},
                     {kSyncColor, "blocked in sync"},
