@@ -20,8 +20,9 @@ std::string CheckTime(const std::string& text) {
 
 }  // namespace
 
-void AddAnalysisOptions(CLI::App* sub, AnalysisArgs* args) {
-  sub->add_option("--rank", args->rank, "Analyse only the processes of rank N")
+void AddAnalysisOptions(CLI::App* sub, AnalysisArgs* args,
+                        const std::string& verb, bool pre_window) {
+  sub->add_option("--rank", args->rank, verb + " only the processes of rank N")
       ->type_name("N")
       ->check(Check([](const std::string& v) {
         return !v.empty() &&
@@ -29,12 +30,14 @@ void AddAnalysisOptions(CLI::App* sub, AnalysisArgs* args) {
                    ? std::string()
                    : "'" + v + "' is not a rank number (0, 1, ...)";
       }));
-  sub->add_option("--from", args->from,
-                  "Analyse from T after the trace start: nanoseconds\n"
-                  "(1500000) or a number with a unit: ns, us, ms, s (12.5ms)")
+  sub->add_option(
+         "--from", args->from,
+         verb +
+             " from T after the trace start: nanoseconds\n"
+             "(1500000) or a number with a unit: ns, us, ms, s (12.5ms)")
       ->type_name("T")
       ->check(Check(CheckTime));
-  sub->add_option("--to", args->to, "Analyse up to T after the trace start")
+  sub->add_option("--to", args->to, verb + " up to T after the trace start")
       ->type_name("T")
       ->check(Check(CheckTime));
   sub->add_option("--step-range", args->step_range,
@@ -43,8 +46,10 @@ void AddAnalysisOptions(CLI::App* sub, AnalysisArgs* args) {
       ->check(Check([](const std::string& v) {
         return v.empty() ? std::string("needs a name") : std::string();
       }));
-  sub->add_flag("--include-pre-window", args->include_pre_window,
-                "Keep GPU work launched before recording began");
+  if (pre_window) {
+    sub->add_flag("--include-pre-window", args->include_pre_window,
+                  "Keep GPU work launched before recording began");
+  }
 }
 
 AnalysisOptions ToAnalysisOptions(const AnalysisArgs& args) {
@@ -60,21 +65,26 @@ AnalysisOptions ToAnalysisOptions(const AnalysisArgs& args) {
   return options;
 }
 
+std::optional<Timeline> LoadForCommand(const char* command,
+                                       const std::string& path) {
+  absl::StatusOr<Timeline> timeline = LoadTrace(path);
+  if (timeline.ok()) return std::move(*timeline);
+  // Readers name the file themselves; say it once.
+  const std::string message(timeline.status().message());
+  if (message.rfind(path, 0) == 0) {
+    std::fprintf(stderr, "feedprof %s: %s\n", command, message.c_str());
+  } else {
+    std::fprintf(stderr, "feedprof %s: cannot read %s: %s\n", command,
+                 path.c_str(), message.c_str());
+  }
+  return std::nullopt;
+}
+
 std::optional<Report> LoadAndAnalyze(const char* command,
                                      const std::string& path,
                                      const AnalysisOptions& options) {
-  absl::StatusOr<Timeline> timeline = LoadTrace(path);
-  if (!timeline.ok()) {
-    // Readers name the file themselves; say it once.
-    const std::string message(timeline.status().message());
-    if (message.rfind(path, 0) == 0) {
-      std::fprintf(stderr, "feedprof %s: %s\n", command, message.c_str());
-    } else {
-      std::fprintf(stderr, "feedprof %s: cannot read %s: %s\n", command,
-                   path.c_str(), message.c_str());
-    }
-    return std::nullopt;
-  }
+  std::optional<Timeline> timeline = LoadForCommand(command, path);
+  if (!timeline) return std::nullopt;
   absl::StatusOr<Report> report = Analyze(*timeline, options);
   if (!report.ok()) {
     std::fprintf(stderr, "feedprof %s: cannot analyse %s: %s\n", command,

@@ -1,6 +1,6 @@
-// The options `analyze` and `report` share: which part of a trace to
-// analyse (--rank, --from, --to, --step-range, --include-pre-window), and
-// loading plus analysing a trace with the same messages for both commands.
+// The options `analyze`, `report` and `export` share: which part of a
+// trace to use (--rank, --from, --to, --step-range, --include-pre-window),
+// and loading plus analysing a trace with the same messages everywhere.
 #ifndef FEEDPROF_TOOLS_ANALYSIS_ARGS_H_
 #define FEEDPROF_TOOLS_ANALYSIS_ARGS_H_
 
@@ -20,11 +20,19 @@ struct AnalysisArgs {
   bool include_pre_window = false;
 };
 
-// Registers the shared options on `command`.
-void AddAnalysisOptions(CLI::App* command, AnalysisArgs* args);
+// Registers the shared options on `command`; `verb` starts their help
+// ("Analyse", "Export"). --include-pre-window only with `pre_window`.
+void AddAnalysisOptions(CLI::App* command, AnalysisArgs* args,
+                        const std::string& verb = "Analyse",
+                        bool pre_window = true);
 
 // The analysis options; throws UsageError when --to is not after --from.
 AnalysisOptions ToAnalysisOptions(const AnalysisArgs& args);
+
+// Loads `path`. On failure prints one line naming the file and the
+// problem, prefixed "feedprof COMMAND: ", and returns nullopt.
+std::optional<Timeline> LoadForCommand(const char* command,
+                                       const std::string& path);
 
 // Loads `path` and analyses it. On failure prints one line naming the file
 // and the problem, prefixed "feedprof COMMAND: ", and returns nullopt.

@@ -8,13 +8,14 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "feedprof/analysis.h"
 #include "feedprof/export.h"
 #include "feedprof/report.h"
-#include "feedprof/trace_loader.h"
+#include "tools/analysis_args.h"
 #include "tools/command_line.h"
 #include "tools/commands.h"
 
@@ -24,19 +25,12 @@ namespace {
 struct ExportArgs {
   std::string path;
   std::string out;
-  int64_t rank = -1;
-  std::string from, to;
+  AnalysisArgs analysis;
   std::string steps;
-  std::string step_range;
 };
 
 // Perfetto's in-browser limit is about 2 GB; say so well before it.
 constexpr uint64_t kLargeExportBytes = uint64_t{1} << 30;
-
-std::string CheckTime(const std::string& text) {
-  absl::StatusOr<TimeNs> t = ParseTimeArg(text);
-  return t.ok() ? std::string() : std::string(t.status().message());
-}
 
 bool ParseStepNumber(const std::string& text, uint64_t* value) {
   if (text.empty() || text.size() > 18 ||
@@ -69,14 +63,8 @@ int Fail(const std::string& message) {
 
 int Run(const ExportArgs& args) {
   ExportOptions options;
-  AnalysisOptions& analysis = options.analysis;
-  if (args.rank >= 0) analysis.rank = static_cast<int32_t>(args.rank);
-  if (!args.from.empty()) analysis.from = *ParseTimeArg(args.from);
-  if (!args.to.empty()) analysis.to = *ParseTimeArg(args.to);
-  analysis.step_range_name = args.step_range;
-  if (analysis.from && analysis.to && *analysis.to <= *analysis.from) {
-    throw UsageError("--to must be later than --from");
-  }
+  options.analysis = ToAnalysisOptions(args.analysis);
+  const AnalysisOptions& analysis = options.analysis;
   if (!args.steps.empty()) {
     if (analysis.from || analysis.to) {
       throw UsageError(
@@ -90,13 +78,8 @@ int Run(const ExportArgs& args) {
                             : std::stoull(args.steps.substr(colon + 1));
   }
 
-  absl::StatusOr<Timeline> timeline = LoadTrace(args.path);
-  if (!timeline.ok()) {
-    const std::string message(timeline.status().message());
-    return Fail(message.rfind(args.path, 0) == 0
-                    ? message
-                    : "cannot read " + args.path + ": " + message);
-  }
+  std::optional<Timeline> timeline = LoadForCommand("export", args.path);
+  if (!timeline) return kExitFailed;
   for (const std::string& w : timeline->warnings) {
     std::fprintf(stderr, "feedprof export: warning: %s\n", w.c_str());
   }
@@ -150,33 +133,12 @@ void AddExportCommand(CLI::App& root, int* exit_code) {
                   "The file to write (.json, or .json.gz for gzip)")
       ->type_name("OUT")
       ->required();
-  sub->add_option("--rank", args->rank, "Export only the processes of rank N")
-      ->type_name("N")
-      ->check(Check([](const std::string& v) {
-        return !v.empty() &&
-                       v.find_first_not_of("0123456789") == std::string::npos
-                   ? std::string()
-                   : "'" + v + "' is not a rank number (0, 1, ...)";
-      }));
-  sub->add_option("--from", args->from,
-                  "Export from T after the trace start: nanoseconds\n"
-                  "(1500000) or a number with a unit: ns, us, ms, s (12.5ms)")
-      ->type_name("T")
-      ->check(Check(CheckTime));
-  sub->add_option("--to", args->to, "Export up to T after the trace start")
-      ->type_name("T")
-      ->check(Check(CheckTime));
+  AddAnalysisOptions(sub, &args->analysis, "Export", /*pre_window=*/false);
   sub->add_option("--steps", args->steps,
                   "Export steps A to B (counted from 1, as the report\n"
                   "lists them): from the start of step A to the end of B")
       ->type_name("A:B")
       ->check(Check(CheckSteps));
-  sub->add_option("--step-range", args->step_range,
-                  "Steps are the ranges whose name starts with NAME")
-      ->type_name("NAME")
-      ->check(Check([](const std::string& v) {
-        return v.empty() ? std::string("needs a name") : std::string();
-      }));
   sub->callback([args, exit_code] { *exit_code = Run(*args); });
 }
 

@@ -104,7 +104,8 @@ DeviceReport ComputeDeviceReport(
   r.memset_ns = memsets.Total();
   r.exposed_memcpy_ns = kernels_or_copies.Total() - r.compute_ns;
 
-  r.idle_by_cause = ClassifyIdleGaps(prepared, device, busy, &r.gaps, also_visit);
+  r.idle_by_cause =
+      ClassifyIdleGaps(prepared, device, busy, &r.gaps, also_visit);
   r.launch_overhead_share =
       r.span_ns > 0
           ? static_cast<double>(r.idle_by_cause[IdleCause::kLaunchOverhead]) /
