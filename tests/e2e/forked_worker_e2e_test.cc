@@ -55,14 +55,17 @@ TEST(ForkedWorkerE2eTest, WorkerEndingWithExitKeepsMostOfItsSamples) {
 TEST(ForkedWorkerE2eTest, AnExplicitFlushIntervalAppliesToWorkersToo) {
   const std::string dir = MakeTempDir("forked_worker_explicit");
   auto env = RecordingEnv(dir + "/session");
-  env["FEEDPROF_FLUSH_INTERVAL_MS"] = "5000";
+  // Far longer than the worker lives even on a loaded machine (it burns
+  // 800 ms of CPU): with the 200 ms default for workers it would leave a
+  // file, with the explicit interval it leaves none.
+  env["FEEDPROF_FLUSH_INTERVAL_MS"] = "120000";
   ChildProcess parent({kTarget}, env, dir + "/parent");
   ExitStatus status;
   ASSERT_TRUE(parent.Wait(60'000, &status));
   ASSERT_EQ(status.code, 0) << parent.Stderr();
   const uint32_t worker =
       static_cast<uint32_t>(std::strtoul(parent.Stdout().c_str(), nullptr, 10));
-  // The worker ended (by _exit) before its first 5 s flush: no file; the
+  // The worker ended (by _exit) before its first 120 s flush: no file; the
   // parent's file is there.
   int files = 0;
   for (const std::string& path : FindTraceFiles(dir + "/session")) {
