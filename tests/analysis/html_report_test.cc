@@ -100,6 +100,35 @@ TEST(TimelineOverviewTest, BucketsAddUpToTheDeviceTotals) {
   EXPECT_EQ(t.syncs[0].duration_ns, testing::Us(31));
 }
 
+TEST(TimelineOverviewTest, AWindowNearlyTwoToThe63KeepsEveryBucketInRange) {
+  // Ops at both ends of the time range a reader accepts (±(2^62 - 1) ns):
+  // rounded up to whole buckets the window would pass INT64_MAX (found by
+  // fuzzing); it loses its last partial bucket instead.
+  constexpr TimeNs kEdge = (TimeNs{1} << 62) - 1;
+  TimelineBuilder b;
+  GpuOp& first = b.Op(GpuOpKind::kKernel, 0, 0, 0);
+  first.start = -kEdge;
+  first.end = -kEdge + 1000;
+  GpuOp& last = b.Op(GpuOpKind::kKernel, 0, 0, 0);
+  last.start = kEdge - 1000;
+  last.end = kEdge;
+  AnalysisOptions options;
+  options.include_pre_window = true;
+  const Report r = MustAnalyze(b.Take(), options);
+  const TimelineOverview& t = r.timeline;
+  ASSERT_GT(t.buckets, 0u);
+  TimeNs covered = 0;
+  ASSERT_FALSE(__builtin_mul_overflow(static_cast<TimeNs>(t.buckets),
+                                      t.bucket_ns, &covered));
+  EXPECT_GE(t.start + covered, r.window.end - t.bucket_ns);
+  ASSERT_EQ(t.devices.size(), 1u);
+  TimeNs busy = 0;
+  for (TimeNs v : t.devices[0].busy_ns) busy += v;
+  EXPECT_GE(busy, 1000);  // the first op at least
+  EXPECT_LE(busy, r.devices[0].busy_ns);
+  EXPECT_FALSE(WriteHtmlReport(r).empty());
+}
+
 TEST(TimelineOverviewTest, StepsSplitIntoComputeCopiesAndIdleCauses) {
   TimelineBuilder b;
   // Step 1 [0, 100]: kernel 10-40, copy 30-60 (20 µs not under a kernel),

@@ -25,6 +25,13 @@ inline TimeNs SaturatingAdd(TimeNs a, TimeNs b) {
                : std::numeric_limits<TimeNs>::min();
 }
 
+// `a * b` for non-negative `a` and `b`, clamped to the int64 maximum.
+inline TimeNs SaturatingMul(TimeNs a, TimeNs b) {
+  TimeNs product = 0;
+  if (!__builtin_mul_overflow(a, b, &product)) return product;
+  return std::numeric_limits<TimeNs>::max();
+}
+
 // `*sum += value`, clamped to the int64 range.
 inline void AddTime(TimeNs* sum, TimeNs value) {
   *sum = SaturatingAdd(*sum, value);

@@ -14,6 +14,7 @@
 // buckets telescope to v and the buckets of a device add up to its busy
 // and idle-by-cause totals to the nanosecond.
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -146,8 +147,16 @@ TimelineOverviewBuilder::TimelineOverviewBuilder(
     s.out.bucket_ns = RoundBucketWidth(length, kTimelineMaxBuckets);
     s.out.buckets = static_cast<uint32_t>(length / s.out.bucket_ns +
                                           (length % s.out.bucket_ns != 0));
-    s.end = SaturatingAdd(s.out.start,
-                          static_cast<TimeNs>(s.out.buckets) * s.out.bucket_ns);
+    // Rounded up to whole buckets, a window nearly 2^63 ns long (a damaged
+    // trace) would pass the int64 range: it then loses its last, partial
+    // bucket, so that every bucket bound (k * bucket_ns) stays in range.
+    TimeNs covered =
+        SaturatingMul(static_cast<TimeNs>(s.out.buckets), s.out.bucket_ns);
+    if (covered == std::numeric_limits<TimeNs>::max()) {
+      s.out.buckets = static_cast<uint32_t>(covered / s.out.bucket_ns);
+      covered = static_cast<TimeNs>(s.out.buckets) * s.out.bucket_ns;
+    }
+    s.end = SaturatingAdd(s.out.start, covered);
   }
   // A step counts the busy time of its own process's devices; when the
   // process has none (GPU ops under a device pseudo process), every
