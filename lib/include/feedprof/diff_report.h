@@ -1,0 +1,25 @@
+// Writers for the comparison of two runs (feedprof/compare.h): a one-screen
+// text summary followed by details, and versioned JSON ("feedprof.diff/1",
+// documented field by field in docs/diff.md). Both render the same model
+// and compute nothing, so they always agree.
+#ifndef FEEDPROF_DIFF_REPORT_H_
+#define FEEDPROF_DIFF_REPORT_H_
+
+#include <string>
+
+#include "feedprof/compare.h"
+
+namespace feedprof {
+
+struct DiffTextOptions {
+  bool details = true;  // false: the one-screen summary only
+  int max_rows = 8;     // rows per detail table
+};
+
+std::string WriteTextDiff(const Comparison& comparison,
+                          const DiffTextOptions& options = {});
+std::string WriteJsonDiff(const Comparison& comparison);
+
+}  // namespace feedprof
+
+#endif  // FEEDPROF_DIFF_REPORT_H_

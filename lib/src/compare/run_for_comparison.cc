@@ -1,0 +1,87 @@
+// One run analysed for a comparison: the report, the GPU time of every
+// kernel name (the report keeps the top five; a diff must see the kernel
+// that went from 0.1% to 0.2% too) and the platform it ran on. With a step
+// selection the run is analysed a second time over the selected steps.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "analysis/prepared_timeline.h"
+#include "analysis/time_sum.h"
+#include "feedprof/compare.h"
+
+namespace feedprof {
+namespace {
+
+// Kernel totals by name, grouped as the launch statistics group them (by
+// the interned name), over the ops the analysis counted.
+absl::StatusOr<std::vector<KernelTotal>> AllKernelTotals(
+    const Timeline& timeline, const AnalysisOptions& options) {
+  absl::StatusOr<analysis::PreparedTimeline> prepared =
+      analysis::PreparedTimeline::Build(timeline, options);
+  if (!prepared.ok()) return prepared.status();
+  std::vector<KernelTotal> by_name;  // indexed by StringId
+  for (const analysis::DeviceView& d : prepared->devices()) {
+    for (const analysis::OpRef& op : d.ops) {
+      const GpuOp& g = timeline.gpu_ops[op.op];
+      if (g.kind != GpuOpKind::kKernel) continue;
+      if (g.name >= by_name.size()) by_name.resize(g.name + 1);
+      ++by_name[g.name].count;
+      analysis::AddTime(&by_name[g.name].total_ns, g.end - g.start);
+    }
+  }
+  for (StringId id = 0; id < by_name.size(); ++id) {
+    if (by_name[id].count > 0) by_name[id].name = timeline.strings.Get(id);
+  }
+  std::erase_if(by_name, [](const KernelTotal& k) { return k.count == 0; });
+  std::stable_sort(by_name.begin(), by_name.end(),
+                   [](const KernelTotal& a, const KernelTotal& b) {
+                     return a.total_ns > b.total_ns;
+                   });
+  return by_name;
+}
+
+}  // namespace
+
+absl::StatusOr<AnalyzedRun> AnalyzeForComparison(
+    const Timeline& timeline, const CompareOptions& options) {
+  AnalysisOptions analysis = options.analysis;
+  absl::StatusOr<Report> report = Analyze(timeline, analysis);
+  if (!report.ok()) return report.status();
+  if (options.steps) {
+    const std::vector<StepInfo>& steps = report->steps.steps;
+    const uint64_t first = options.steps->first.value_or(0);
+    const uint64_t last = options.steps->last.value_or(steps.size());
+    if (steps.empty()) {
+      return absl::InvalidArgumentError(
+          "has no steps to select (name the step ranges with --step-range)");
+    }
+    if (first >= last || last > steps.size()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "has ", steps.size(), " steps (0:", steps.size(), "); the selection ",
+          first, ":", last, " is not among them"));
+    }
+    // The window starts 1 ns into the first selected step and ends 1 ns
+    // before the last one's end: a step that ends where the selection
+    // starts, or starts where it ends, touches the window without being
+    // selected, and the analysis keeps every step that touches it.
+    const TimeNs trace_start = report->window.trace_start;
+    analysis.from = steps[first].start - trace_start + 1;
+    analysis.to = steps[last - 1].end - trace_start - 1;
+    if (*analysis.to <= *analysis.from) analysis.to = *analysis.from + 1;
+    report = Analyze(timeline, analysis);
+    if (!report.ok()) return report.status();
+  }
+  absl::StatusOr<std::vector<KernelTotal>> kernels =
+      AllKernelTotals(timeline, analysis);
+  if (!kernels.ok()) return kernels.status();
+  AnalyzedRun run;
+  run.report = *std::move(report);
+  run.kernels = *std::move(kernels);
+  run.platform = timeline.platform;
+  run.machine_devices = timeline.devices;
+  return run;
+}
+
+}  // namespace feedprof

@@ -1,0 +1,302 @@
+// The text rendering of a comparison: a one-screen summary (headline, step
+// time and its noise verdict, the verdict change, the three largest idle
+// cause changes, new and vanished sync points and kernels, warnings), then
+// the details section by section. Every number comes from the comparison
+// model as it is.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "analysis/units.h"
+#include "feedprof/diff_report.h"
+
+namespace feedprof {
+namespace {
+
+using analysis::FormatBytes;
+using analysis::FormatDuration;
+using analysis::FormatPercent;
+using analysis::ShortKernelName;
+
+void Line(std::string* out, std::string_view text) {
+  out->append(text);
+  out->push_back('\n');
+}
+
+std::string Duration(double ns) {
+  return FormatDuration(static_cast<TimeNs>(std::llround(ns)));
+}
+std::string Count(double v) { return absl::StrFormat("%.4g", v); }
+std::string Bytes(double v) {
+  const std::string size =
+      FormatBytes(static_cast<uint64_t>(std::llround(std::abs(v))));
+  return v < 0 ? "-" + size : size;
+}
+std::string Share(double v) { return FormatPercent(v); }
+std::string Gbps(double v) { return absl::StrFormat("%.3g GB/s", v); }
+
+std::string Relative(const Change& c) {
+  return c.relative ? absl::StrFormat("%+.1f%%", *c.relative * 100)
+                    : std::string("new");
+}
+
+// "41 ms -> 3 ms (-38 ms, -92.7%)"
+template <typename Format>
+std::string Pair(const Change& c, Format format) {
+  if (c.delta == 0) return absl::StrCat(format(c.before), " (unchanged)");
+  const std::string sign = c.delta > 0 ? "+" : "";
+  return absl::StrCat(format(c.before), " -> ", format(c.after), " (", sign,
+                      format(c.delta), ", ", Relative(c), ")");
+}
+// Shares change by points, not by a relative amount.
+std::string SharePair(const Change& c) {
+  return absl::StrFormat("%s -> %s (%+.1f points)", Share(c.before),
+                         Share(c.after), c.delta * 100);
+}
+
+std::string SideLine(const RunSide& s, const std::string& unit) {
+  std::string steps =
+      unit == "step" ? absl::StrCat(s.steps, " steps")
+                     : absl::StrCat("window ", FormatDuration(s.window_ns));
+  return absl::StrCat(s.source_path, " (", s.source_format, ", ", s.events,
+                      " events, ", steps, ")");
+}
+
+std::string SyncName(const SyncPointChange& s) {
+  return absl::StrCat(s.api, " (", s.reason, ")",
+                      s.call_site.empty() ? "" : " at " + s.call_site);
+}
+
+void StepLines(const Comparison& c, std::string* out) {
+  const StepTimeComparison& s = c.step_time;
+  if (s.available) {
+    Line(out,
+         absl::StrCat("Step time (median): ", Pair(s.median_ns, Duration)));
+    Line(out, absl::StrCat("  p10 ", Pair(s.p10_ns, Duration)));
+    Line(out, absl::StrCat("  p90 ", Pair(s.p90_ns, Duration)));
+    Line(out, absl::StrCat("  mean ", Pair(s.mean_ns, Duration)));
+  } else {
+    Line(out, "Step time: not available (the runs do not both have steps)");
+  }
+  Line(out, absl::StrCat("  noise: ", s.noise.explanation));
+  if (s.noise.judged) {
+    const BootstrapInterval& b = s.noise.median_difference_ns;
+    Line(out,
+         absl::StrCat("  median difference, 95% interval: [", Duration(b.low),
+                      ", ", Duration(b.high), "] (bootstrap, ", b.resamples,
+                      " resamples, seed ", b.seed, ")"));
+  }
+  Line(out, absl::StrCat("GPU busy: ", SharePair(s.gpu_busy_share)));
+  Line(out, absl::StrCat("Analysed window: ", Pair(s.span_ns, Duration)));
+}
+
+void VerdictLines(const VerdictComparison& v, std::string* out) {
+  auto runner = [](const std::string& r) { return r.empty() ? "none" : r; };
+  Line(out,
+       absl::StrFormat("Verdict: %s (%s, %.2f) -> %s (%s, %.2f)%s",
+                       v.before_primary, v.before_label, v.confidence.before,
+                       v.after_primary, v.after_label, v.confidence.after,
+                       v.changed ? "" : ", unchanged"));
+  Line(out, absl::StrCat("  runner-up: ", runner(v.before_runner_up), " -> ",
+                         runner(v.after_runner_up)));
+  if (v.named_cause_score) {
+    Line(out,
+         absl::StrCat("  ", v.before_primary, " explains ",
+                      SharePair(*v.named_cause_score), " of the span: ",
+                      *v.named_cause_shrank ? "shrank" : "did not shrink"));
+  }
+}
+
+void Summary(const Comparison& c, std::string* out) {
+  Line(out, absl::StrCat("feedprof diff (", Comparison::kSchema, ")"));
+  Line(out, absl::StrCat("  before: ", SideLine(c.before, c.unit)));
+  Line(out, absl::StrCat("  after:  ", SideLine(c.after, c.unit)));
+  Line(out, absl::StrCat("  figures per ", c.unit,
+                         c.unit == "step" ? "" : " of the analysed window"));
+  Line(out, "");
+  Line(out, c.headline);
+  Line(out, "");
+  StepLines(c, out);
+  VerdictLines(c.verdict, out);
+  Line(out, "");
+  Line(out, absl::StrCat("Largest idle changes (per ", c.unit, "):"));
+  for (size_t i = 0; i < c.idle.largest.size() && i < 3; ++i) {
+    const IdleCauseChange& k =
+        c.idle.causes[static_cast<size_t>(c.idle.largest[i])];
+    Line(out,
+         absl::StrCat("  - ", k.name, ": ", Pair(k.per_unit_ns, Duration)));
+  }
+  auto syncs = [out, &c](const std::vector<SyncPointChange>& list,
+                         const char* title) {
+    if (list.empty()) return;
+    Line(out, title);
+    for (size_t i = 0; i < list.size() && i < 5; ++i) {
+      const SyncPointChange& s = list[i];
+      const double count = s.presence == Presence::kNew
+                               ? s.count_per_unit.after
+                               : s.count_per_unit.before;
+      const double blocked = s.presence == Presence::kNew
+                                 ? s.blocked_per_unit_ns.after
+                                 : s.blocked_per_unit_ns.before;
+      Line(out, absl::StrCat("  - ", SyncName(s), ": ", Count(count),
+                             " calls, blocked ", Duration(blocked), " per ",
+                             c.unit));
+    }
+  };
+  syncs(c.syncs.added, "New sync points:");
+  syncs(c.syncs.vanished, "Vanished sync points:");
+  auto kernels = [out, &c](const std::vector<KernelChange>& list,
+                           const char* title) {
+    if (list.empty()) return;
+    Line(out, absl::StrCat(title, " (", list.size(), "):"));
+    for (size_t i = 0; i < list.size() && i < 5; ++i) {
+      const KernelChange& k = list[i];
+      const double t = k.presence == Presence::kNew ? k.time_per_unit_ns.after
+                                                    : k.time_per_unit_ns.before;
+      Line(out, absl::StrCat("  - ", ShortKernelName(k.name, 70), ": ",
+                             Duration(t), " per ", c.unit));
+    }
+  };
+  kernels(c.kernels.added, "New kernels");
+  kernels(c.kernels.vanished, "Vanished kernels");
+  if (!c.warnings.empty()) {
+    Line(out, "");
+    Line(out, "Warnings:");
+    for (const std::string& w : c.warnings) Line(out, absl::StrCat("  - ", w));
+  }
+}
+
+void Details(const Comparison& c, const DiffTextOptions& options,
+             std::string* out) {
+  const auto rows = static_cast<size_t>(std::max(0, options.max_rows));
+  const std::string per = absl::StrCat(" per ", c.unit);
+  Line(out, "");
+  Line(out, "== Details ==");
+  Line(out, "");
+  Line(out, absl::StrCat("Idle by cause", per, ":"));
+  Line(out, absl::StrCat("  total: ", Pair(c.idle.idle_per_unit_ns, Duration)));
+  Line(out, absl::StrCat("  host wait: ",
+                         Pair(c.idle.host_wait_per_unit_ns, Duration)));
+  Line(out, absl::StrCat("  idle share: ", SharePair(c.idle.idle_share)));
+  for (const IdleCauseChange& k : c.idle.causes) {
+    Line(out, absl::StrCat("  ", k.name, ": ", Pair(k.per_unit_ns, Duration)));
+  }
+  Line(out, "");
+  Line(out, "Launches:");
+  Line(out, absl::StrCat("  launch calls", per, ": ",
+                         Pair(c.launch.launches_per_unit, Count)));
+  Line(out, absl::StrCat("  kernels", per, ": ",
+                         Pair(c.launch.kernels_per_unit, Count)));
+  Line(out, absl::StrCat("  median launch call: ",
+                         Pair(c.launch.median_launch_api_ns, Duration)));
+  Line(out, absl::StrCat("  median kernel: ",
+                         Pair(c.launch.median_kernel_ns, Duration)));
+  Line(out, absl::StrCat("  launch-overhead share: ",
+                         SharePair(c.launch.launch_overhead_share)));
+  Line(out, "");
+  Line(out, absl::StrCat("Kernels (GPU time", per, "; ", c.kernels.names_before,
+                         " -> ", c.kernels.names_after, " names):"));
+  auto kernel_rows = [&](const std::vector<KernelChange>& list,
+                         const char* title) {
+    if (list.empty()) return;
+    Line(out, absl::StrCat("  ", title, ":"));
+    for (size_t i = 0; i < list.size() && i < rows; ++i) {
+      const KernelChange& k = list[i];
+      Line(out, absl::StrCat("    ", ShortKernelName(k.name, 70), ": ",
+                             Pair(k.time_per_unit_ns, Duration), "; launches ",
+                             Pair(k.count_per_unit, Count)));
+    }
+  };
+  kernel_rows(c.kernels.gains, "most time added");
+  kernel_rows(c.kernels.losses, "most time removed");
+  kernel_rows(c.kernels.added, "new");
+  kernel_rows(c.kernels.vanished, "vanished");
+  Line(out, "");
+  Line(out, absl::StrCat("Copies", per, ":"));
+  Line(out, absl::StrCat("  count ", Pair(c.copies.count_per_unit, Count),
+                         "; bytes ", Pair(c.copies.bytes_per_unit, Bytes),
+                         "; time ", Pair(c.copies.time_per_unit_ns, Duration)));
+  for (const CopyDirectionChange& d : c.copies.directions) {
+    Line(out, absl::StrCat("  ", d.direction, " (", PresenceName(d.presence),
+                           "): bytes ", Pair(d.bytes_per_unit, Bytes),
+                           "; time ", Pair(d.time_per_unit_ns, Duration)));
+    Line(out, absl::StrCat("    bandwidth ", Pair(d.achieved_gbps, Gbps),
+                           "; pageable ", SharePair(d.pageable_share)));
+  }
+  Line(out, "");
+  Line(out, absl::StrCat("Sync points", per, " (blocked ",
+                         Pair(c.syncs.blocked_per_unit_ns, Duration), "):"));
+  for (size_t i = 0; i < c.syncs.points.size() && i < rows; ++i) {
+    const SyncPointChange& s = c.syncs.points[i];
+    Line(out,
+         absl::StrCat("  ", SyncName(s), " [", PresenceName(s.presence), "]"));
+    Line(out,
+         absl::StrCat("    calls ", Pair(s.count_per_unit, Count), "; blocked ",
+                      Pair(s.blocked_per_unit_ns, Duration), "; idle after ",
+                      Pair(s.idle_after_per_unit_ns, Duration)));
+  }
+  Line(out, "");
+  Line(out, absl::StrCat("Host", per, ":"));
+  auto cpu = [&](const Change& ch) {
+    return c.host.samples_before && c.host.samples_after
+               ? Pair(ch, Duration)
+               : std::string("not available (no CPU samples in both runs)");
+  };
+  Line(out, absl::StrCat("  launching threads CPU: ",
+                         cpu(c.host.launching_threads_cpu_per_unit_ns)));
+  Line(out, absl::StrCat("  other threads CPU: ",
+                         cpu(c.host.other_threads_cpu_per_unit_ns)));
+  Line(out, absl::StrCat("  worker processes CPU: ",
+                         cpu(c.host.workers_cpu_per_unit_ns)));
+  Line(out, absl::StrCat("  in CUDA calls: ",
+                         Pair(c.host.cuda_api_per_unit_ns, Duration)));
+  Line(out, absl::StrCat("  blocked in syncs: ",
+                         Pair(c.host.sync_blocked_per_unit_ns, Duration)));
+  if (!c.devices.empty()) {
+    Line(out, "");
+    Line(out, "Devices (matched by position):");
+    for (const DeviceChange& d : c.devices) {
+      Line(out, absl::StrCat("  #", d.device, " ", d.before_name, " -> ",
+                             d.after_name, " [", PresenceName(d.presence),
+                             "]: busy ", SharePair(d.busy_share), "; idle", per,
+                             " ", Pair(d.idle_per_unit_ns, Duration)));
+    }
+  }
+  if (!c.ranks.empty()) {
+    Line(out, "");
+    Line(out, "Ranks:");
+    for (const RankChange& r : c.ranks) {
+      Line(out, absl::StrCat("  ",
+                             r.rank >= 0 ? absl::StrCat("rank ", r.rank)
+                                         : std::string("process"),
+                             " [", PresenceName(r.presence), "]: median step ",
+                             Pair(r.median_step_ns, Duration), "; idle ",
+                             SharePair(r.idle_share), "; sync blocked ",
+                             Pair(r.sync_blocked_ns, Duration)));
+    }
+  }
+  Line(out, "");
+  if (c.platform.empty()) {
+    Line(out, "Platform: no difference the traces show");
+  } else {
+    Line(out, "Platform differences:");
+    for (const PlatformDifference& p : c.platform) {
+      Line(out, absl::StrCat("  ", p.what, ": ", p.before, " -> ", p.after,
+                             p.hardware ? " (hardware)" : ""));
+    }
+  }
+}
+
+}  // namespace
+
+std::string WriteTextDiff(const Comparison& comparison,
+                          const DiffTextOptions& options) {
+  std::string out;
+  Summary(comparison, &out);
+  if (options.details) Details(comparison, options, &out);
+  return out;
+}
+
+}  // namespace feedprof

@@ -1,0 +1,158 @@
+// `feedprof diff BEFORE AFTER`: analyses two runs the same way and says
+// what changed between them: step time with a noise test, idle by cause,
+// verdict, launches, kernels, copies, sync points, host CPU and the
+// platform (docs/diff.md). With --fail-if-slower it is a CI gate.
+//
+// Exit codes: 0 compared, 3 AFTER is slower than BEFORE by more than the
+// --fail-if-slower percentage and beyond noise, 1 an input could not be
+// analysed, 2 usage error.
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "absl/strings/numbers.h"
+#include "feedprof/compare.h"
+#include "feedprof/diff_report.h"
+#include "tools/analysis_args.h"
+#include "tools/command_line.h"
+#include "tools/commands.h"
+
+namespace feedprof::cli {
+namespace {
+
+constexpr int kExitSlower = 3;
+
+struct DiffArgs {
+  std::string before, after;
+  std::string format = "text";
+  bool summary_only = false;
+  std::string steps;
+  std::optional<double> fail_if_slower;
+  AnalysisArgs analysis;
+};
+
+// "A:B", "A:" or ":B" (steps A to B-1, counted from 0); nullopt when `text`
+// is not one.
+std::optional<StepSelection> ParseSteps(const std::string& text) {
+  const size_t colon = text.find(':');
+  if (colon == std::string::npos) return std::nullopt;
+  StepSelection s;
+  const std::string first = text.substr(0, colon);
+  const std::string last = text.substr(colon + 1);
+  uint64_t v = 0;
+  if (!first.empty()) {
+    if (!absl::SimpleAtoi(first, &v) || first[0] == '-') return std::nullopt;
+    s.first = v;
+  }
+  if (!last.empty()) {
+    if (!absl::SimpleAtoi(last, &v) || last[0] == '-') return std::nullopt;
+    s.last = v;
+  }
+  if (s.first && s.last && *s.last <= *s.first) return std::nullopt;
+  return s;
+}
+
+std::optional<AnalyzedRun> AnalyzeSide(const std::string& path,
+                                       const CompareOptions& options) {
+  std::optional<Timeline> timeline = LoadForCommand("diff", path);
+  if (!timeline) return std::nullopt;
+  absl::StatusOr<AnalyzedRun> run = AnalyzeForComparison(*timeline, options);
+  if (!run.ok()) {
+    std::fprintf(stderr, "feedprof diff: cannot analyse %s: %s\n", path.c_str(),
+                 std::string(run.status().message()).c_str());
+    return std::nullopt;
+  }
+  for (const std::string& w : run->report.warnings) {
+    std::fprintf(stderr, "feedprof diff: warning: %s: %s\n", path.c_str(),
+                 w.c_str());
+  }
+  return std::move(*run);
+}
+
+int Run(const DiffArgs& args) {
+  CompareOptions options;
+  options.analysis = ToAnalysisOptions(args.analysis);
+  if (!args.steps.empty()) {
+    if (options.analysis.from || options.analysis.to) {
+      throw UsageError("--steps selects the window: drop --from/--to");
+    }
+    options.steps = ParseSteps(args.steps);
+  }
+  std::optional<AnalyzedRun> before = AnalyzeSide(args.before, options);
+  if (!before) return kExitFailed;
+  std::optional<AnalyzedRun> after = AnalyzeSide(args.after, options);
+  if (!after) return kExitFailed;
+  const Comparison comparison = Compare(*before, *after, options);
+  DiffTextOptions text;
+  text.details = !args.summary_only;
+  const std::string out = args.format == "json"
+                              ? WriteJsonDiff(comparison)
+                              : WriteTextDiff(comparison, text);
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  if (std::fflush(stdout) != 0) return kExitFailed;
+  if (!args.fail_if_slower) return kExitOk;
+  if (SlowerBeyondNoise(comparison, *args.fail_if_slower)) {
+    std::fprintf(stderr,
+                 "feedprof diff: AFTER is slower than BEFORE by more than "
+                 "%g%% beyond noise: %s\n",
+                 *args.fail_if_slower, comparison.headline.c_str());
+    return kExitSlower;
+  }
+  if (!comparison.step_time.noise.judged) {
+    std::fprintf(stderr, "feedprof diff: --fail-if-slower passes: %s\n",
+                 comparison.step_time.noise.explanation.c_str());
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddDiffCommand(CLI::App& root, int* exit_code) {
+  auto args = std::make_shared<DiffArgs>();
+  CLI::App* sub = AddCommand(
+      root, "diff", "BEFORE AFTER [options]", "compare two runs",
+      "Analyses two traces (any formats 'feedprof analyze' reads) the same\n"
+      "way and says what changed: step time with a noise test, idle by\n"
+      "cause, verdict, launches, kernels, copies, sync points, host CPU and\n"
+      "the platform. Figures are per step when both runs have steps, else\n"
+      "per second of the analysed window.",
+      "Exit codes: 0 compared, 3 AFTER is slower than BEFORE by more than\n"
+      "--fail-if-slower PCT and beyond noise, 1 an input could not be\n"
+      "analysed, 2 usage error.");
+  sub->add_option("BEFORE", args->before, "The run before the change")
+      ->required();
+  sub->add_option("AFTER", args->after, "The run after the change")->required();
+  sub->add_option("--format", args->format,
+                  "Output format: text (default) or json")
+      ->type_name("FORMAT")
+      ->check(Check([](const std::string& v) {
+        return v == "text" || v == "json"
+                   ? std::string()
+                   : "unknown format '" + v + "': use text or json";
+      }));
+  sub->add_flag("--summary", args->summary_only,
+                "Text: print the one-screen summary only");
+  sub->add_option("--steps", args->steps,
+                  "Compare steps A to B-1 of each run (counted from 0;\n"
+                  "A: or :B leave one end open)")
+      ->type_name("A:B")
+      ->check(Check([](const std::string& v) {
+        return ParseSteps(v) ? std::string()
+                             : "'" + v + "' is not a step range A:B with A < B";
+      }));
+  sub->add_option("--fail-if-slower", args->fail_if_slower,
+                  "Exit 3 when AFTER's median step time is more than PCT\n"
+                  "percent above BEFORE's and the change is beyond noise")
+      ->type_name("PCT")
+      ->check(Check([](const std::string& v) {
+        double pct = 0;
+        return absl::SimpleAtod(v, &pct) && pct >= 0
+                   ? std::string()
+                   : "'" + v + "' is not a percentage (0, 5, 2.5, ...)";
+      }));
+  AddAnalysisOptions(sub, &args->analysis, "Compare");
+  sub->callback([args, exit_code] { *exit_code = Run(*args); });
+}
+
+}  // namespace feedprof::cli
