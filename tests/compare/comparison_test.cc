@@ -1,0 +1,264 @@
+// Constructed pairs of runs that differ in one thing each (an idle cause, a
+// kernel, a sync point, a copy): the comparison names that change and
+// keeps every other figure of the same kind unchanged. A run against itself
+// changes nothing and is within noise.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "feedprof/compare.h"
+#include "feedprof/diff_report.h"
+#include "tests/analysis/must_analyze.h"
+#include "tests/analysis/timeline_builder.h"
+
+namespace feedprof {
+namespace {
+
+using testing::TimelineBuilder;
+using testing::Us;
+
+constexpr int kSteps = 10;
+
+// What to vary in a constructed run of kSteps steps. Each step (period
+// `period_us` plus a jitter of 0, 10 or 20 µs) launches kernel "gemm" at
+// its start (GPU 10..600 µs) and kernel `second_kernel` at
+// `second_launch_us` (GPU 10 µs after the launch, `second_us` long).
+struct RunShape {
+  double period_us = 1200;
+  double second_launch_us = 600;
+  double second_us = 290;
+  std::string second_kernel = "softmax";
+  bool sync_after = false;  // cudaStreamSynchronize at 900..950 µs
+  bool copy_after = false;  // pinned HtoD copy of 1 MiB at 910..950 µs
+};
+
+Timeline Build(const RunShape& shape) {
+  TimelineBuilder b;
+  double t = 0;
+  for (int i = 0; i < kSteps; ++i) {
+    const double period = shape.period_us + 10.0 * (i % 3);
+    b.Range("ProfilerStep#" + std::to_string(i), t, t + period,
+            RangeSource::kProfilerStep);
+    b.Launch(t, t + 5, t + 10, t + 600).name =
+        b.timeline().strings.Intern("gemm");
+    const double l = t + shape.second_launch_us;
+    b.Launch(l, l + 5, l + 10, l + 10 + shape.second_us).name =
+        b.timeline().strings.Intern(shape.second_kernel);
+    if (shape.sync_after) b.Api("cudaStreamSynchronize", t + 900, t + 950);
+    if (shape.copy_after) {
+      b.Copy("cudaMemcpyAsync", t + 900, t + 905, t + 910, t + 950,
+             CopyKind::kHtoD, 1 << 20);
+    }
+    t += period;
+  }
+  return b.Take();
+}
+
+Comparison CompareShapes(const RunShape& before, const RunShape& after) {
+  const CompareOptions options;
+  absl::StatusOr<AnalyzedRun> b = AnalyzeForComparison(Build(before), options);
+  absl::StatusOr<AnalyzedRun> a = AnalyzeForComparison(Build(after), options);
+  EXPECT_TRUE(b.ok() && a.ok());
+  if (!b.ok() || !a.ok()) return Comparison{};
+  return Compare(*b, *a, options);
+}
+
+constexpr double kNsTolerance = 1;  // per step
+
+void ExpectKernelsUnchanged(const Comparison& c) {
+  for (const KernelChange& k : c.kernels.kernels) {
+    EXPECT_EQ(k.presence, Presence::kBoth) << k.name;
+    EXPECT_NEAR(k.time_per_unit_ns.delta, 0, kNsTolerance) << k.name;
+    EXPECT_NEAR(k.count_per_unit.delta, 0, 1e-9) << k.name;
+  }
+  EXPECT_NEAR(c.launch.launches_per_unit.delta, 0, 1e-9);
+}
+
+void ExpectNoSyncOrCopyChange(const Comparison& c) {
+  EXPECT_TRUE(c.syncs.added.empty());
+  EXPECT_TRUE(c.syncs.vanished.empty());
+  EXPECT_NEAR(c.syncs.blocked_per_unit_ns.delta, 0, kNsTolerance);
+  EXPECT_NEAR(c.copies.bytes_per_unit.delta, 0, 1e-9);
+  EXPECT_NEAR(c.copies.time_per_unit_ns.delta, 0, kNsTolerance);
+}
+
+TEST(CompareTest, RunAgainstItselfChangesNothing) {
+  const Comparison c = CompareShapes({}, {});
+  EXPECT_EQ(c.unit, "step");
+  EXPECT_EQ(c.before.steps, static_cast<uint64_t>(kSteps));
+  ASSERT_TRUE(c.step_time.available);
+  EXPECT_DOUBLE_EQ(c.step_time.median_ns.delta, 0);
+  EXPECT_EQ(c.step_time.before.median_ns, Us(1210));  // 1200/1210/1220
+  ASSERT_TRUE(c.step_time.noise.judged);
+  EXPECT_FALSE(c.step_time.noise.beyond_noise);
+  EXPECT_DOUBLE_EQ(c.step_time.noise.test.p_value, 1.0);
+  // Resampling a run against itself spreads the median difference over
+  // the step lengths' range (1200..1220 µs), around 0.
+  const BootstrapInterval& b = c.step_time.noise.median_difference_ns;
+  EXPECT_DOUBLE_EQ(b.low, -static_cast<double>(Us(20)));
+  EXPECT_DOUBLE_EQ(b.high, static_cast<double>(Us(20)));
+  for (const IdleCauseChange& k : c.idle.causes) {
+    EXPECT_DOUBLE_EQ(k.per_unit_ns.delta, 0) << k.name;
+  }
+  ExpectKernelsUnchanged(c);
+  ExpectNoSyncOrCopyChange(c);
+  EXPECT_FALSE(c.verdict.changed);
+  EXPECT_TRUE(c.comparable);
+  EXPECT_TRUE(c.platform.empty());
+  EXPECT_EQ(c.headline.find("idle by cause unchanged; step time +0%"), 0u)
+      << c.headline;
+  EXPECT_NE(c.headline.find("within noise"), std::string::npos);
+  EXPECT_FALSE(SlowerBeyondNoise(c, 0));
+}
+
+TEST(CompareTest, OneIdleCauseGrows) {
+  // The second launch starts 100 µs later in every step: 100 µs more host
+  // wait per step (no CPU samples: cause unknown), the step 100 µs longer.
+  RunShape after;
+  after.period_us = 1300;
+  after.second_launch_us = 700;
+  const Comparison c = CompareShapes({}, after);
+  const IdleCauseChange& top =
+      c.idle.causes[static_cast<size_t>(c.idle.largest.front())];
+  EXPECT_EQ(top.cause, IdleCause::kHostWaitUnknown);
+  EXPECT_NEAR(top.per_unit_ns.delta, Us(100), kNsTolerance);
+  for (const IdleCauseChange& k : c.idle.causes) {
+    if (k.cause == IdleCause::kHostWaitUnknown) continue;
+    EXPECT_NEAR(k.per_unit_ns.delta, 0, kNsTolerance) << k.name;
+  }
+  ExpectKernelsUnchanged(c);
+  ExpectNoSyncOrCopyChange(c);
+  EXPECT_DOUBLE_EQ(c.step_time.median_ns.delta, static_cast<double>(Us(100)));
+  EXPECT_TRUE(c.step_time.noise.beyond_noise);
+  EXPECT_EQ(c.headline.find("host wait (no CPU samples) rose from "), 0u)
+      << c.headline;
+  EXPECT_NE(c.headline.find("step time +8% (1.21 ms -> 1.31 ms median, "
+                            "beyond noise)"),
+            std::string::npos)
+      << c.headline;
+  EXPECT_TRUE(SlowerBeyondNoise(c, 5));
+  EXPECT_FALSE(SlowerBeyondNoise(c, 10));
+}
+
+TEST(CompareTest, OneKernelSlower) {
+  RunShape after;
+  after.second_us = 340;  // softmax 50 µs longer, same step period
+  const Comparison c = CompareShapes({}, after);
+  ASSERT_EQ(c.kernels.gains.size(), 1u);
+  EXPECT_EQ(c.kernels.gains[0].name, "softmax");
+  EXPECT_NEAR(c.kernels.gains[0].time_per_unit_ns.delta, Us(50), 1e-6);
+  EXPECT_TRUE(c.kernels.losses.empty());
+  EXPECT_TRUE(c.kernels.added.empty());
+  EXPECT_TRUE(c.kernels.vanished.empty());
+  EXPECT_NEAR(c.launch.launches_per_unit.delta, 0, 1e-9);
+  ExpectNoSyncOrCopyChange(c);
+  EXPECT_DOUBLE_EQ(c.step_time.median_ns.delta, 0);
+  EXPECT_FALSE(c.step_time.noise.beyond_noise);
+}
+
+TEST(CompareTest, OneKernelReplaced) {
+  RunShape after;
+  after.second_kernel = "fused_softmax";
+  const Comparison c = CompareShapes({}, after);
+  ASSERT_EQ(c.kernels.added.size(), 1u);
+  EXPECT_EQ(c.kernels.added[0].name, "fused_softmax");
+  EXPECT_NEAR(c.kernels.added[0].time_per_unit_ns.after, Us(290), 1e-6);
+  ASSERT_EQ(c.kernels.vanished.size(), 1u);
+  EXPECT_EQ(c.kernels.vanished[0].name, "softmax");
+  EXPECT_TRUE(c.kernels.gains.empty());
+  EXPECT_TRUE(c.kernels.losses.empty());
+  for (const IdleCauseChange& k : c.idle.causes) {
+    EXPECT_DOUBLE_EQ(k.per_unit_ns.delta, 0) << k.name;
+  }
+  ExpectNoSyncOrCopyChange(c);
+  const std::string text = WriteTextDiff(c, {.details = false});
+  EXPECT_NE(text.find("New kernels (1):\n  - fused_softmax: 290 µs per step"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("Vanished kernels (1):\n  - softmax: 290 µs per step"),
+            std::string::npos);
+}
+
+TEST(CompareTest, OneSyncPointAdded) {
+  RunShape after;
+  after.sync_after = true;
+  const Comparison c = CompareShapes({}, after);
+  ASSERT_EQ(c.syncs.added.size(), 1u);
+  const SyncPointChange& s = c.syncs.added[0];
+  EXPECT_EQ(s.api, "cudaStreamSynchronize");
+  EXPECT_EQ(s.presence, Presence::kNew);
+  EXPECT_DOUBLE_EQ(s.count_per_unit.after, 1.0);
+  EXPECT_NEAR(s.blocked_per_unit_ns.after, Us(50), kNsTolerance);
+  EXPECT_TRUE(c.syncs.vanished.empty());
+  EXPECT_EQ(c.syncs.points.size(), 1u);
+  ExpectKernelsUnchanged(c);
+  EXPECT_NEAR(c.copies.bytes_per_unit.delta, 0, 1e-9);
+  // The idle after the second kernel is now partly spent in the sync.
+  EXPECT_GT(c.idle.causes[static_cast<int>(IdleCause::kHostWaitSync)]
+                .per_unit_ns.delta,
+            0);
+  EXPECT_NEAR(c.idle.idle_per_unit_ns.delta, 0, kNsTolerance);
+}
+
+TEST(CompareTest, OneCopyAdded) {
+  RunShape after;
+  after.copy_after = true;
+  const Comparison c = CompareShapes({}, after);
+  ASSERT_EQ(c.copies.directions.size(), 1u);
+  const CopyDirectionChange& d = c.copies.directions[0];
+  EXPECT_EQ(d.direction, "HtoD");
+  EXPECT_EQ(d.presence, Presence::kNew);
+  EXPECT_DOUBLE_EQ(d.bytes_per_unit.after, 1 << 20);
+  EXPECT_NEAR(d.time_per_unit_ns.after, Us(40), kNsTolerance);
+  EXPECT_DOUBLE_EQ(d.pageable_share.after, 0);
+  ExpectKernelsUnchanged(c);
+  EXPECT_TRUE(c.syncs.added.empty());
+  EXPECT_TRUE(c.syncs.vanished.empty());
+}
+
+TEST(CompareTest, FewStepsCannotBeJudged) {
+  CompareOptions options;
+  options.steps = StepSelection{2, 5};  // 3 steps
+  absl::StatusOr<AnalyzedRun> b = AnalyzeForComparison(Build({}), options);
+  RunShape slow;
+  slow.period_us = 2000;
+  absl::StatusOr<AnalyzedRun> a = AnalyzeForComparison(Build(slow), options);
+  ASSERT_TRUE(b.ok() && a.ok());
+  EXPECT_EQ(b->report.steps.steps.size(), 3u);
+  const Comparison c = Compare(*b, *a, options);
+  EXPECT_FALSE(c.step_time.noise.judged);
+  EXPECT_EQ(c.step_time.noise.explanation,
+            "significance cannot be judged: 3 and 3 steps, a test needs 5 "
+            "per run");
+  EXPECT_GT(*c.step_time.median_ns.relative, 0.5);
+  EXPECT_FALSE(SlowerBeyondNoise(c, 0));
+}
+
+TEST(CompareTest, StepSelectionOutOfRangeIsAnError) {
+  CompareOptions options;
+  options.steps = StepSelection{5, 20};
+  absl::StatusOr<AnalyzedRun> r = AnalyzeForComparison(Build({}), options);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("has 10 steps"), std::string::npos);
+}
+
+TEST(CompareTest, DifferentGpuModelsAreNotComparable) {
+  Timeline other = Build({});
+  other.devices[0].name = "Other GPU";
+  const CompareOptions options;
+  absl::StatusOr<AnalyzedRun> b = AnalyzeForComparison(Build({}), options);
+  absl::StatusOr<AnalyzedRun> a = AnalyzeForComparison(other, options);
+  ASSERT_TRUE(b.ok() && a.ok());
+  const Comparison c = Compare(*b, *a, options);
+  EXPECT_FALSE(c.comparable);
+  ASSERT_EQ(c.platform.size(), 1u);
+  EXPECT_EQ(c.platform[0].what, "GPU model");
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_EQ(c.warnings[0],
+            "the runs are not comparable: GPU model differs (Test GPU -> "
+            "Other GPU)");
+}
+
+}  // namespace
+}  // namespace feedprof
