@@ -4,7 +4,8 @@
 // produces: ops ending before they start, correlations that match the wrong
 // call, ranges without ends, devices without ops, times near the int64
 // limits. Whatever a reader accepts must analyse to a report or a clear
-// error, and render to text and to JSON that parses. The input goes through
+// error, render to text, HTML and JSON that parses, and export to a Chrome
+// trace that parses. The input goes through
 // the format-sniffing loader, so one corpus of feedprof, Kineto and Nsight
 // seeds serves all three readers. Besides the default options, each input
 // also runs with a --from/--to window, a rank and the pre-window switch
@@ -18,6 +19,7 @@
 #include <string>
 
 #include "feedprof/analysis.h"
+#include "feedprof/export.h"
 #include "feedprof/report.h"
 #include "feedprof/trace_loader.h"
 #include "tests/fuzz/fuzz_input_file.h"
@@ -33,20 +35,37 @@ uint64_t Fnv1a(const uint8_t* data, size_t size) {
   return hash;
 }
 
-// Renders `report` both ways; the JSON must parse and carry the schema.
-void RenderReports(const feedprof::Report& report) {
-  (void)feedprof::WriteTextReport(report);
-  (void)feedprof::WriteTextReport(report, {.details = false, .max_rows = 1});
-  const std::string json = feedprof::WriteJsonReport(report);
+void RequireStrictJson(const std::string& json, const char* what) {
   size_t error_offset = 0;
-  if (!feedprof::fuzz::IsStrictJson(json, &error_offset) ||
-      json.find(std::string("\"") + feedprof::Report::kSchema + "\"") ==
-          std::string::npos) {
-    std::fprintf(stderr,
-                 "the JSON report is not valid JSON (byte %zu) or has no "
-                 "schema:\n%s\n",
+  if (!feedprof::fuzz::IsStrictJson(json, &error_offset)) {
+    std::fprintf(stderr, "the %s is not valid JSON (byte %zu):\n%s\n", what,
                  error_offset, json.c_str());
     std::abort();
+  }
+}
+
+// Renders `report` every way (text, JSON, HTML) and exports the timeline it
+// was analysed from; the JSON report and the export must parse.
+void RenderReports(const feedprof::Timeline& timeline,
+                   const feedprof::Report& report,
+                   const feedprof::AnalysisOptions& options) {
+  (void)feedprof::WriteTextReport(report);
+  (void)feedprof::WriteTextReport(report, {.details = false, .max_rows = 1});
+  (void)feedprof::WriteHtmlReport(report);
+  const std::string json = feedprof::WriteJsonReport(report);
+  RequireStrictJson(json, "JSON report");
+  if (json.find(std::string("\"") + feedprof::Report::kSchema + "\"") ==
+      std::string::npos) {
+    std::fprintf(stderr, "the JSON report has no schema:\n%s\n", json.c_str());
+    std::abort();
+  }
+  feedprof::StringByteSink sink;
+  feedprof::ExportOptions export_options;
+  export_options.analysis = options;
+  if (feedprof::ExportChromeTrace(timeline, report, options, export_options,
+                                  sink)
+          .ok()) {
+    RequireStrictJson(sink.text(), "timeline export");
   }
 }
 
@@ -68,7 +87,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const absl::StatusOr<feedprof::Report> report =
       feedprof::Analyze(*timeline, feedprof::AnalysisOptions{});
   if (!report.ok()) return 0;
-  RenderReports(*report);
+  RenderReports(*timeline, *report, feedprof::AnalysisOptions{});
 
   const uint64_t hash = Fnv1a(data, size);
   feedprof::AnalysisOptions options;
@@ -85,7 +104,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   const absl::StatusOr<feedprof::Report> windowed =
       feedprof::Analyze(*timeline, options);
-  if (windowed.ok()) RenderReports(*windowed);
+  if (windowed.ok()) RenderReports(*timeline, *windowed, options);
 
   // Offsets as a user may type them: anything, the int64 limits included.
   if ((hash >> 18 & 1) != 0) {
@@ -94,7 +113,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         .to = static_cast<feedprof::TimeNs>(hash ^ (hash >> 1 << 63))};
     const absl::StatusOr<feedprof::Report> typed =
         feedprof::Analyze(*timeline, wild);
-    if (typed.ok()) RenderReports(*typed);
+    if (typed.ok()) RenderReports(*timeline, *typed, wild);
   }
   return 0;
 }

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
+#include "analysis/time_sum.h"
 #include "export/export_context.h"
 
 namespace feedprof::exporter {
@@ -23,10 +24,19 @@ struct Buckets {
   Buckets(TimeNs window_start, TimeNs window_end, TimeNs min_width,
           uint32_t max_buckets)
       : start(window_start) {
+    // Divisions rounded up without `length + divisor - 1`: a damaged
+    // trace's window may be nearly 2^63 ns long.
     const TimeNs length = std::max<TimeNs>(1, window_end - window_start);
     const TimeNs cap = std::max<uint32_t>(1, max_buckets);
-    width = std::max<TimeNs>({1, min_width, (length + cap - 1) / cap});
-    ns.assign(static_cast<size_t>((length + width - 1) / width), 0.0);
+    width =
+        std::max<TimeNs>({1, min_width, length / cap + (length % cap != 0)});
+    ns.assign(static_cast<size_t>(length / width + (length % width != 0)), 0.0);
+  }
+
+  // Where bucket `i` starts (the end of the last one may pass INT64_MAX).
+  TimeNs BucketStart(size_t i) const {
+    return analysis::SaturatingAdd(
+        start, analysis::SaturatingMul(width, static_cast<TimeNs>(i)));
   }
 
   // Spreads `amount` evenly over [a, b], clipped to the buckets.
@@ -39,12 +49,12 @@ struct Buckets {
       return;
     }
     const double per_ns = amount / static_cast<double>(b - a);
-    const TimeNs end = start + width * static_cast<TimeNs>(ns.size());
+    const TimeNs end = BucketStart(ns.size());
     const TimeNs lo = std::max(a, start);
     const TimeNs hi = std::min(b, end);
     for (TimeNs t = lo; t < hi;) {
       const auto i = static_cast<size_t>((t - start) / width);
-      const TimeNs bucket_end = start + width * static_cast<TimeNs>(i + 1);
+      const TimeNs bucket_end = BucketStart(i + 1);
       const TimeNs next = std::min(hi, bucket_end);
       ns[i] += per_ns * static_cast<double>(next - t);
       t = next;
@@ -57,7 +67,7 @@ void WriteCounterTrack(TraceEventWriter& out, int64_t pid,
                        const Buckets& b, double scale) {
   for (size_t i = 0; i < b.ns.size(); ++i) {
     out.Begin("C", "", name, pid, 0);
-    out.Ts(b.start + b.width * static_cast<TimeNs>(i));
+    out.Ts(b.BucketStart(i));
     out.BeginArgs();
     out.ArgDouble(key, b.ns[i] * scale);
     out.EndArgs();
