@@ -18,7 +18,56 @@ std::string CheckTime(const std::string& text) {
   return t.ok() ? std::string() : std::string(t.status().message());
 }
 
+bool ParseStepNumber(const std::string& text, uint64_t* value) {
+  if (text.empty() || text.size() > 18 ||
+      text.find_first_not_of("0123456789") != std::string::npos) {
+    return false;
+  }
+  *value = std::stoull(text);
+  return *value > 0;
+}
+
+// "A:B" or "A" into steps A..B; false when it is neither.
+bool ParseSteps(const std::string& text, uint64_t* first, uint64_t* last) {
+  const size_t colon = text.find(':');
+  if (colon == std::string::npos) {
+    if (!ParseStepNumber(text, first)) return false;
+    *last = *first;
+    return true;
+  }
+  return ParseStepNumber(text.substr(0, colon), first) &&
+         ParseStepNumber(text.substr(colon + 1), last) && *last >= *first;
+}
+
 }  // namespace
+
+void AddStepsOption(CLI::App* sub, std::string* steps,
+                    const std::string& verb) {
+  sub->add_option("--steps", *steps,
+                  verb +
+                      " steps A to B (counted from 1, as the report\n"
+                      "lists them): from the start of step A to the end of B")
+      ->type_name("A:B")
+      ->check(Check([](const std::string& text) {
+        uint64_t a = 0, b = 0;
+        return ParseSteps(text, &a, &b)
+                   ? std::string()
+                   : "'" + text +
+                         "' is not a step range: A:B with 1 <= A <= B "
+                         "(steps count from 1), or A";
+      }));
+}
+
+std::pair<uint64_t, uint64_t> StepsOf(const std::string& steps,
+                                      const AnalysisOptions& options) {
+  if (options.from || options.to) {
+    throw UsageError(
+        "--steps and --from/--to both choose the window: give one of them");
+  }
+  uint64_t first = 0, last = 0;
+  ParseSteps(steps, &first, &last);  // checked when parsed
+  return {first, last};
+}
 
 void AddAnalysisOptions(CLI::App* sub, AnalysisArgs* args,
                         const std::string& verb, bool pre_window) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "CLI/CLI.hpp"
 #include "feedprof/analysis.h"
@@ -25,6 +26,16 @@ struct AnalysisArgs {
 void AddAnalysisOptions(CLI::App* command, AnalysisArgs* args,
                         const std::string& verb = "Analyse",
                         bool pre_window = true);
+
+// --steps A:B (or A): steps A to B, counted from 1 as the report lists
+// them, inclusive. `verb` starts its help ("Export", "Compare").
+void AddStepsOption(CLI::App* command, std::string* steps,
+                    const std::string& verb);
+
+// The steps of a --steps value the option's check accepted; throws
+// UsageError when --from/--to are given too.
+std::pair<uint64_t, uint64_t> StepsOf(const std::string& steps,
+                                      const AnalysisOptions& options);
 
 // The analysis options; throws UsageError when --to is not after --from.
 AnalysisOptions ToAnalysisOptions(const AnalysisArgs& args);

@@ -32,27 +32,6 @@ struct DiffArgs {
   AnalysisArgs analysis;
 };
 
-// "A:B", "A:" or ":B" (steps A to B-1, counted from 0); nullopt when `text`
-// is not one.
-std::optional<StepSelection> ParseSteps(const std::string& text) {
-  const size_t colon = text.find(':');
-  if (colon == std::string::npos) return std::nullopt;
-  StepSelection s;
-  const std::string first = text.substr(0, colon);
-  const std::string last = text.substr(colon + 1);
-  uint64_t v = 0;
-  if (!first.empty()) {
-    if (!absl::SimpleAtoi(first, &v) || first[0] == '-') return std::nullopt;
-    s.first = v;
-  }
-  if (!last.empty()) {
-    if (!absl::SimpleAtoi(last, &v) || last[0] == '-') return std::nullopt;
-    s.last = v;
-  }
-  if (s.first && s.last && *s.last <= *s.first) return std::nullopt;
-  return s;
-}
-
 std::optional<AnalyzedRun> AnalyzeSide(const std::string& path,
                                        const CompareOptions& options) {
   std::optional<Timeline> timeline = LoadForCommand("diff", path);
@@ -74,10 +53,8 @@ int Run(const DiffArgs& args) {
   CompareOptions options;
   options.analysis = ToAnalysisOptions(args.analysis);
   if (!args.steps.empty()) {
-    if (options.analysis.from || options.analysis.to) {
-      throw UsageError("--steps selects the window: drop --from/--to");
-    }
-    options.steps = ParseSteps(args.steps);
+    const auto [first, last] = StepsOf(args.steps, options.analysis);
+    options.steps = StepSelection{first, last};
   }
   std::optional<AnalyzedRun> before = AnalyzeSide(args.before, options);
   if (!before) return kExitFailed;
@@ -133,14 +110,7 @@ void AddDiffCommand(CLI::App& root, int* exit_code) {
       }));
   sub->add_flag("--summary", args->summary_only,
                 "Text: print the one-screen summary only");
-  sub->add_option("--steps", args->steps,
-                  "Compare steps A to B-1 of each run (counted from 0;\n"
-                  "A: or :B leave one end open)")
-      ->type_name("A:B")
-      ->check(Check([](const std::string& v) {
-        return ParseSteps(v) ? std::string()
-                             : "'" + v + "' is not a step range A:B with A < B";
-      }));
+  AddStepsOption(sub, &args->steps, "Compare");
   sub->add_option("--fail-if-slower", args->fail_if_slower,
                   "Exit 3 when AFTER's median step time is more than PCT\n"
                   "percent above BEFORE's and the change is beyond noise")

@@ -32,30 +32,6 @@ struct ExportArgs {
 // Perfetto's in-browser limit is about 2 GB; say so well before it.
 constexpr uint64_t kLargeExportBytes = uint64_t{1} << 30;
 
-bool ParseStepNumber(const std::string& text, uint64_t* value) {
-  if (text.empty() || text.size() > 18 ||
-      text.find_first_not_of("0123456789") != std::string::npos) {
-    return false;
-  }
-  *value = std::stoull(text);
-  return *value > 0;
-}
-
-// "A:B" or "A": steps A to B (1-based, inclusive).
-std::string CheckSteps(const std::string& text) {
-  const size_t colon = text.find(':');
-  uint64_t a = 0, b = 0;
-  const bool ok = colon == std::string::npos
-                      ? ParseStepNumber(text, &a)
-                      : ParseStepNumber(text.substr(0, colon), &a) &&
-                            ParseStepNumber(text.substr(colon + 1), &b) &&
-                            b >= a;
-  return ok ? std::string()
-            : "'" + text +
-                  "' is not a step range: A:B with 1 <= A <= B (steps count "
-                  "from 1), or A";
-}
-
 int Fail(const std::string& message) {
   std::fprintf(stderr, "feedprof export: %s\n", message.c_str());
   return kExitFailed;
@@ -64,18 +40,10 @@ int Fail(const std::string& message) {
 int Run(const ExportArgs& args) {
   ExportOptions options;
   options.analysis = ToAnalysisOptions(args.analysis);
-  const AnalysisOptions& analysis = options.analysis;
   if (!args.steps.empty()) {
-    if (analysis.from || analysis.to) {
-      throw UsageError(
-          "--steps and --from/--to both choose the window: "
-          "give one of them");
-    }
-    const size_t colon = args.steps.find(':');
-    options.first_step = std::stoull(args.steps.substr(0, colon));
-    options.last_step = colon == std::string::npos
-                            ? *options.first_step
-                            : std::stoull(args.steps.substr(colon + 1));
+    const auto [first, last] = StepsOf(args.steps, options.analysis);
+    options.first_step = first;
+    options.last_step = last;
   }
 
   std::optional<Timeline> timeline = LoadForCommand("export", args.path);
@@ -134,11 +102,7 @@ void AddExportCommand(CLI::App& root, int* exit_code) {
       ->type_name("OUT")
       ->required();
   AddAnalysisOptions(sub, &args->analysis, "Export", /*pre_window=*/false);
-  sub->add_option("--steps", args->steps,
-                  "Export steps A to B (counted from 1, as the report\n"
-                  "lists them): from the start of step A to the end of B")
-      ->type_name("A:B")
-      ->check(Check(CheckSteps));
+  AddStepsOption(sub, &args->steps, "Export");
   sub->callback([args, exit_code] { *exit_code = Run(*args); });
 }
 

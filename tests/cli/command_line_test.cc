@@ -49,8 +49,8 @@ RunResult Feedprof(const std::string& args) {
   return r;
 }
 
-const std::vector<std::string> kCommands = {"record", "dump", "analyze",
-                                            "report", "export"};
+const std::vector<std::string> kCommands = {"record", "dump",   "analyze",
+                                            "report", "export", "diff"};
 
 TEST(CommandLine, EveryCommandsHelpHasTheSameLayout) {
   for (const std::string& command : kCommands) {

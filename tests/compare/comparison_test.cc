@@ -219,7 +219,7 @@ TEST(CompareTest, OneCopyAdded) {
 
 TEST(CompareTest, FewStepsCannotBeJudged) {
   CompareOptions options;
-  options.steps = StepSelection{2, 5};  // 3 steps
+  options.steps = StepSelection{3, 5};  // 3 steps
   absl::StatusOr<AnalyzedRun> b = AnalyzeForComparison(Build({}), options);
   RunShape slow;
   slow.period_us = 2000;
@@ -237,7 +237,7 @@ TEST(CompareTest, FewStepsCannotBeJudged) {
 
 TEST(CompareTest, StepSelectionOutOfRangeIsAnError) {
   CompareOptions options;
-  options.steps = StepSelection{5, 20};
+  options.steps = StepSelection{6, 20};
   absl::StatusOr<AnalyzedRun> r = AnalyzeForComparison(Build({}), options);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("has 10 steps"), std::string::npos);

@@ -135,10 +135,15 @@ TEST(DiffCli, UsageAndInputErrors) {
       Feedprof("diff " + before + " /nonexistent/after.json");
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_NE(missing.err.find("/nonexistent/after.json"), std::string::npos);
+  // Steps count from 1, as export --steps: 0 is a usage error, a step the
+  // runs do not have an input error naming their count.
+  EXPECT_EQ(
+      Feedprof("diff " + before + " " + before + " --steps 0:5").exit_code, 2);
   const RunResult steps =
-      Feedprof("diff " + before + " " + before + " --steps 0:5");
+      Feedprof("diff " + before + " " + before + " --steps 1:5");
   EXPECT_EQ(steps.exit_code, 1);
-  EXPECT_NE(steps.err.find("has 2 steps"), std::string::npos) << steps.err;
+  EXPECT_NE(steps.err.find("the trace has 2 steps"), std::string::npos)
+      << steps.err;
 }
 
 TEST(DiffCli, RealRunAgainstItselfIsUnchanged) {

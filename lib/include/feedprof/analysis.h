@@ -410,6 +410,15 @@ struct Report {
 absl::StatusOr<Report> Analyze(const Timeline& timeline,
                                const AnalysisOptions& options);
 
+// The analysis options for steps `first`..`last` of `timeline` (counted
+// from 1 in the order Report::steps lists them, inclusive): `options` with
+// the window from just inside the first step's start to just inside the
+// last one's end. Errors name the problem: no steps, a range outside the
+// steps (with their count), or a window given as well.
+absl::StatusOr<AnalysisOptions> WindowOfSteps(const Timeline& timeline,
+                                              const AnalysisOptions& options,
+                                              uint64_t first, uint64_t last);
+
 // One idle gap of a device as the analysis attributes it (docs/metrics.md,
 // "Idle gaps"): the hole [start, end] in the device's busy union, the time
 // of each cause in it (they add up to end - start), and where its host-wait

@@ -26,10 +26,11 @@
 
 namespace feedprof {
 
-// Steps [first, last) of a run, counted from 0 in start order.
+// Steps first..last of a run, counted from 1 as the report lists them,
+// inclusive (as `export --steps`; see WindowOfSteps).
 struct StepSelection {
-  std::optional<uint64_t> first;  // unset: the first step
-  std::optional<uint64_t> last;   // unset: after the last step
+  uint64_t first = 1;
+  uint64_t last = 1;
 };
 
 struct CompareOptions {

@@ -47,32 +47,14 @@ absl::StatusOr<std::vector<KernelTotal>> AllKernelTotals(
 absl::StatusOr<AnalyzedRun> AnalyzeForComparison(
     const Timeline& timeline, const CompareOptions& options) {
   AnalysisOptions analysis = options.analysis;
+  if (options.steps) {
+    absl::StatusOr<AnalysisOptions> window = WindowOfSteps(
+        timeline, analysis, options.steps->first, options.steps->last);
+    if (!window.ok()) return window.status();
+    analysis = *window;
+  }
   absl::StatusOr<Report> report = Analyze(timeline, analysis);
   if (!report.ok()) return report.status();
-  if (options.steps) {
-    const std::vector<StepInfo>& steps = report->steps.steps;
-    const uint64_t first = options.steps->first.value_or(0);
-    const uint64_t last = options.steps->last.value_or(steps.size());
-    if (steps.empty()) {
-      return absl::InvalidArgumentError(
-          "has no steps to select (name the step ranges with --step-range)");
-    }
-    if (first >= last || last > steps.size()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "has ", steps.size(), " steps (0:", steps.size(), "); the selection ",
-          first, ":", last, " is not among them"));
-    }
-    // The window starts 1 ns into the first selected step and ends 1 ns
-    // before the last one's end: a step that ends where the selection
-    // starts, or starts where it ends, touches the window without being
-    // selected, and the analysis keeps every step that touches it.
-    const TimeNs trace_start = report->window.trace_start;
-    analysis.from = steps[first].start - trace_start + 1;
-    analysis.to = steps[last - 1].end - trace_start - 1;
-    if (*analysis.to <= *analysis.from) analysis.to = *analysis.from + 1;
-    report = Analyze(timeline, analysis);
-    if (!report.ok()) return report.status();
-  }
   absl::StatusOr<std::vector<KernelTotal>> kernels =
       AllKernelTotals(timeline, analysis);
   if (!kernels.ok()) return kernels.status();

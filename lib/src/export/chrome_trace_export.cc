@@ -72,37 +72,10 @@ void WriteTopLevelFields(ExportContext& ctx) {
 
 absl::StatusOr<AnalysisOptions> ResolveExportWindow(
     const Timeline& timeline, const ExportOptions& options) {
-  AnalysisOptions analysis = options.analysis;
-  if (!options.first_step && !options.last_step) return analysis;
-  if (analysis.from || analysis.to) {
-    return absl::InvalidArgumentError(
-        "--steps and --from/--to both choose the window: give one of them");
-  }
+  if (!options.first_step && !options.last_step) return options.analysis;
   const uint64_t first = options.first_step.value_or(1);
-  const uint64_t last = options.last_step.value_or(first);
-  if (first == 0 || last < first) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "steps ", first, ":", last,
-        " are no range: steps count from 1 and the first comes first"));
-  }
-  absl::StatusOr<Report> whole = Analyze(timeline, analysis);
-  if (!whole.ok()) return whole.status();
-  const std::vector<StepInfo>& steps = whole->steps.steps;
-  if (!whole->steps.available || steps.empty()) {
-    return absl::FailedPreconditionError(
-        "the trace has no steps (no ProfilerStep#N or step-like range); use "
-        "--from/--to, or name the step range with --step-range");
-  }
-  if (last > steps.size()) {
-    return absl::OutOfRangeError(absl::StrCat(
-        "steps ", first, ":", last, " asked for, but the trace has ",
-        steps.size(), " steps (", whole->steps.source,
-        "): use 1:", steps.size(), " or less"));
-  }
-  const TimeNs base = whole->window.trace_start;
-  analysis.from = steps[first - 1].start - base;
-  analysis.to = steps[last - 1].end - base;
-  return analysis;
+  return WindowOfSteps(timeline, options.analysis, first,
+                       options.last_step.value_or(first));
 }
 
 uint64_t EstimateExportBytes(const Timeline& tl, const Report& report) {
