@@ -63,8 +63,9 @@ int Run(const DiffArgs& args) {
   const Comparison comparison = Compare(*before, *after, options);
   DiffTextOptions text;
   text.details = !args.summary_only;
-  const std::string out = args.format == "json"
-                              ? WriteJsonDiff(comparison)
+  const std::string out = args.format == "json" ? WriteJsonDiff(comparison)
+                          : args.format == "html"
+                              ? WriteHtmlDiff(comparison)
                               : WriteTextDiff(comparison, text);
   std::fwrite(out.data(), 1, out.size(), stdout);
   if (std::fflush(stdout) != 0) return kExitFailed;
@@ -101,12 +102,12 @@ void AddDiffCommand(CLI::App& root, int* exit_code) {
       ->required();
   sub->add_option("AFTER", args->after, "The run after the change")->required();
   sub->add_option("--format", args->format,
-                  "Output format: text (default) or json")
+                  "Output format: text (default), json or html")
       ->type_name("FORMAT")
       ->check(Check([](const std::string& v) {
-        return v == "text" || v == "json"
+        return v == "text" || v == "json" || v == "html"
                    ? std::string()
-                   : "unknown format '" + v + "': use text or json";
+                   : "unknown format '" + v + "': use text, json or html";
       }));
   sub->add_flag("--summary", args->summary_only,
                 "Text: print the one-screen summary only");

@@ -272,6 +272,9 @@ struct Comparison {
   std::vector<RankChange> ranks;      // when both runs have several
   std::vector<PlatformDifference> platform;
   std::vector<std::string> warnings;
+  // Each run's full report, for writers that draw the runs themselves (the
+  // HTML diff's device timelines); the JSON writer leaves them out.
+  Report before_report, after_report;
 };
 
 // Compares two analysed runs (AnalyzeForComparison).

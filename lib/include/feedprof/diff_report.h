@@ -1,7 +1,7 @@
 // Writers for the comparison of two runs (feedprof/compare.h): a one-screen
-// text summary followed by details, and versioned JSON ("feedprof.diff/1",
-// documented field by field in docs/diff.md). Both render the same model
-// and compute nothing, so they always agree.
+// text summary followed by details, versioned JSON ("feedprof.diff/1",
+// documented field by field in docs/diff.md) and an HTML page. All render
+// the same model and compute nothing, so they always agree.
 #ifndef FEEDPROF_DIFF_REPORT_H_
 #define FEEDPROF_DIFF_REPORT_H_
 
@@ -19,6 +19,9 @@ struct DiffTextOptions {
 std::string WriteTextDiff(const Comparison& comparison,
                           const DiffTextOptions& options = {});
 std::string WriteJsonDiff(const Comparison& comparison);
+// One self-contained HTML page (docs/diff.md), both runs' device timelines
+// on one time scale.
+std::string WriteHtmlDiff(const Comparison& comparison);
 
 }  // namespace feedprof
 

@@ -34,6 +34,8 @@ Comparison Compare(const AnalyzedRun& before, const AnalyzedRun& after,
   c.unit = per_step ? "step" : "second";
   c.before = Side(b, per_step);
   c.after = Side(a, per_step);
+  c.before_report = b;
+  c.after_report = a;
   const compare::PerUnit per{c.before.divisor, c.after.divisor};
 
   c.step_time = compare::CompareStepTimes(b, a, options);

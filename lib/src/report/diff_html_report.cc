@@ -1,0 +1,477 @@
+// The HTML rendering of a comparison: one self-contained page (the same
+// frame, CSS and render check as the single-run report, docs/diff.md) with
+// the headline, the verdict change, the step-time noise test, the tables
+// of what changed and both runs' device timelines on one time scale.
+//
+// Like the text and JSON writers it renders the model and computes nothing
+// but the shared x axis (the longer of the two timelines). Every figure a
+// test or script may read is also in a data-* attribute, exact, under the
+// JSON diff's names; every string from the traces is escaped.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "analysis/units.h"
+#include "feedprof/diff_report.h"
+#include "report/html_page.h"
+#include "report/svg_plot.h"
+
+namespace feedprof {
+namespace {
+
+using analysis::FormatBytes;
+using analysis::FormatDuration;
+using analysis::FormatPercent;
+using analysis::ShortKernelName;
+using report::Escaped;
+using report::ExactNum;
+using report::LegendEntry;
+
+// How a figure is printed in a table cell.
+enum class Fmt : uint8_t { kDuration, kShare, kCount, kBytes, kRate };
+
+std::string Show(double v, Fmt fmt) {
+  switch (fmt) {
+    case Fmt::kDuration: {
+      const std::string s =
+          FormatDuration(static_cast<TimeNs>(std::llround(std::fabs(v))));
+      return v < 0 ? "-" + s : s;
+    }
+    case Fmt::kShare:
+      return FormatPercent(v);
+    case Fmt::kCount:
+      return absl::StrFormat("%.4g", v);
+    case Fmt::kBytes: {
+      const std::string s =
+          FormatBytes(static_cast<uint64_t>(std::llround(std::fabs(v))));
+      return v < 0 ? "-" + s : s;
+    }
+    case Fmt::kRate:
+      return absl::StrFormat("%.3g GB/s", v);
+  }
+  return "";
+}
+
+std::string Signed(double v, Fmt fmt) {
+  return v > 0 ? "+" + Show(v, fmt) : Show(v, fmt);
+}
+
+// data-before/-after/-delta/-relative of a Change, prefixed.
+std::string ChangeData(const char* prefix, const Change& c) {
+  return absl::StrCat(" data-", prefix, "-before=\"", ExactNum(c.before),
+                      "\" data-", prefix, "-after=\"", ExactNum(c.after),
+                      "\" data-", prefix, "-delta=\"", ExactNum(c.delta),
+                      "\" data-", prefix, "-relative=\"",
+                      c.relative ? ExactNum(*c.relative) : "null", "\"");
+}
+
+// Four cells: before, after, delta, relative.
+void AppendChangeCells(const Change& c, Fmt fmt, std::string* out) {
+  absl::StrAppend(out, "<td>", Show(c.before, fmt), "</td><td>",
+                  Show(c.after, fmt), "</td><td class=\"",
+                  c.delta > 0 ? "up" : (c.delta < 0 ? "down" : "same"), "\">",
+                  Signed(c.delta, fmt), "</td><td>",
+                  c.relative ? absl::StrFormat("%+.1f%%", 100 * *c.relative)
+                             : std::string("\xE2\x80\x94"),
+                  "</td>");
+}
+
+// One table row: a label, then the change.
+void AppendChangeRow(const char* key, const std::string& label, const Change& c,
+                     Fmt fmt, std::string* out) {
+  absl::StrAppend(out, "<tr data-key=\"", key, "\"", ChangeData("v", c),
+                  "><th>", Escaped(label), "</th>");
+  AppendChangeCells(c, fmt, out);
+  out->append("</tr>");
+}
+
+const char* kChangeHead =
+    "<th>before</th><th>after</th><th>change</th><th>relative</th>";
+
+const char* HeadlineClass(const Comparison& c) {
+  const NoiseVerdict& n = c.step_time.noise;
+  if (!c.step_time.available || !n.beyond_noise) return "neutral";
+  return c.step_time.median_ns.delta < 0 ? "good" : "bad";
+}
+
+void AppendHeadline(const Comparison& c, std::string* out) {
+  const VerdictComparison& v = c.verdict;
+  absl::StrAppend(out, "<section class=\"card verdict ", HeadlineClass(c),
+                  "\" id=\"headline\" data-headline=\"", Escaped(c.headline),
+                  "\" data-comparable=\"", c.comparable ? "true" : "false",
+                  "\" data-unit=\"", Escaped(c.unit), "\">");
+  absl::StrAppend(out, "<div class=\"headline\">", Escaped(c.headline),
+                  "</div></section>");
+  absl::StrAppend(out, "<section class=\"card ", v.changed ? "bad" : "neutral",
+                  "\" id=\"verdict-change\" data-before-primary=\"",
+                  Escaped(v.before_primary), "\" data-after-primary=\"",
+                  Escaped(v.after_primary), "\" data-changed=\"",
+                  v.changed ? "true" : "false", "\"",
+                  ChangeData("confidence", v.confidence), ">");
+  absl::StrAppend(
+      out,
+      "<div class=\"verdict-head\"><span class=\"label\">"
+      "Verdict</span><span class=\"primary\">",
+      Escaped(v.before_primary), " \xE2\x86\x92 ", Escaped(v.after_primary),
+      "</span><span class=\"conf\">confidence ", Escaped(v.before_label), " (",
+      absl::StrFormat("%.2f", v.confidence.before), ") \xE2\x86\x92 ",
+      Escaped(v.after_label), " (", absl::StrFormat("%.2f", v.confidence.after),
+      ")</span></div>");
+  if (!v.before_runner_up.empty() || !v.after_runner_up.empty()) {
+    absl::StrAppend(
+        out, "<p class=\"note\">runner-up: ",
+        v.before_runner_up.empty() ? "none" : Escaped(v.before_runner_up),
+        " \xE2\x86\x92 ",
+        v.after_runner_up.empty() ? "none" : Escaped(v.after_runner_up),
+        "</p>");
+  }
+  if (v.named_cause_score) {
+    const bool shrank = v.named_cause_shrank.value_or(false);
+    absl::StrAppend(
+        out, "<p class=\"named-cause\" data-named-cause-shrank=\"",
+        shrank ? "true" : "false", "\"",
+        ChangeData("score", *v.named_cause_score), ">The cause BEFORE named (",
+        Escaped(v.before_primary), ") explains ",
+        FormatPercent(v.named_cause_score->before), " of the span before and ",
+        FormatPercent(v.named_cause_score->after),
+        " after: ", shrank ? "it shrank." : "it did not shrink.", "</p>");
+  }
+  out->append("</section>");
+}
+
+void AppendStepTime(const Comparison& c, std::string* out) {
+  const StepTimeComparison& s = c.step_time;
+  const NoiseVerdict& n = s.noise;
+  absl::StrAppend(out, "<section id=\"step-time\" data-available=\"",
+                  s.available ? "true" : "false", "\" data-judged=\"",
+                  n.judged ? "true" : "false", "\" data-beyond-noise=\"",
+                  n.beyond_noise ? "true" : "false", "\"");
+  if (n.judged) {
+    absl::StrAppend(out, " data-p-value=\"", ExactNum(n.test.p_value),
+                    "\" data-interval-low=\"",
+                    ExactNum(n.median_difference_ns.low),
+                    "\" data-interval-high=\"",
+                    ExactNum(n.median_difference_ns.high), "\"");
+  }
+  absl::StrAppend(out, ChangeData("median", s.median_ns), ">");
+  absl::StrAppend(out, "<p class=\"noise ",
+                  n.beyond_noise ? "beyond" : "within", "\">",
+                  Escaped(n.explanation));
+  if (n.judged) {
+    absl::StrAppend(
+        out, " Mann-Whitney U: p = ", absl::StrFormat("%.3g", n.test.p_value),
+        " (significance ", absl::StrFormat("%.3g", n.significance),
+        "); 95% bootstrap interval of the median change: ",
+        Signed(n.median_difference_ns.low, Fmt::kDuration), " to ",
+        Signed(n.median_difference_ns.high, Fmt::kDuration), " (",
+        n.median_difference_ns.resamples, " resamples).");
+  }
+  out->append("</p>");
+  absl::StrAppend(out, "<table class=\"num\"><tr><th></th>", kChangeHead,
+                  "</tr>");
+  if (s.available) {
+    absl::StrAppend(out, "<tr><th>steps</th><td>", s.before.count, "</td><td>",
+                    s.after.count, "</td><td></td><td></td></tr>");
+    AppendChangeRow("median_ns", "median step", s.median_ns, Fmt::kDuration,
+                    out);
+    AppendChangeRow("p10_ns", "p10 step", s.p10_ns, Fmt::kDuration, out);
+    AppendChangeRow("p90_ns", "p90 step", s.p90_ns, Fmt::kDuration, out);
+    AppendChangeRow("mean_ns", "mean step", s.mean_ns, Fmt::kDuration, out);
+  }
+  AppendChangeRow("gpu_busy_share", "GPU busy share", s.gpu_busy_share,
+                  Fmt::kShare, out);
+  AppendChangeRow("span_ns", "analysed window", s.span_ns, Fmt::kDuration, out);
+  AppendChangeRow("idle_share", "GPU idle share", c.idle.idle_share,
+                  Fmt::kShare, out);
+  AppendChangeRow("idle_per_unit_ns", "GPU idle per " + c.unit,
+                  c.idle.idle_per_unit_ns, Fmt::kDuration, out);
+  out->append("</table></section>");
+}
+
+void AppendIdleCauses(const Comparison& c, int max_rows, std::string* out) {
+  absl::StrAppend(out,
+                  "<table class=\"num\" id=\"idle-causes\"><tr><th>cause "
+                  "(idle per ",
+                  Escaped(c.unit), ")</th>", kChangeHead, "</tr>");
+  int rows = 0;
+  for (int index : c.idle.largest) {
+    if (rows++ >= max_rows) break;
+    const IdleCauseChange& ch = c.idle.causes[static_cast<size_t>(index)];
+    absl::StrAppend(out, "<tr data-cause=\"", Escaped(ch.name), "\"",
+                    ChangeData("v", ch.per_unit_ns),
+                    "><th><i class=\"sw\" style=\"background:",
+                    report::StyleOf(static_cast<int>(ch.cause)).color,
+                    "\"></i>", Escaped(ch.name), "</th>");
+    AppendChangeCells(ch.per_unit_ns, Fmt::kDuration, out);
+    out->append("</tr>");
+  }
+  out->append("</table>");
+}
+
+void AppendKernelTable(const char* id, const char* title,
+                       const std::vector<KernelChange>& rows,
+                       const std::string& unit, int max_rows,
+                       std::string* out) {
+  absl::StrAppend(out, "<h3>", title, " (", rows.size(), ")</h3>");
+  if (rows.empty()) {
+    out->append("<p class=\"note\">none</p>");
+    return;
+  }
+  absl::StrAppend(out, "<table class=\"num\" id=\"", id,
+                  "\"><tr><th>kernel</th><th>time per ", Escaped(unit), "</th>",
+                  kChangeHead, "<th>launches per ", Escaped(unit),
+                  " before \xE2\x86\x92 after</th></tr>");
+  int n = 0;
+  for (const KernelChange& k : rows) {
+    if (n++ >= max_rows) break;
+    absl::StrAppend(out, "<tr data-name=\"", Escaped(k.name),
+                    "\" data-presence=\"", PresenceName(k.presence), "\"",
+                    ChangeData("time", k.time_per_unit_ns),
+                    "><td class=\"name\" title=\"", Escaped(k.name), "\">",
+                    Escaped(ShortKernelName(k.name)), "</td><td></td>");
+    AppendChangeCells(k.time_per_unit_ns, Fmt::kDuration, out);
+    absl::StrAppend(out, "<td>", Show(k.count_per_unit.before, Fmt::kCount),
+                    " \xE2\x86\x92 ", Show(k.count_per_unit.after, Fmt::kCount),
+                    "</td></tr>");
+  }
+  out->append("</table>");
+}
+
+void AppendSyncTable(const char* id, const char* title,
+                     const std::vector<SyncPointChange>& rows,
+                     const std::string& unit, int max_rows, std::string* out) {
+  absl::StrAppend(out, "<h3>", title, " (", rows.size(), ")</h3>");
+  if (rows.empty()) {
+    out->append("<p class=\"note\">none</p>");
+    return;
+  }
+  absl::StrAppend(out, "<table class=\"num\" id=\"", id,
+                  "\"><tr><th>call</th><th>call site</th><th>blocked per ",
+                  Escaped(unit), "</th>", kChangeHead, "<th>calls per ",
+                  Escaped(unit), " before \xE2\x86\x92 after</th></tr>");
+  int n = 0;
+  for (const SyncPointChange& p : rows) {
+    if (n++ >= max_rows) break;
+    absl::StrAppend(out, "<tr data-api=\"", Escaped(p.api),
+                    "\" data-presence=\"", PresenceName(p.presence), "\"",
+                    ChangeData("blocked", p.blocked_per_unit_ns), "><td>",
+                    Escaped(p.api), " <span class=\"note\">", Escaped(p.kind),
+                    p.reason.empty() ? "" : ", ", Escaped(p.reason),
+                    "</span></td><td class=\"name\">", Escaped(p.call_site),
+                    "</td><td></td>");
+    AppendChangeCells(p.blocked_per_unit_ns, Fmt::kDuration, out);
+    absl::StrAppend(out, "<td>", Show(p.count_per_unit.before, Fmt::kCount),
+                    " \xE2\x86\x92 ", Show(p.count_per_unit.after, Fmt::kCount),
+                    "</td></tr>");
+  }
+  out->append("</table>");
+}
+
+void AppendCopies(const Comparison& c, std::string* out) {
+  const CopyComparison& k = c.copies;
+  absl::StrAppend(out, "<table class=\"num\" id=\"copies\"><tr><th>per ",
+                  Escaped(c.unit), "</th>", kChangeHead, "</tr>");
+  AppendChangeRow("count_per_unit", "copies", k.count_per_unit, Fmt::kCount,
+                  out);
+  AppendChangeRow("bytes_per_unit", "bytes", k.bytes_per_unit, Fmt::kBytes,
+                  out);
+  AppendChangeRow("time_per_unit_ns", "copy time", k.time_per_unit_ns,
+                  Fmt::kDuration, out);
+  out->append("</table>");
+  if (k.directions.empty()) return;
+  absl::StrAppend(out,
+                  "<table class=\"num\" id=\"copy-directions\"><tr><th>"
+                  "direction</th><th>figure</th>",
+                  kChangeHead, "</tr>");
+  for (const CopyDirectionChange& d : k.directions) {
+    const std::string label =
+        absl::StrCat(d.direction, " (", PresenceName(d.presence), ")");
+    struct Row {
+      const char* what;
+      const Change* change;
+      Fmt fmt;
+    };
+    for (const Row& row :
+         {Row{"time", &d.time_per_unit_ns, Fmt::kDuration},
+          Row{"bytes", &d.bytes_per_unit, Fmt::kBytes},
+          Row{"achieved", &d.achieved_gbps, Fmt::kRate},
+          Row{"pageable share", &d.pageable_share, Fmt::kShare}}) {
+      absl::StrAppend(out, "<tr data-direction=\"", Escaped(d.direction), "\"",
+                      ChangeData("v", *row.change), "><td>", Escaped(label),
+                      "</td><td>", row.what, "</td>");
+      AppendChangeCells(*row.change, row.fmt, out);
+      out->append("</tr>");
+    }
+  }
+  out->append("</table>");
+}
+
+void AppendHost(const Comparison& c, std::string* out) {
+  const HostComparison& h = c.host;
+  absl::StrAppend(out, "<table class=\"num\" id=\"host\"><tr><th>per ",
+                  Escaped(c.unit), "</th>", kChangeHead, "</tr>");
+  AppendChangeRow("cuda_api_per_unit_ns", "time in CUDA calls",
+                  h.cuda_api_per_unit_ns, Fmt::kDuration, out);
+  AppendChangeRow("sync_blocked_per_unit_ns", "blocked in syncs",
+                  h.sync_blocked_per_unit_ns, Fmt::kDuration, out);
+  if (h.samples_before || h.samples_after) {
+    AppendChangeRow("launching_threads_cpu_per_unit_ns",
+                    "CPU of launching threads",
+                    h.launching_threads_cpu_per_unit_ns, Fmt::kDuration, out);
+    AppendChangeRow("other_threads_cpu_per_unit_ns", "CPU of other threads",
+                    h.other_threads_cpu_per_unit_ns, Fmt::kDuration, out);
+    AppendChangeRow("workers_cpu_per_unit_ns", "CPU of worker processes",
+                    h.workers_cpu_per_unit_ns, Fmt::kDuration, out);
+  }
+  out->append("</table>");
+  if (!h.samples_before || !h.samples_after) {
+    absl::StrAppend(out, "<p class=\"note\">CPU samples: before ",
+                    h.samples_before ? "yes" : "no", ", after ",
+                    h.samples_after ? "yes" : "no", ".</p>");
+  }
+}
+
+void AppendPlatform(const Comparison& c, std::string* out) {
+  if (!c.warnings.empty()) {
+    out->append(
+        "<section class=\"card bad\" id=\"warnings\"><b>Warnings</b><ul>");
+    for (const std::string& w : c.warnings) {
+      absl::StrAppend(out, "<li>", Escaped(w), "</li>");
+    }
+    out->append("</ul></section>");
+  }
+  if (c.platform.empty()) {
+    out->append("<p class=\"note\">Both runs report the same platform.</p>");
+    return;
+  }
+  out->append(
+      "<table id=\"platform\"><tr><th>what</th><th>before</th><th>after</th>"
+      "<th>hardware</th></tr>");
+  for (const PlatformDifference& p : c.platform) {
+    absl::StrAppend(out, "<tr data-hardware=\"", p.hardware ? "true" : "false",
+                    "\"><td>", Escaped(p.what), "</td><td>", Escaped(p.before),
+                    "</td><td>", Escaped(p.after), "</td><td>",
+                    p.hardware ? "yes" : "no", "</td></tr>");
+  }
+  out->append("</table>");
+}
+
+// Devices with activity, at most kMaxPlottedDevices, that have a timeline.
+std::vector<size_t> PlottedDevices(const Report& r) {
+  std::vector<size_t> plotted;
+  if (r.timeline.buckets == 0 ||
+      r.timeline.devices.size() != r.devices.size()) {
+    return plotted;
+  }
+  for (size_t i = 0; i < r.devices.size(); ++i) {
+    if (r.devices[i].span_ns <= 0) continue;
+    if (plotted.size() >= report::kMaxPlottedDevices) break;
+    plotted.push_back(i);
+  }
+  return plotted;
+}
+
+void AppendTimelines(const Comparison& c, std::string* out) {
+  const Report& b = c.before_report;
+  const Report& a = c.after_report;
+  const std::vector<size_t> plotted_before = PlottedDevices(b);
+  const std::vector<size_t> plotted_after = PlottedDevices(a);
+  if (plotted_before.empty() && plotted_after.empty()) {
+    out->append("<p class=\"note\">No device timeline in either run.</p>");
+    return;
+  }
+  // One time scale: the longer run's timeline sets the x axis.
+  const TimeNs axis_ns =
+      std::max(report::TimelineLength(b), report::TimelineLength(a));
+  absl::StrAppend(
+      out, "<p class=\"note\" id=\"timeline-scale\" data-axis-ns=\"", axis_ns,
+      "\">Both runs on one time scale (", FormatDuration(axis_ns),
+      " across, from each run's window start): BEFORE above, AFTER below. "
+      "Each column is the share of its time the GPU was busy (green) and "
+      "idle, coloured by why it waited.</p>");
+  IdleByCause present;
+  for (size_t i : plotted_before) present += b.devices[i].idle_by_cause;
+  for (size_t i : plotted_after) present += a.devices[i].idle_by_cause;
+  std::vector<LegendEntry> legend = {{report::kBusyColor, "GPU busy"}};
+  for (const LegendEntry& e : report::CauseLegend(present)) legend.push_back(e);
+  legend.push_back({report::kOutsideColor, "outside the device's span"});
+  report::AppendLegend(legend, out);
+  for (size_t i : plotted_before) {
+    report::AppendDeviceTimeline(
+        b, i, axis_ns, absl::StrCat("before-device-", i), "BEFORE", out);
+  }
+  for (size_t i : plotted_after) {
+    report::AppendDeviceTimeline(
+        a, i, axis_ns, absl::StrCat("after-device-", i), "AFTER", out);
+  }
+}
+
+void AppendSide(const char* label, const RunSide& s, std::string* out) {
+  absl::StrAppend(out, "<tr><th>", label, "</th><td class=\"name\">",
+                  Escaped(s.source_path), "</td><td>", Escaped(s.source_format),
+                  "</td><td>", s.events, "</td><td>", s.steps, "</td><td>",
+                  FormatDuration(s.window_ns), "</td></tr>");
+}
+
+}  // namespace
+
+std::string WriteHtmlDiff(const Comparison& c) {
+  constexpr int kMaxRows = 10;
+  std::string out;
+  out.reserve(256 * 1024);
+  report::AppendPageStart(absl::StrCat("feedprof diff: ", c.headline),
+                          Comparison::kSchema, &out);
+  out.append("<h1>feedprof diff</h1>");
+  out.append(
+      "<table id=\"runs\"><tr><th></th><th>trace</th><th>format</th>"
+      "<th>events</th><th>steps</th><th>window</th></tr>");
+  AppendSide("BEFORE", c.before, &out);
+  AppendSide("AFTER", c.after, &out);
+  absl::StrAppend(&out, "</table><p class=\"note\">Figures per ",
+                  Escaped(c.unit), " of each run.</p>");
+
+  AppendHeadline(c, &out);
+  AppendPlatform(c, &out);
+  out.append("<h2>Step time</h2>");
+  AppendStepTime(c, &out);
+  out.append("<h2>Timelines</h2>");
+  AppendTimelines(c, &out);
+  out.append("<h2>Largest idle-cause changes</h2>");
+  AppendIdleCauses(c, kMaxRows, &out);
+  absl::StrAppend(&out, "<h2>Kernels</h2><p class=\"note\">",
+                  c.kernels.names_before, " kernel names before, ",
+                  c.kernels.names_after, " after.</p>");
+  AppendKernelTable("kernel-gains", "Most time gained", c.kernels.gains, c.unit,
+                    kMaxRows, &out);
+  AppendKernelTable("kernel-losses", "Most time lost", c.kernels.losses, c.unit,
+                    kMaxRows, &out);
+  AppendKernelTable("kernel-new", "New in AFTER", c.kernels.added, c.unit,
+                    kMaxRows, &out);
+  AppendKernelTable("kernel-vanished", "Vanished", c.kernels.vanished, c.unit,
+                    kMaxRows, &out);
+  out.append("<h2>Sync points</h2><table class=\"num\"><tr><th></th>");
+  absl::StrAppend(&out, kChangeHead, "</tr>");
+  AppendChangeRow("blocked_per_unit_ns", "host blocked per " + c.unit,
+                  c.syncs.blocked_per_unit_ns, Fmt::kDuration, &out);
+  out.append("</table>");
+  AppendSyncTable("sync-new", "New in AFTER", c.syncs.added, c.unit, kMaxRows,
+                  &out);
+  AppendSyncTable("sync-vanished", "Vanished", c.syncs.vanished, c.unit,
+                  kMaxRows, &out);
+  AppendSyncTable("sync-changed", "Changed most", c.syncs.points, c.unit,
+                  kMaxRows, &out);
+  out.append("<h2>Copies</h2>");
+  AppendCopies(c, &out);
+  out.append("<h2>Host</h2>");
+  AppendHost(c, &out);
+  out.append(
+      "<p class=\"note\">Made by feedprof from the same comparison model as "
+      "<code>feedprof diff --format json</code>.</p>");
+  report::AppendPageEnd(&out);
+  return out;
+}
+
+}  // namespace feedprof
