@@ -5,7 +5,8 @@
 # reports any); a screenshot must be written and not blank.
 #
 # Reports: a constructed Kineto trace (steps, launches, host gaps, syncs)
-# and the shared real traces when present.
+# and the shared real traces when present; and the HTML diff of the shared
+# mfu_2gpu before/after pair (`feedprof diff --format html`) when present.
 #
 # Usage: html_browser_test.sh FEEDPROF_CLI SHARED_TRACES_DIR OUT_DIR
 # Exit 77 (skipped) when Chromium is not installed: tools/setup.sh installs
@@ -73,6 +74,14 @@ if [[ -d $traces ]]; then
   done < <(find "$traces" -name '*.json.gz' -o -name '*.sqlite' | sort)
 else
   echo "note: no shared traces at $traces; the constructed trace only"
+fi
+pair=$traces/nsys_ai/mfu_2gpu
+if [[ -f ${pair}_before.sqlite && -f ${pair}_after.sqlite ]]; then
+  "$cli" diff "${pair}_before.sqlite" "${pair}_after.sqlite" --format html \
+    >"$out/diff_mfu_2gpu.html" 2>/dev/null
+  reports+=("$out/diff_mfu_2gpu.html")
+else
+  echo "note: no mfu_2gpu before/after pair under $traces; no HTML diff"
 fi
 
 failed=0

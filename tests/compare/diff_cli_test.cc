@@ -95,6 +95,22 @@ TEST(DiffCli, SlowdownBeyondNoiseFailsTheGate) {
             0);
 }
 
+TEST(DiffCli, HtmlFormatWritesThePageAndKeepsTheGate) {
+  const std::string before = WriteKineto(
+      "html_before.json", {1000, 1010, 990, 1005, 995, 1002, 998, 1008});
+  const std::string after = WriteKineto(
+      "html_after.json", {1200, 1210, 1190, 1205, 1195, 1202, 1198, 1208});
+  const RunResult r = Feedprof("diff " + before + " " + after +
+                               " --format html --fail-if-slower 10");
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_EQ(r.out.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_NE(r.out.find("data-schema=\"feedprof.diff/1\""), std::string::npos);
+  EXPECT_NE(r.out.find("step time +20% (1 ms -&gt; 1.2 ms median, beyond "
+                       "noise)"),
+            std::string::npos);
+  EXPECT_NE(r.out.find("data-plot=\"after-device-0\""), std::string::npos);
+}
+
 TEST(DiffCli, SlowdownWithinNoisePasses) {
   // AFTER's steps interleave BEFORE's: the median is 1 µs higher, but the
   // rank test sees no change.
@@ -126,8 +142,7 @@ TEST(DiffCli, UsageAndInputErrors) {
   EXPECT_EQ(
       Feedprof("diff " + before + " " + before + " --steps 3:1").exit_code, 2);
   EXPECT_EQ(
-      Feedprof("diff " + before + " " + before + " --format html").exit_code,
-      2);
+      Feedprof("diff " + before + " " + before + " --format pdf").exit_code, 2);
   EXPECT_EQ(Feedprof("diff " + before + " " + before + " --fail-if-slower x")
                 .exit_code,
             2);
