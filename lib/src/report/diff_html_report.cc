@@ -43,7 +43,8 @@ std::string Show(double v, Fmt fmt) {
     case Fmt::kShare:
       return FormatPercent(v);
     case Fmt::kCount:
-      return absl::StrFormat("%.4g", v);
+      return std::fabs(v) >= 1000 ? absl::StrFormat("%.0f", v)
+                                  : absl::StrFormat("%.4g", v);
     case Fmt::kBytes: {
       const std::string s =
           FormatBytes(static_cast<uint64_t>(std::llround(std::fabs(v))));
@@ -221,7 +222,7 @@ void AppendKernelTable(const char* id, const char* title,
     return;
   }
   absl::StrAppend(out, "<table class=\"num\" id=\"", id,
-                  "\"><tr><th>kernel</th><th>time per ", Escaped(unit), "</th>",
+                  "\"><tr><th>kernel (time per ", Escaped(unit), ")</th>",
                   kChangeHead, "<th>launches per ", Escaped(unit),
                   " before \xE2\x86\x92 after</th></tr>");
   int n = 0;
@@ -231,7 +232,7 @@ void AppendKernelTable(const char* id, const char* title,
                     "\" data-presence=\"", PresenceName(k.presence), "\"",
                     ChangeData("time", k.time_per_unit_ns),
                     "><td class=\"name\" title=\"", Escaped(k.name), "\">",
-                    Escaped(ShortKernelName(k.name)), "</td><td></td>");
+                    Escaped(ShortKernelName(k.name)), "</td>");
     AppendChangeCells(k.time_per_unit_ns, Fmt::kDuration, out);
     absl::StrAppend(out, "<td>", Show(k.count_per_unit.before, Fmt::kCount),
                     " \xE2\x86\x92 ", Show(k.count_per_unit.after, Fmt::kCount),
@@ -249,8 +250,8 @@ void AppendSyncTable(const char* id, const char* title,
     return;
   }
   absl::StrAppend(out, "<table class=\"num\" id=\"", id,
-                  "\"><tr><th>call</th><th>call site</th><th>blocked per ",
-                  Escaped(unit), "</th>", kChangeHead, "<th>calls per ",
+                  "\"><tr><th>call (blocked per ", Escaped(unit),
+                  ")</th><th>call site</th>", kChangeHead, "<th>calls per ",
                   Escaped(unit), " before \xE2\x86\x92 after</th></tr>");
   int n = 0;
   for (const SyncPointChange& p : rows) {
@@ -261,7 +262,7 @@ void AppendSyncTable(const char* id, const char* title,
                     Escaped(p.api), " <span class=\"note\">", Escaped(p.kind),
                     p.reason.empty() ? "" : ", ", Escaped(p.reason),
                     "</span></td><td class=\"name\">", Escaped(p.call_site),
-                    "</td><td></td>");
+                    "</td>");
     AppendChangeCells(p.blocked_per_unit_ns, Fmt::kDuration, out);
     absl::StrAppend(out, "<td>", Show(p.count_per_unit.before, Fmt::kCount),
                     " \xE2\x86\x92 ", Show(p.count_per_unit.after, Fmt::kCount),
@@ -409,6 +410,51 @@ void AppendTimelines(const Comparison& c, std::string* out) {
   }
 }
 
+void AppendLaunches(const Comparison& c, std::string* out) {
+  const LaunchComparison& l = c.launch;
+  absl::StrAppend(out, "<table class=\"num\" id=\"launches\"><tr><th></th>",
+                  kChangeHead, "</tr>");
+  AppendChangeRow("launches_per_unit", "launches per " + c.unit,
+                  l.launches_per_unit, Fmt::kCount, out);
+  AppendChangeRow("kernels_per_unit", "kernels per " + c.unit,
+                  l.kernels_per_unit, Fmt::kCount, out);
+  AppendChangeRow("median_launch_api_ns", "median launch call",
+                  l.median_launch_api_ns, Fmt::kDuration, out);
+  AppendChangeRow("median_kernel_ns", "median kernel", l.median_kernel_ns,
+                  Fmt::kDuration, out);
+  AppendChangeRow("launch_overhead_share", "launch-overhead idle share",
+                  l.launch_overhead_share, Fmt::kShare, out);
+  out->append("</table>");
+}
+
+void AppendDevices(const Comparison& c, std::string* out) {
+  if (c.devices.empty()) return;
+  out->append(
+      "<h3>Devices</h3><table class=\"num\" id=\"devices\"><tr><th>device"
+      "</th><th>figure</th>");
+  absl::StrAppend(out, kChangeHead, "</tr>");
+  for (const DeviceChange& d : c.devices) {
+    const std::string label =
+        absl::StrCat("GPU ", d.device, " (", PresenceName(d.presence), ")");
+    struct Row {
+      std::string what;
+      const Change* change;
+      Fmt fmt;
+    };
+    for (const Row& row :
+         {Row{"busy share", &d.busy_share, Fmt::kShare},
+          Row{"idle per " + c.unit, &d.idle_per_unit_ns, Fmt::kDuration},
+          Row{"kernels per " + c.unit, &d.kernels_per_unit, Fmt::kCount}}) {
+      absl::StrAppend(out, "<tr data-device=\"", d.device, "\"",
+                      ChangeData("v", *row.change), "><td>", Escaped(label),
+                      "</td><td>", Escaped(row.what), "</td>");
+      AppendChangeCells(*row.change, row.fmt, out);
+      out->append("</tr>");
+    }
+  }
+  out->append("</table>");
+}
+
 void AppendSide(const char* label, const RunSide& s, std::string* out) {
   absl::StrAppend(out, "<tr><th>", label, "</th><td class=\"name\">",
                   Escaped(s.source_path), "</td><td>", Escaped(s.source_format),
@@ -439,11 +485,13 @@ std::string WriteHtmlDiff(const Comparison& c) {
   AppendStepTime(c, &out);
   out.append("<h2>Timelines</h2>");
   AppendTimelines(c, &out);
+  AppendDevices(c, &out);
   out.append("<h2>Largest idle-cause changes</h2>");
   AppendIdleCauses(c, kMaxRows, &out);
   absl::StrAppend(&out, "<h2>Kernels</h2><p class=\"note\">",
                   c.kernels.names_before, " kernel names before, ",
                   c.kernels.names_after, " after.</p>");
+  AppendLaunches(c, &out);
   AppendKernelTable("kernel-gains", "Most time gained", c.kernels.gains, c.unit,
                     kMaxRows, &out);
   AppendKernelTable("kernel-losses", "Most time lost", c.kernels.losses, c.unit,
