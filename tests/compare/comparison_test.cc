@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "feedprof/compare.h"
 #include "feedprof/diff_report.h"
@@ -258,6 +259,55 @@ TEST(CompareTest, DifferentGpuModelsAreNotComparable) {
   EXPECT_EQ(c.warnings[0],
             "the runs are not comparable: GPU model differs (Test GPU -> "
             "Other GPU)");
+}
+
+TEST(CompareTest, DevicesAreMatchedByRankNotByProcessOrder) {
+  // Two ranks, one GPU each; AFTER's process ids list rank 1 first, so
+  // matching by position would pair rank 0 with rank 1.
+  auto run = [](int32_t pid_rank0, int32_t pid_rank1, int rank1_kernels) {
+    TimelineBuilder b;
+    b.timeline().processes.clear();
+    b.timeline().devices.clear();
+    for (const auto& [pid, rank] :
+         {std::pair{pid_rank0, 0}, std::pair{pid_rank1, 1}}) {
+      Process p;
+      p.pid = pid;
+      p.rank = rank;
+      p.world_size = 2;
+      b.timeline().processes.push_back(p);
+      Device d;
+      d.id = 0;
+      d.pid = pid;
+      d.name = "Test GPU";
+      b.timeline().devices.push_back(d);
+      const int kernels = rank == 1 ? rank1_kernels : 2;
+      for (int k = 0; k < kernels; ++k) {
+        const uint64_t corr =
+            b.Api("cudaLaunchKernel", k * 100.0, k * 100.0 + 5, pid + 1, pid);
+        b.Op(GpuOpKind::kKernel, k * 100.0 + 10, k * 100.0 + 60, corr, 7, 0,
+             pid);
+      }
+    }
+    return b.Take();
+  };
+  const CompareOptions options;
+  absl::StatusOr<AnalyzedRun> b =
+      AnalyzeForComparison(run(100, 200, 5), options);
+  absl::StatusOr<AnalyzedRun> a =
+      AnalyzeForComparison(run(400, 300, 5), options);
+  ASSERT_TRUE(b.ok() && a.ok());
+  const Comparison c = Compare(*b, *a, options);
+  ASSERT_EQ(c.devices.size(), 2u);
+  for (const DeviceChange& d : c.devices) {
+    EXPECT_GE(d.rank, 0);
+    EXPECT_EQ(d.presence, Presence::kBoth);
+    // Each rank against itself: the same kernel count on both sides.
+    EXPECT_GT(d.kernels_per_unit.before, 0.0);
+    EXPECT_NEAR(d.kernels_per_unit.delta, 0.0, 1e-9 * d.kernels_per_unit.before)
+        << "rank " << d.rank;
+  }
+  EXPECT_EQ(c.devices[0].rank, 0);
+  EXPECT_EQ(c.devices[1].rank, 1);
 }
 
 }  // namespace

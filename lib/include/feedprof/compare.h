@@ -222,7 +222,10 @@ struct HostComparison {
 };
 
 struct DeviceChange {
-  int32_t device = 0;  // index as the runs number their devices
+  // Matched by (rank, device index) when both runs know every device's
+  // rank; else by position in the reports, and `rank` is -1.
+  int32_t rank = -1;
+  int32_t device = 0;  // the device index, or the position
   std::string before_name, after_name;
   Presence presence = Presence::kBoth;
   Change busy_share;

@@ -1,32 +1,95 @@
 // Devices and ranks matched between runs. Process ids differ from run to
-// run, so devices are matched by their position in the report (ordered by
-// process, then device index: rank order in a ranked run) and ranks by
+// run, so a device is matched by its process's rank and its device index
+// when both runs know every device's rank (a distributed run), else by its
+// position in the report (ordered by process, then device index); ranks by
 // their number, or by position when the traces do not know the ranks.
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <utility>
 
 #include "compare/compare_passes.h"
 
 namespace feedprof::compare {
+namespace {
+
+using DeviceKey = std::pair<int32_t, int32_t>;  // (rank, device index)
+
+// Each device's (rank, device index), or nullopt when a device's process
+// has no rank or two devices share a key.
+std::optional<std::vector<DeviceKey>> RankKeys(const Report& r) {
+  std::map<int32_t, int32_t> rank_of_pid;
+  for (const RankReport& rank : r.ranks) {
+    if (rank.rank < 0) continue;
+    for (int32_t pid : rank.pids) rank_of_pid[pid] = rank.rank;
+  }
+  std::vector<DeviceKey> keys;
+  for (const DeviceReport& d : r.devices) {
+    auto it = rank_of_pid.find(d.pid);
+    if (it == rank_of_pid.end()) return std::nullopt;
+    keys.emplace_back(it->second, d.device);
+  }
+  std::vector<DeviceKey> sorted = keys;
+  std::sort(sorted.begin(), sorted.end());
+  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
+    return std::nullopt;
+  }
+  return keys;
+}
+
+}  // namespace
 
 std::vector<DeviceChange> CompareDevices(const Report& before,
                                          const Report& after,
                                          const PerUnit& per) {
+  // (key, index in before, index in after); -1: absent from that run.
+  struct Match {
+    int32_t rank = -1;
+    int32_t device = 0;
+    int before = -1;
+    int after = -1;
+  };
+  std::vector<Match> matches;
+  const std::optional<std::vector<DeviceKey>> before_keys = RankKeys(before);
+  const std::optional<std::vector<DeviceKey>> after_keys = RankKeys(after);
+  if (before_keys && after_keys) {
+    std::map<DeviceKey, Match> by_key;
+    for (size_t i = 0; i < before_keys->size(); ++i) {
+      by_key[(*before_keys)[i]].before = static_cast<int>(i);
+    }
+    for (size_t i = 0; i < after_keys->size(); ++i) {
+      by_key[(*after_keys)[i]].after = static_cast<int>(i);
+    }
+    for (auto& [key, m] : by_key) {
+      m.rank = key.first;
+      m.device = key.second;
+      matches.push_back(m);
+    }
+  } else {
+    const size_t n = std::max(before.devices.size(), after.devices.size());
+    for (size_t i = 0; i < n; ++i) {
+      Match m;
+      m.device = static_cast<int32_t>(i);
+      if (i < before.devices.size()) m.before = static_cast<int>(i);
+      if (i < after.devices.size()) m.after = static_cast<int>(i);
+      matches.push_back(m);
+    }
+  }
   std::vector<DeviceChange> out;
-  const size_t n = std::max(before.devices.size(), after.devices.size());
   static const DeviceReport kNone;
-  for (size_t i = 0; i < n; ++i) {
-    const bool in_before = i < before.devices.size();
-    const bool in_after = i < after.devices.size();
-    const DeviceReport& b = in_before ? before.devices[i] : kNone;
-    const DeviceReport& a = in_after ? after.devices[i] : kNone;
+  for (const Match& m : matches) {
+    const DeviceReport& b =
+        m.before >= 0 ? before.devices[static_cast<size_t>(m.before)] : kNone;
+    const DeviceReport& a =
+        m.after >= 0 ? after.devices[static_cast<size_t>(m.after)] : kNone;
     DeviceChange d;
-    d.device = static_cast<int32_t>(i);
+    d.rank = m.rank;
+    d.device = m.device;
     d.before_name = b.name;
     d.after_name = a.name;
-    d.presence = !in_before  ? Presence::kNew
-                 : !in_after ? Presence::kVanished
-                             : Presence::kBoth;
+    d.presence = m.before < 0  ? Presence::kNew
+                 : m.after < 0 ? Presence::kVanished
+                               : Presence::kBoth;
     auto share = [](const DeviceReport& r) {
       return r.span_ns > 0 ? static_cast<double>(r.busy_ns) /
                                  static_cast<double>(r.span_ns)

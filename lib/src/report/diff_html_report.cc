@@ -435,7 +435,8 @@ void AppendDevices(const Comparison& c, std::string* out) {
   absl::StrAppend(out, kChangeHead, "</tr>");
   for (const DeviceChange& d : c.devices) {
     const std::string label =
-        absl::StrCat("GPU ", d.device, " (", PresenceName(d.presence), ")");
+        absl::StrCat(d.rank >= 0 ? absl::StrCat("rank ", d.rank, " ") : "",
+                     "GPU ", d.device, " (", PresenceName(d.presence), ")");
     struct Row {
       std::string what;
       const Change* change;

@@ -241,6 +241,7 @@ std::string WriteJsonDiff(const Comparison& c) {
   w.Key("devices").BeginArray();
   for (const DeviceChange& d : c.devices) {
     w.BeginObject();
+    w.Key("rank").Int(d.rank);
     w.Key("index").Int(d.device);
     w.Key("before_name").String(d.before_name);
     w.Key("after_name").String(d.after_name);

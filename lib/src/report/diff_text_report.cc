@@ -258,10 +258,12 @@ void Details(const Comparison& c, const DiffTextOptions& options,
     Line(out, "");
     Line(out, "Devices (matched by position):");
     for (const DeviceChange& d : c.devices) {
-      Line(out, absl::StrCat("  #", d.device, " ", d.before_name, " -> ",
-                             d.after_name, " [", PresenceName(d.presence),
-                             "]: busy ", SharePair(d.busy_share), "; idle", per,
-                             " ", Pair(d.idle_per_unit_ns, Duration)));
+      Line(out,
+           absl::StrCat(
+               "  ", d.rank >= 0 ? absl::StrCat("rank ", d.rank, " ") : "", "#",
+               d.device, " ", d.before_name, " -> ", d.after_name, " [",
+               PresenceName(d.presence), "]: busy ", SharePair(d.busy_share),
+               "; idle", per, " ", Pair(d.idle_per_unit_ns, Duration)));
     }
   }
   if (!c.ranks.empty()) {
