@@ -2,51 +2,21 @@
 // through one parser, so --help has one layout, `--flag=value` and
 // `--flag value` mean the same, and an unknown flag, a missing value or a
 // bad value is one line naming it, a pointer to --help, and exit code 2.
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/cli/feedprof_cli_runner.h"
 
 namespace {
 
-struct RunResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
+using RunResult = feedprof::testing::CliResult;
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// Runs `feedprof ARGS` through the shell (ARGS is shell words).
 RunResult Feedprof(const std::string& args) {
-  const std::string err_path =
-      ::testing::TempDir() + "/cli_err_" + std::to_string(getpid());
-  const std::string command = std::string(FEEDPROF_BINARY_DIR) +
-                              "/tools/feedprof " + args + " 2>" + err_path;
-  RunResult r;
-  std::FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return r;
-  char buffer[4096];
-  for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) {
-    r.out.append(buffer, n);
-  }
-  const int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.err = ReadFile(err_path);
-  std::filesystem::remove(err_path);
-  return r;
+  return feedprof::testing::RunFeedprofCli(args);
 }
 
 const std::vector<std::string> kCommands = {"record", "dump",   "analyze",

@@ -2,45 +2,22 @@
 // --fail-if-slower gate), on Kineto traces written here and on the shared
 // Nsight pair.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "tests/cli/feedprof_cli_runner.h"
 
 namespace {
 
-struct RunResult {
-  int exit_code = -1;
-  std::string out, err;
-};
+using RunResult = feedprof::testing::CliResult;
 
 RunResult Feedprof(const std::string& args) {
-  const std::string err_path =
-      ::testing::TempDir() + "/diff_err_" + std::to_string(getpid());
-  const std::string command = std::string(FEEDPROF_BINARY_DIR) +
-                              "/tools/feedprof " + args + " 2>" + err_path;
-  RunResult r;
-  std::FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return r;
-  char buffer[4096];
-  for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) {
-    r.out.append(buffer, n);
-  }
-  const int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream in(err_path);
-  std::stringstream s;
-  s << in.rdbuf();
-  r.err = s.str();
-  std::filesystem::remove(err_path);
-  return r;
+  return feedprof::testing::RunFeedprofCli(args);
 }
 
 // A Kineto trace of steps of the given lengths (µs): each step launches
