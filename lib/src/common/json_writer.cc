@@ -168,6 +168,14 @@ JsonWriter& JsonWriter::Null() {
   return *this;
 }
 
+JsonWriter& JsonWriter::IntOrNull(bool known, int64_t value) {
+  return known ? Int(value) : Null();
+}
+
+JsonWriter& JsonWriter::DoubleOrNull(bool known, double value) {
+  return known ? Double(value) : Null();
+}
+
 JsonWriter& JsonWriter::IntArrayOnOneLine(const std::vector<int64_t>& values) {
   BeforeValue();
   out_->push_back('[');

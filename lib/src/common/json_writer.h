@@ -47,6 +47,10 @@ class JsonWriter {
   JsonWriter& Double(double value);
   JsonWriter& Bool(bool value);
   JsonWriter& Null();
+  // `value`, or null when it is not known: what was not measured (a median
+  // of an empty set, CPU time without samples) is null, never 0.
+  JsonWriter& IntOrNull(bool known, int64_t value);
+  JsonWriter& DoubleOrNull(bool known, double value);
   // An array of integers on one line, also in the pretty style: long
   // numeric series (the timeline's buckets) stay readable and small.
   JsonWriter& IntArrayOnOneLine(const std::vector<int64_t>& values);

@@ -17,12 +17,8 @@ void WriteChange(JsonWriter& w, const char* key, const Change& c) {
   w.Key("before").Double(c.before);
   w.Key("after").Double(c.after);
   w.Key("delta").Double(c.delta);
-  w.Key("relative");
-  if (c.relative) {
-    w.Double(*c.relative);
-  } else {
-    w.Null();
-  }
+  w.Key("relative")
+      .DoubleOrNull(c.relative.has_value(), c.relative.value_or(0));
   w.EndObject();
 }
 
@@ -34,12 +30,7 @@ void WriteSide(JsonWriter& w, const char* key, const RunSide& s) {
   w.Key("steps").Uint(s.steps);
   w.Key("window_ns").Int(s.window_ns);
   w.Key("divisor").Double(s.divisor);
-  w.Key("rank");
-  if (s.rank_filter) {
-    w.Int(*s.rank_filter);
-  } else {
-    w.Null();
-  }
+  w.Key("rank").IntOrNull(s.rank_filter.has_value(), s.rank_filter.value_or(0));
   w.EndObject();
 }
 
@@ -256,12 +247,7 @@ std::string WriteJsonDiff(const Comparison& c) {
   w.Key("ranks").BeginArray();
   for (const RankChange& r : c.ranks) {
     w.BeginObject();
-    w.Key("rank");
-    if (r.rank >= 0) {
-      w.Int(r.rank);
-    } else {
-      w.Null();
-    }
+    w.Key("rank").IntOrNull(r.rank >= 0, r.rank);
     w.Key("presence").String(PresenceName(r.presence));
     WriteChange(w, "median_step_ns", r.median_step_ns);
     WriteChange(w, "idle_share", r.idle_share);

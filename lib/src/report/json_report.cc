@@ -14,26 +14,6 @@ namespace {
 
 using common::JsonWriter;
 
-// What was not measured (a median of an empty set, CPU time without
-// samples) is null, never 0.
-void IntOrNull(JsonWriter& w, const char* key, bool known, int64_t v) {
-  w.Key(key);
-  if (known) {
-    w.Int(v);
-  } else {
-    w.Null();
-  }
-}
-
-void DoubleOrNull(JsonWriter& w, const char* key, bool known, double v) {
-  w.Key(key);
-  if (known) {
-    w.Double(v);
-  } else {
-    w.Null();
-  }
-}
-
 // A name that may be absent (no runner-up verdict, no call site): null.
 void StringOrNull(JsonWriter& w, const char* key, const std::string& v) {
   w.Key(key);
@@ -144,16 +124,16 @@ void WriteLaunch(JsonWriter& w, const LaunchStats& l) {
   w.Key("kernels").Uint(l.kernels);
   w.Key("graph_launches").Uint(l.graph_launches);
   w.Key("graph_kernels").Uint(l.graph_kernels);
-  IntOrNull(w, "median_api_ns", launches, l.median_api_ns);
-  IntOrNull(w, "median_graph_launch_api_ns", l.graph_launches > 0,
-            l.median_graph_launch_api_ns);
-  IntOrNull(w, "median_kernel_ns", l.kernels > 0, l.median_kernel_ns);
+  w.Key("median_api_ns").IntOrNull(launches, l.median_api_ns);
+  w.Key("median_graph_launch_api_ns")
+      .IntOrNull(l.graph_launches > 0, l.median_graph_launch_api_ns);
+  w.Key("median_kernel_ns").IntOrNull(l.kernels > 0, l.median_kernel_ns);
   w.Key("share_kernels_shorter_than_launch")
       .Double(l.share_kernels_shorter_than_launch);
   w.Key("launch_delays").Uint(l.launch_delays);
-  IntOrNull(w, "median_launch_delay_ns", delays, l.median_launch_delay_ns);
-  IntOrNull(w, "p90_launch_delay_ns", delays, l.p90_launch_delay_ns);
-  IntOrNull(w, "max_launch_delay_ns", delays, l.max_launch_delay_ns);
+  w.Key("median_launch_delay_ns").IntOrNull(delays, l.median_launch_delay_ns);
+  w.Key("p90_launch_delay_ns").IntOrNull(delays, l.p90_launch_delay_ns);
+  w.Key("max_launch_delay_ns").IntOrNull(delays, l.max_launch_delay_ns);
   w.Key("max_launch_delay_kernel").String(l.max_launch_delay_kernel);
   w.Key("top_kernels").BeginArray();
   for (const KernelTotal& k : l.top_kernels) {
@@ -177,12 +157,12 @@ void WriteThread(JsonWriter& w, const ThreadReport& t) {
   w.Key("api_calls").Uint(t.api_calls);
   w.Key("cuda_api_ns").Int(t.cuda_api_ns);
   w.Key("sync_blocked_ns").Int(t.sync_blocked_ns);
-  IntOrNull(w, "cpu_user_ns", t.samples, t.cpu_user_ns);
-  IntOrNull(w, "cpu_system_ns", t.samples, t.cpu_system_ns);
-  DoubleOrNull(w, "cpu_share", t.samples, t.cpu_share);
-  DoubleOrNull(w, "running_share", t.samples, t.running_share);
-  DoubleOrNull(w, "sleeping_share", t.samples, t.sleeping_share);
-  DoubleOrNull(w, "disk_wait_share", t.samples, t.disk_wait_share);
+  w.Key("cpu_user_ns").IntOrNull(t.samples, t.cpu_user_ns);
+  w.Key("cpu_system_ns").IntOrNull(t.samples, t.cpu_system_ns);
+  w.Key("cpu_share").DoubleOrNull(t.samples, t.cpu_share);
+  w.Key("running_share").DoubleOrNull(t.samples, t.running_share);
+  w.Key("sleeping_share").DoubleOrNull(t.samples, t.sleeping_share);
+  w.Key("disk_wait_share").DoubleOrNull(t.samples, t.disk_wait_share);
   w.EndObject();
 }
 
@@ -196,21 +176,21 @@ void WriteHost(JsonWriter& w, const Report& r) {
   w.Key("threads").BeginArray();
   for (const ThreadReport& t : h.threads) WriteThread(w, t);
   w.EndArray();
-  IntOrNull(w, "program_cpu_ns", h.samples_available, h.program_cpu_ns);
+  w.Key("program_cpu_ns").IntOrNull(h.samples_available, h.program_cpu_ns);
   w.Key("profiler_threads").BeginArray();
   for (const ThreadReport& t : h.profiler_threads) WriteThread(w, t);
   w.EndArray();
-  IntOrNull(w, "profiler_cpu_ns", h.samples_available, h.profiler_cpu_ns);
-  DoubleOrNull(w, "profiler_core_share", h.samples_available,
-               h.profiler_core_share);
+  w.Key("profiler_cpu_ns").IntOrNull(h.samples_available, h.profiler_cpu_ns);
+  w.Key("profiler_core_share")
+      .DoubleOrNull(h.samples_available, h.profiler_core_share);
   w.Key("workers").BeginArray();
   for (const WorkerProcess& p : h.workers) {
     w.BeginObject();
     w.Key("pid").Int(p.pid);
     w.Key("ppid").Int(p.ppid);
     w.Key("command").String(p.command);
-    IntOrNull(w, "cpu_user_ns", p.samples, p.cpu_user_ns);
-    IntOrNull(w, "cpu_system_ns", p.samples, p.cpu_system_ns);
+    w.Key("cpu_user_ns").IntOrNull(p.samples, p.cpu_user_ns);
+    w.Key("cpu_system_ns").IntOrNull(p.samples, p.cpu_system_ns);
     w.EndObject();
   }
   w.EndArray();
@@ -245,8 +225,8 @@ void WriteCopies(JsonWriter& w, const CopyReport& c) {
     w.Key("time_ns").Int(d.time_ns);
     w.Key("achieved_gbps").Double(d.achieved_gbps);
     w.Key("pageable_share").Double(d.pageable_share);
-    DoubleOrNull(w, "link_share", d.link_share.has_value(),
-                 d.link_share.value_or(0));
+    w.Key("link_share")
+        .DoubleOrNull(d.link_share.has_value(), d.link_share.value_or(0));
     w.EndObject();
   }
   w.EndArray();
@@ -365,7 +345,7 @@ std::string WriteJsonReport(const Report& r) {
   w.Key("from_ns").Int(r.window.start - r.window.trace_start);
   w.Key("to_ns").Int(r.window.end - r.window.trace_start);
   w.Key("restricted").Bool(r.window.restricted);
-  IntOrNull(w, "rank", r.rank_filter.has_value(), r.rank_filter.value_or(0));
+  w.Key("rank").IntOrNull(r.rank_filter.has_value(), r.rank_filter.value_or(0));
   w.EndObject();
   w.Key("has_gpu_activity").Bool(r.has_gpu_activity);
   w.Key("no_gpu_activity");
@@ -414,14 +394,14 @@ std::string WriteJsonReport(const Report& r) {
     w.Key("ranks").BeginArray();
     for (const RankReport& k : r.ranks) {
       w.BeginObject();
-      IntOrNull(w, "rank", k.rank >= 0, k.rank);
+      w.Key("rank").IntOrNull(k.rank >= 0, k.rank);
       w.Key("pids").BeginArray();
       for (int32_t pid : k.pids) w.Int(pid);
       w.EndArray();
       w.Key("span_ns").Int(k.span_ns);
       w.Key("busy_ns").Int(k.busy_ns);
       w.Key("idle_share").Double(k.idle_share);
-      IntOrNull(w, "median_step_ns", k.median_step_ns > 0, k.median_step_ns);
+      w.Key("median_step_ns").IntOrNull(k.median_step_ns > 0, k.median_step_ns);
       w.Key("sync_blocked_ns").Int(k.sync_blocked_ns);
       w.Key("slowest").Bool(k.slowest);
       w.EndObject();
