@@ -80,14 +80,16 @@ void PrintLine(const char* message) {
 }
 
 // Writes the outcome of a start into the trace, with the line printed.
-// Numbers are proto/feedprof.proto's GpuCollectionState.
 void RecordOutcome(const Collector& c, CollectionMode mode,
                    const char* message) {
   if (c.sink->record_collection_status == nullptr) return;
-  uint32_t state = 3;  // GPU_COLLECTION_OFF
-  if (mode == CollectionMode::kFull) state = 1;
-  if (mode == CollectionMode::kActivityOnly) state = 2;
-  c.sink->record_collection_status(state, message);
+  using preload::GpuCollectionState;
+  c.sink->record_collection_status(mode == CollectionMode::kFull
+                                       ? GpuCollectionState::kFull
+                                   : mode == CollectionMode::kActivityOnly
+                                       ? GpuCollectionState::kActivityOnly
+                                       : GpuCollectionState::kOff,
+                                   message);
 }
 
 size_t EnvMegabytes(const char* name, size_t fallback) {

@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "preload/event_records.h"
+#include "preload/gpu_collection_status.h"
 
 namespace feedprof::cupti {
 
@@ -25,10 +26,9 @@ struct RecorderSink {
   void (*count_cupti_drops)(uint64_t records_dropped, uint64_t zero_timestamps,
                             uint64_t buffers_dropped);
   uint64_t (*now_ns)();
-  // What collection did and why (a GpuCollectionState number and the line
-  // printed about it), once per start. Optional: sinks that do not keep it
-  // leave it null.
-  void (*record_collection_status)(uint32_t state,
+  // What collection did and why (the line printed about it), once per
+  // start. Optional: sinks that do not keep it leave it null.
+  void (*record_collection_status)(preload::GpuCollectionState state,
                                    const char* detail) = nullptr;
 };
 
