@@ -6,17 +6,19 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <regex>
 #include <string>
 #include <vector>
 
 #include "feedprof/analysis.h"
 #include "feedprof/report.h"
+#include "tests/analysis/html_attributes.h"
 #include "tests/analysis/must_analyze.h"
 #include "tests/analysis/timeline_builder.h"
 
 namespace feedprof {
 namespace {
+
+using testing::Attributes;
 
 using testing::MustAnalyze;
 using testing::TimelineBuilder;
@@ -180,18 +182,6 @@ TEST(TimelineOverviewTest, SyncListKeepsTheLongestInTimeOrder) {
     shortest = std::min(shortest, s.duration_ns);
   }
   EXPECT_EQ(shortest, testing::Us(101));
-}
-
-// The value of attribute `name` in every element that has it, in order.
-std::vector<std::string> Attributes(const std::string& html,
-                                    const std::string& name) {
-  std::vector<std::string> out;
-  const std::regex re(" " + name + "=\"([^\"]*)\"");
-  for (auto it = std::sregex_iterator(html.begin(), html.end(), re);
-       it != std::sregex_iterator(); ++it) {
-    out.push_back((*it)[1]);
-  }
-  return out;
 }
 
 // The first value of a JSON member `"key": value` after `from`.

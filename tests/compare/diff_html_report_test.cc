@@ -12,10 +12,13 @@
 
 #include "feedprof/compare.h"
 #include "feedprof/diff_report.h"
+#include "tests/analysis/html_attributes.h"
 #include "tests/analysis/timeline_builder.h"
 
 namespace feedprof {
 namespace {
+
+using testing::Attributes;
 
 using testing::TimelineBuilder;
 
@@ -46,18 +49,6 @@ Comparison CompareRuns(const Timeline& before, const Timeline& after) {
   EXPECT_TRUE(b.ok() && a.ok());
   if (!b.ok() || !a.ok()) return Comparison{};
   return Compare(*b, *a, options);
-}
-
-// The value of attribute `name` in every element that has it, in order.
-std::vector<std::string> Attributes(const std::string& html,
-                                    const std::string& name) {
-  std::vector<std::string> out;
-  const std::regex re(" " + name + "=\"([^\"]*)\"");
-  for (auto it = std::sregex_iterator(html.begin(), html.end(), re);
-       it != std::sregex_iterator(); ++it) {
-    out.push_back((*it)[1]);
-  }
-  return out;
 }
 
 // Field `field` of the JSON object `"key": {...}` at or after `from`.

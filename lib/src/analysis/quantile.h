@@ -17,8 +17,10 @@
 namespace feedprof::analysis {
 
 // Reorders `v` (a partial sort); the samples themselves are unchanged, so
-// further quantiles of the same vector stay correct.
-inline TimeNs Quantile(std::vector<TimeNs>& v, double q) {
+// further quantiles of the same vector stay correct. The nearest-rank rule
+// every reported quantile uses, for durations and for the diff's doubles.
+template <typename T>
+T Quantile(std::vector<T>& v, double q) {
   if (v.empty()) return 0;
   const auto k =
       static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5);

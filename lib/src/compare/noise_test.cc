@@ -15,23 +15,13 @@
 #include <random>
 #include <vector>
 
+#include "analysis/quantile.h"
 #include "feedprof/compare.h"
 
 namespace feedprof {
 namespace {
 
 constexpr size_t kMaxExactSize = 20;
-
-// The nearest-rank quantile the analyzer uses (analysis/quantile.h), on
-// doubles; reorders `v`.
-double NearestRank(std::vector<double>& v, double q) {
-  if (v.empty()) return 0;
-  const auto k =
-      static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5);
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k),
-                   v.end());
-  return v[k];
-}
 
 // Number of orderings of n1 + n2 distinct values in which the first sample
 // has statistic U = u, for every u in [0, n1 * n2]; their sum is
@@ -137,11 +127,11 @@ BootstrapInterval BootstrapMedianDifference(const std::vector<double>& before,
   for (uint32_t i = 0; i < resamples; ++i) {
     for (double& v : sample_before) v = before[rng() % before.size()];
     for (double& v : sample_after) v = after[rng() % after.size()];
-    differences[i] =
-        NearestRank(sample_after, 0.5) - NearestRank(sample_before, 0.5);
+    differences[i] = analysis::Quantile(sample_after, 0.5) -
+                     analysis::Quantile(sample_before, 0.5);
   }
-  interval.low = NearestRank(differences, 0.025);
-  interval.high = NearestRank(differences, 0.975);
+  interval.low = analysis::Quantile(differences, 0.025);
+  interval.high = analysis::Quantile(differences, 0.975);
   return interval;
 }
 
