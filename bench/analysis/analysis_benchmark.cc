@@ -7,6 +7,8 @@
 // BM_ResNetLoadAnalyzeVsGunzip: LoadTrace + Analyze of the ResNet Kineto
 // trace against zlib decompression of the same file, in one run; the
 // `ratio` counter is the target (≤ 3).
+// BM_WhatIfCostOnLargestTrace: load + analyse of the largest shared trace
+// with and without the what-if replay; `ratio` is the target (≤ 1.5).
 #include <benchmark/benchmark.h>
 #include <malloc.h>
 #include <sys/resource.h>
@@ -257,6 +259,48 @@ void BM_ResNetLoadAnalyzeVsGunzip(benchmark::State& state) {
   state.counters["cpu_ratio"] = analyze.cpu / gunzip.cpu;
 }
 BENCHMARK(BM_ResNetLoadAnalyzeVsGunzip)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// What the what-if replay adds to what `feedprof analyze` does (load and
+// analyse) on the largest shared trace, in one run: `ratio` is load +
+// analyse with the replay over load + analyse without it (target ≤ 1.5),
+// `analyze_ratio` the same for Analyze() alone.
+void BM_WhatIfCostOnLargestTrace(benchmark::State& state) {
+  const std::string path = std::string(FEEDPROF_SHARED_TRACES_DIR) +
+                           "/hta_cuda_graphs/rank0.json.gz";
+  if (!std::filesystem::exists(path)) {
+    state.SkipWithError("shared hta_cuda_graphs trace absent");
+    return;
+  }
+  AnalysisOptions without;
+  without.what_if.enabled = false;
+  double load = 0, plain = 0, with_what_if = 0;
+  for (auto _ : state) {
+    Seconds t0 = Now();
+    absl::StatusOr<Timeline> tl = LoadTrace(path);
+    if (!tl.ok()) {
+      state.SkipWithError(std::string(tl.status().message()).c_str());
+      return;
+    }
+    load += Since(t0).wall;
+    t0 = Now();
+    absl::StatusOr<Report> a = Analyze(*tl, without);
+    benchmark::DoNotOptimize(a);
+    plain += Since(t0).wall;
+    t0 = Now();
+    absl::StatusOr<Report> b = Analyze(*tl, {});
+    benchmark::DoNotOptimize(b);
+    with_what_if += Since(t0).wall;
+  }
+  const auto n = static_cast<double>(state.iterations());
+  state.counters["load_ms"] = 1e3 * load / n;
+  state.counters["analyze_ms"] = 1e3 * plain / n;
+  state.counters["analyze_what_if_ms"] = 1e3 * with_what_if / n;
+  state.counters["analyze_ratio"] = with_what_if / plain;
+  state.counters["ratio"] = (load + with_what_if) / (load + plain);
+}
+BENCHMARK(BM_WhatIfCostOnLargestTrace)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 #endif

@@ -24,6 +24,21 @@
 
 namespace feedprof {
 
+// Parameters of the what-if replay (docs/what-if.md).
+struct WhatIfOptions {
+  bool enabled = true;
+  // faster_gpu: every kernel this fraction shorter (0.2: 20 % faster).
+  double gpu_speedup = 0.2;
+  // cheaper_launches: each kernel launch call costs this much (unset: the
+  // documented CUDA-graph figure), or this fraction of its recorded time
+  // (when set, it wins).
+  std::optional<TimeNs> launch_cost_ns;
+  std::optional<double> launch_cost_fraction;
+  // remove_sync: the host-blocking sync point groups replayed, longest
+  // blocked first.
+  size_t max_sync_groups = 5;
+};
+
 // What to analyse. Times in `from`/`to` are relative to the trace start
 // (the earliest GPU op, API call or host range of the selected processes).
 struct AnalysisOptions {
@@ -34,6 +49,7 @@ struct AnalysisOptions {
   // Keep GPU work whose correlation id matches no API call (launched before
   // recording began). Excluded by default, as TraceLens does.
   bool include_pre_window = false;
+  WhatIfOptions what_if;
 };
 
 // Gap histogram buckets: ≤10 µs, ≤100 µs, ≤1 ms, ≤10 ms, >10 ms.
@@ -290,13 +306,85 @@ struct RuleScore {
   bool triggered = false;
 };
 
+// The what-if replay (docs/what-if.md): the run rebuilt from its timeline
+// as host threads issuing GPU work, replayed with one change at a time, so
+// each next step carries what it is worth. Predictions are estimates under
+// the stated assumptions, never measurements.
+//
+// One process (rank) as replayed: its step times (or span) as recorded and
+// as predicted.
+struct WhatIfRank {
+  int32_t pid = 0;
+  int32_t rank = -1;
+  TimeNs observed_median_ns = 0;
+  TimeNs observed_mean_ns = 0;
+  TimeNs predicted_median_ns = 0;
+  TimeNs predicted_mean_ns = 0;
+};
+
+struct WhatIfScenario {
+  // "input_ready", "cheaper_launches", "remove_sync", "pin_copies",
+  // "faster_gpu".
+  std::string id;
+  std::string title;       // one line, e.g. "next batch always ready"
+  std::string assumption;  // what the edit assumes, with its figures
+  // remove_sync: the sync point group removed (as in Report::sync_points).
+  std::string sync_api;
+  std::string sync_reason;
+  std::string sync_call_site;
+  uint64_t edits = 0;  // calls or ops the edit changed; 0: nothing to change
+  // The run: the slowest rank's median (and mean) step time, or span.
+  TimeNs predicted_median_ns = 0;
+  TimeNs predicted_mean_ns = 0;
+  TimeNs saving_ns = 0;           // observed median - predicted median
+  double saving_share = 0;        // saving_ns / observed median
+  std::vector<WhatIfRank> ranks;  // one per process when there are several
+};
+
+struct WhatIf {
+  bool available = false;
+  std::string unavailable_reason;  // set when not available
+  std::string basis;               // "steps" or "span"
+  uint64_t steps = 0;              // steps replayed (basis "steps")
+  // The run as recorded, and as the unedited replay reproduces it.
+  TimeNs observed_median_ns = 0;
+  TimeNs observed_mean_ns = 0;
+  TimeNs replayed_median_ns = 0;
+  // Self-check: the largest |replayed - observed| / observed over the
+  // steps (or spans) of every replayed process; above 2 % the what-if is
+  // not available.
+  double self_check_error = 0;
+  // Parameters as applied.
+  double gpu_speedup = 0;
+  TimeNs launch_cost_ns = 0;        // 0 when a fraction was given
+  double launch_cost_fraction = 0;  // 0 when a cost was given
+  std::string launch_cost_source;
+  double pinned_htod_gbps = 0;  // pin_copies bandwidth per direction
+  double pinned_dtoh_gbps = 0;
+  std::string pinned_source;
+  std::vector<WhatIfScenario> scenarios;  // by saving_ns, descending
+};
+
+// A next step's price: what the what-if scenario it stands for saves.
+struct NextStepEstimate {
+  size_t step = 0;       // index into Verdict::next_steps
+  std::string scenario;  // WhatIfScenario::id
+  std::string sync_api;  // remove_sync: the group, as in the scenario
+  std::string sync_call_site;
+  TimeNs saving_ns = 0;
+  double saving_share = 0;
+};
+
 struct Verdict {
   std::string primary = "inconclusive";
   std::string runner_up;                 // "" when none
   double confidence = 0;                 // 0..1
   std::string confidence_label = "low";  // low | medium | high
   std::vector<std::string> evidence;
+  // Next steps; those a what-if scenario prices come first, by saving,
+  // and their text ends with the estimate.
   std::vector<std::string> next_steps;
+  std::vector<NextStepEstimate> next_step_estimates;  // by step index
   std::vector<RuleScore> scores;
 };
 
@@ -397,6 +485,7 @@ struct Report {
   HostReport host;
   StepReport steps;
   TimelineOverview timeline;
+  WhatIf what_if;
   std::vector<RankReport> ranks;
   Availability available;
   DropCounts drops;

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/device_busy.h"
@@ -92,9 +94,20 @@ class TimelineOverviewBuilder {
 // computed from them (verdict_signals.h).
 Verdict ComputeVerdict(const Report& report, const VerdictSignals& signals);
 
+// A next step and the what-if scenario that prices it ("" when none;
+// replay/what_if.h); remove_sync steps name their sync point group.
+struct TaggedNextStep {
+  TaggedNextStep(std::string step, std::string priced_by = "")
+      : text(std::move(step)), scenario(std::move(priced_by)) {}
+  std::string text;
+  std::string scenario;
+  std::string sync_api;
+  std::string sync_call_site;
+};
+
 // next_steps.cc: advice fitted to the verdict, quoting the same signals.
-std::vector<std::string> NextStepsFor(const Report& report,
-                                      const VerdictSignals& signals);
+std::vector<TaggedNextStep> NextStepsFor(const Report& report,
+                                         const VerdictSignals& signals);
 
 }  // namespace feedprof::analysis
 

@@ -10,6 +10,7 @@
 #include "analysis/quantile.h"
 #include "analysis/time_sum.h"
 #include "feedprof/analysis.h"
+#include "replay/what_if.h"
 
 namespace feedprof {
 namespace {
@@ -167,7 +168,10 @@ absl::StatusOr<Report> Analyze(const Timeline& timeline,
   }
   const VerdictSignals signals = ComputeVerdictSignals(report);
   report.verdict = ComputeVerdict(report, signals);
-  report.verdict.next_steps = NextStepsFor(report, signals);
+  // The replay needs the finished metrics; the next steps need its prices.
+  report.what_if = replay::ComputeWhatIf(prepared, report, options.what_if);
+  replay::PriceNextSteps(NextStepsFor(report, signals), report.what_if,
+                         &report.verdict);
   return report;
 }
 

@@ -6,36 +6,59 @@
 
 #include "absl/strings/str_cat.h"
 #include "analysis/analysis_passes.h"
+#include "analysis/api_classifier.h"
 #include "analysis/time_sum.h"
 #include "analysis/units.h"
 #include "analysis/verdict_signals.h"
 
 namespace feedprof::analysis {
 
-std::vector<std::string> NextStepsFor(const Report& report,
-                                      const VerdictSignals& signals) {
+std::vector<TaggedNextStep> NextStepsFor(const Report& report,
+                                         const VerdictSignals& signals) {
   const std::string& v = report.verdict.primary;
-  std::vector<std::string> steps;
+  std::vector<TaggedNextStep> steps;
+  // The what-if scenario that prices a step (replay/what_if.h), "" none.
+  const auto tagged = [](std::vector<std::string> texts,
+                         const std::string& scenario) {
+    std::vector<TaggedNextStep> out;
+    for (std::string& t : texts) out.push_back({std::move(t), scenario});
+    return out;
+  };
+  const SyncPoint* top_sync = TopHostSyncPoint(report.sync_points);
+  const auto remove_sync = [top_sync](std::string text) {
+    TaggedNextStep s{std::move(text), top_sync ? "remove_sync" : ""};
+    if (top_sync != nullptr) {
+      s.sync_api = top_sync->api;
+      s.sync_call_site = top_sync->call_site;
+    }
+    return s;
+  };
   if (v == "launch_bound") {
-    steps = {
-        "Launch fewer, larger kernels: fuse elementwise ops (torch.compile, "
-        "fused optimizers, fused attention).",
-        "Capture the steady-state step in a CUDA graph (torch.cuda.graphs, "
-        "cudaStreamBeginCapture) so one launch replaces many.",
-        "Increase the batch size so each kernel does more work per launch.",
-        "Remove host syncs from the loop so the CPU can run ahead of the GPU.",
-    };
+    steps = tagged(
+        {
+            "Launch fewer, larger kernels: fuse elementwise ops "
+            "(torch.compile, fused optimizers, fused attention).",
+            "Capture the steady-state step in a CUDA graph (torch.cuda.graphs, "
+            "cudaStreamBeginCapture) so one launch replaces many.",
+        },
+        "cheaper_launches");
+    steps.push_back(
+        {"Increase the batch size so each kernel does more work per launch."});
+    steps.push_back(remove_sync(
+        "Remove host syncs from the loop so the CPU can run ahead of the "
+        "GPU."));
     const LaunchStats& l = report.launch;
     if (l.count > 0 && !report.host.threads.empty()) {
       // The thread with the most CUDA API time issues the launches.
       steps.insert(
           steps.begin(),
-          absl::StrCat(ThreadName(report.host.threads.front()), " made ",
-                       Counted(l.count, "launch call"), " (median ",
-                       FormatDuration(l.median_api_ns),
-                       ") for kernels of median ",
-                       FormatDuration(l.median_kernel_ns),
-                       ": cut the number of launches on that thread first."));
+          {absl::StrCat(ThreadName(report.host.threads.front()), " made ",
+                        Counted(l.count, "launch call"), " (median ",
+                        FormatDuration(l.median_api_ns),
+                        ") for kernels of median ",
+                        FormatDuration(l.median_kernel_ns),
+                        ": cut the number of launches on that thread first."),
+           "cheaper_launches"});
     }
   } else if (v == "preprocessing_bound") {
     // DataLoader advice fits PyTorch runs; other programs get the general
@@ -44,124 +67,157 @@ std::vector<std::string> NextStepsFor(const Report& report,
                          report.host.dataloader_ranges > 0 ||
                          !report.host.workers.empty();
     if (pytorch) {
-      steps = {
-          "Add DataLoader workers (num_workers) until the CPU cores saturate "
-          "or the workers contend; use persistent_workers and "
-          "prefetch_factor.",
-          "Vectorize or cache the transforms (decode once, store "
-          "preprocessed tensors); avoid per-sample Python work.",
-          "Move decoding and augmentation to the GPU (NVIDIA DALI, "
-          "torchvision.io.decode_jpeg on device, GPU tokenizers).",
-      };
+      steps = tagged(
+          {
+              "Add DataLoader workers (num_workers) until the CPU cores "
+              "saturate "
+              "or the workers contend; use persistent_workers and "
+              "prefetch_factor.",
+              "Vectorize or cache the transforms (decode once, store "
+              "preprocessed tensors); avoid per-sample Python work.",
+              "Move decoding and augmentation to the GPU (NVIDIA DALI, "
+              "torchvision.io.decode_jpeg on device, GPU tokenizers).",
+          },
+          "input_ready");
     } else {
-      steps = {
-          "Move the host work off the launching thread: prepare the next "
-          "batch in other threads or processes while the GPU runs the "
-          "current one (double buffering with pinned memory and async "
-          "copies).",
-          "Speed up or cache the host computation between launches, or move "
-          "it to the GPU.",
-      };
+      steps = tagged(
+          {
+              "Move the host work off the launching thread: prepare the next "
+              "batch in other threads or processes while the GPU runs the "
+              "current one (double buffering with pinned memory and async "
+              "copies).",
+              "Speed up or cache the host computation between launches, or "
+              "move "
+              "it to the GPU.",
+          },
+          "input_ready");
     }
     if (const ThreadReport* t = BusiestProgramThread(report.host)) {
       steps.insert(
           steps.begin(),
-          absl::StrCat("Profile what ", ThreadName(*t),
-                       " does between launches (perf record -t ", t->tid,
-                       ", or py-spy for Python): the busiest program "
-                       "thread, on-CPU ",
-                       FormatPercent(t->cpu_share), " of its sampled time."));
+          {absl::StrCat("Profile what ", ThreadName(*t),
+                        " does between launches (perf record -t ", t->tid,
+                        ", or py-spy for Python): the busiest program "
+                        "thread, on-CPU ",
+                        FormatPercent(t->cpu_share), " of its sampled time."),
+           "input_ready"});
     }
     if (!report.available.host_samples) {
       steps.insert(steps.begin(),
-                   "This trace has no host CPU samples: record the run with "
-                   "'feedprof record' to see whether the launching thread "
-                   "computes, waits for I/O or waits for other threads "
-                   "before acting on this.");
+                   {"This trace has no host CPU samples: record the run with "
+                    "'feedprof record' to see whether the launching thread "
+                    "computes, waits for I/O or waits for other threads "
+                    "before acting on this."});
     }
   } else if (v == "io_bound") {
-    steps = {
-        "Read from faster storage or a local cache; stage the dataset on local "
-        "NVMe or in RAM.",
-        "Use larger sequential reads: pack samples into shards (WebDataset, "
-        "TFRecord) instead of many small files.",
-        "Prefetch ahead of the consumer: more loader workers or readahead, so "
-        "I/O overlaps GPU work.",
-    };
+    steps = tagged(
+        {
+            "Read from faster storage or a local cache; stage the dataset on "
+            "local "
+            "NVMe or in RAM.",
+            "Use larger sequential reads: pack samples into shards "
+            "(WebDataset, "
+            "TFRecord) instead of many small files.",
+            "Prefetch ahead of the consumer: more loader workers or readahead, "
+            "so "
+            "I/O overlaps GPU work.",
+        },
+        "input_ready");
   } else if (v == "sync_bound") {
-    steps = {
+    steps.push_back(remove_sync(
         "Remove synchronizations from the steady-state loop: avoid .item(), "
         ".cpu(), print of tensors and blocking cudaMemcpy inside the step; "
-        "accumulate metrics on the GPU and read them every N steps.",
-        "Use pinned host memory (pin_memory=True) and non_blocking copies so "
-        "copies do not synchronize.",
+        "accumulate metrics on the GPU and read them every N steps."));
+    steps.push_back(
+        {"Use pinned host memory (pin_memory=True) and non_blocking copies so "
+         "copies do not synchronize.",
+         "pin_copies"});
+    // Priced by the largest group of allocation syncs, when there is one.
+    TaggedNextStep alloc{
         "Allocate once outside the loop (caching allocator, preallocated "
-        "buffers) instead of cudaMalloc/cudaFree per step.",
-    };
-    if (const SyncPoint* top = TopHostSyncPoint(report.sync_points)) {
-      const SyncPoint& p = *top;
+        "buffers) instead of cudaMalloc/cudaFree per step."};
+    for (const SyncPoint& p : report.sync_points) {
+      if (p.blocks_host &&
+          p.reason == SyncReasonText(SyncReason::kSteadyStateAlloc)) {
+        alloc.scenario = "remove_sync";
+        alloc.sync_api = p.api;
+        alloc.sync_call_site = p.call_site;
+        break;
+      }
+    }
+    steps.push_back(std::move(alloc));
+    if (top_sync != nullptr) {
+      const SyncPoint& p = *top_sync;
       steps.insert(
           steps.begin(),
-          absl::StrCat(
+          remove_sync(absl::StrCat(
               "Start with ", p.api, " (", p.reason, ")",
               p.call_site.empty() ? std::string() : " at " + p.call_site, ": ",
               Counted(p.count, "call"), ", ", FormatDuration(p.idle_after_ns),
-              " of GPU idle after them."));
+              " of GPU idle after them.")));
     }
   } else if (v == "transfer_bound") {
     steps = {
-        "Copy from pinned memory (pin_memory=True, cudaHostAlloc) and overlap "
-        "copies with compute on a separate stream.",
-        "Move less data: keep tensors on the GPU across steps, send compact "
-        "dtypes (uint8 images, fp16) and expand on the device.",
-        "Check the PCIe link (generation, width, NUMA placement of the "
-        "process relative to the GPU).",
+        {"Copy from pinned memory (pin_memory=True, cudaHostAlloc) and "
+         "overlap copies with compute on a separate stream.",
+         "pin_copies"},
+        {"Move less data: keep tensors on the GPU across steps, send compact "
+         "dtypes (uint8 images, fp16) and expand on the device."},
+        {"Check the PCIe link (generation, width, NUMA placement of the "
+         "process relative to the GPU)."},
     };
     if (report.copies.pageable_share > 0.1) {
       steps.insert(steps.begin(),
-                   absl::StrCat(FormatPercent(report.copies.pageable_share),
-                                " of copied bytes use pageable memory: pin "
-                                "those buffers first."));
+                   {absl::StrCat(FormatPercent(report.copies.pageable_share),
+                                 " of copied bytes use pageable memory: pin "
+                                 "those buffers first."),
+                    "pin_copies"});
     }
   } else if (v == "gpu_bound") {
-    steps = {
-        "The CPU feeds the GPU fast enough: profile the kernels (Nsight "
-        "Compute) and optimize the most expensive ones.",
-        "Use mixed precision / tensor cores (bf16, fp16, TF32) and fused "
-        "kernels to cut GPU time.",
-        "Scale out (more GPUs) only after the per-kernel efficiency is known.",
-    };
+    steps = tagged(
+        {
+            "The CPU feeds the GPU fast enough: profile the kernels (Nsight "
+            "Compute) and optimize the most expensive ones.",
+            "Use mixed precision / tensor cores (bf16, fp16, TF32) and fused "
+            "kernels to cut GPU time.",
+        },
+        "faster_gpu");
+    steps.push_back(
+        {"Scale out (more GPUs) only after the per-kernel "
+         "efficiency is known."});
     if (!report.launch.top_kernels.empty()) {
       const KernelTotal& k = report.launch.top_kernels.front();
       const TimeNs busy = signals.busy_ns;
       steps.insert(
           steps.begin(),
-          absl::StrCat(
-              "Start with the kernel that takes the most GPU time: ",
-              ShortKernelName(k.name), " (",
-              Counted(k.count, "launch", "launches"), ", ",
-              FormatDuration(k.total_ns),
-              busy > 0
-                  ? absl::StrCat(", ",
-                                 FormatPercent(static_cast<double>(k.total_ns) /
-                                               static_cast<double>(busy)),
-                                 " of GPU busy time")
-                  : std::string(),
-              ")."));
+          {absl::StrCat(
+               "Start with the kernel that takes the most GPU time: ",
+               ShortKernelName(k.name), " (",
+               Counted(k.count, "launch", "launches"), ", ",
+               FormatDuration(k.total_ns),
+               busy > 0 ? absl::StrCat(
+                              ", ",
+                              FormatPercent(static_cast<double>(k.total_ns) /
+                                            static_cast<double>(busy)),
+                              " of GPU busy time")
+                        : std::string(),
+               ")."),
+           "faster_gpu"});
     }
   } else if (v == "latency_bound") {
     steps = {
-        "Give the GPU more parallel work: larger batches, or several "
-        "independent requests/streams at once.",
-        "Run independent work on separate streams so kernels overlap.",
-        "Capture the dependent chain in a CUDA graph to cut per-kernel "
-        "latency.",
+        {"Give the GPU more parallel work: larger batches, or several "
+         "independent requests/streams at once."},
+        {"Run independent work on separate streams so kernels overlap."},
+        {"Capture the dependent chain in a CUDA graph to cut per-kernel "
+         "latency.",
+         "cheaper_launches"},
     };
     const TimeNs queued = signals.idle[IdleCause::kQueueLatency];
     if (queued > signals.small_grid_ns) {
       steps.insert(
           steps.begin(),
-          absl::StrCat(
+          {absl::StrCat(
               "The GPU sat idle ", FormatDuration(queued),
               " with work already queued: find what that work waited for",
               report.gpu_side_waits > 0
@@ -170,21 +226,23 @@ std::vector<std::string> NextStepsFor(const Report& report,
                   : std::string(),
               ", events, collectives with other ranks, or a serial chain of "
               "dependent kernels; the per-stream breakdown below shows which "
-              "streams wait."));
+              "streams wait.")});
     }
   } else if (!report.has_gpu_activity) {
-    steps = {report.no_gpu_activity
-                 ? report.no_gpu_activity->next_step
-                 : std::string("Record with GPU collection enabled (feedprof "
-                               "record) and make sure the program actually "
-                               "used CUDA in the recorded window.")};
+    steps = {{report.no_gpu_activity
+                  ? report.no_gpu_activity->next_step
+                  : std::string("Record with GPU collection enabled (feedprof "
+                                "record) and make sure the program actually "
+                                "used CUDA in the recorded window.")}};
   } else {
-    steps = {
-        "Record a longer steady-state window (skip warm-up) and analyse it "
-        "with --from/--to.",
-        "Record with host sampling enabled so host waits can be split into "
-        "CPU work, I/O and waiting.",
-    };
+    steps = tagged(
+        {
+            "Record a longer steady-state window (skip warm-up) and analyse it "
+            "with --from/--to.",
+            "Record with host sampling enabled so host waits can be split into "
+            "CPU work, I/O and waiting.",
+        },
+        "");
   }
   // Whatever the verdict: GPU work held back by the legacy default stream
   // for 1% of the window or more.
@@ -198,12 +256,12 @@ std::vector<std::string> NextStepsFor(const Report& report,
     legacy_share += p.wall_share;
   }
   if (legacy_share >= 0.01) {
-    steps.push_back(absl::StrCat(
+    steps.push_back({absl::StrCat(
         "Work on the legacy default stream (", Counted(legacy_ops, "operation"),
         ") waited ", FormatDuration(legacy_held),
         " for other streams and made them wait: launch it on a stream "
         "created with cudaStreamNonBlocking, or build with nvcc "
-        "--default-stream per-thread."));
+        "--default-stream per-thread.")});
   }
   return steps;
 }

@@ -20,37 +20,23 @@
 #include <limits>
 #include <map>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "analysis/analysis_passes.h"
 #include "analysis/device_busy.h"
+#include "analysis/sync_group.h"
 
 namespace feedprof::analysis {
 namespace {
-
-std::string CallSiteText(const Timeline& tl, uint32_t id) {
-  if (id == 0 || id >= tl.call_sites.size()) return "";
-  const CallSite& site = tl.call_sites[id];
-  if (site.frames.empty()) return "";
-  const Frame& f = site.frames.front();
-  std::string text(tl.strings.Get(f.function));
-  const std::string file(tl.strings.Get(f.file));
-  if (!file.empty()) {
-    const std::string where = absl::StrCat(file, ":", f.line);
-    text = text.empty() ? where : absl::StrCat(text, " (", where, ")");
-  }
-  return text;
-}
 
 struct Group {
   uint64_t count = 0;
   TimeNs blocked = 0;
   TimeNs idle_after = 0;
 };
-using GroupKey = std::tuple<StringId, SyncReason, std::string>;
+using GroupKey = SyncGroupKey;
 
 bool IsBlockingStream(StreamKind kind) {
   return kind == StreamKind::kDefaultBlocking || kind == StreamKind::kPerThread;
@@ -170,13 +156,7 @@ SyncPointResult ComputeSyncPoints(const PreparedTimeline& prepared,
     TimeNs counted_until = std::numeric_limits<TimeNs>::min();
     for (const ThreadCall& call : thread.calls) {
       if (call.sync == SyncReason::kNone) continue;
-      const ApiCall& named = tl.api_calls[call.sync_api];
-      const ApiCall& outer = tl.api_calls[call.api];
-      const uint32_t site =
-          outer.call_site != 0 ? outer.call_site : named.call_site;
-      // Grouped by the call site as printed: traces give every call its own
-      // site id even where the frame is the same.
-      Group& g = groups[{named.name, call.sync, CallSiteText(tl, site)}];
+      Group& g = groups[SyncGroupOf(prepared, call)];
       ++g.count;
       g.blocked += call.end - call.start;
       if (device != nullptr && device->busy() > 0) {
@@ -199,12 +179,12 @@ SyncPointResult ComputeSyncPoints(const PreparedTimeline& prepared,
       std::max<TimeNs>(1, prepared.window().end - prepared.window().start));
   for (const auto& [key, g] : groups) {
     SyncPoint p;
-    p.blocks_host = std::get<1>(key) != SyncReason::kLegacyDefaultStream;
-    p.api = std::string(tl.strings.Get(std::get<0>(key)));
+    p.blocks_host = key.reason != SyncReason::kLegacyDefaultStream;
+    p.api = std::string(tl.strings.Get(key.api));
     if (p.api.empty() && !p.blocks_host) p.api = "(launch call not in trace)";
-    p.kind = SyncKindOf(std::get<1>(key));
-    p.reason = SyncReasonText(std::get<1>(key));
-    p.call_site = std::get<2>(key);
+    p.kind = SyncKindOf(key.reason);
+    p.reason = SyncReasonText(key.reason);
+    p.call_site = key.call_site;
     p.count = g.count;
     p.blocked_ns = g.blocked;
     p.wall_share = static_cast<double>(g.blocked) / wall;

@@ -1,0 +1,47 @@
+// The group a host-blocking call belongs to in the sync point report:
+// (the blocking API's name, why it blocked, the call site as printed).
+//
+// Sync points are reported per group so a report names the line to change,
+// and the what-if replay removes one group at a time; both must put a call
+// into the same group, so the key is computed here once.
+#ifndef FEEDPROF_ANALYSIS_SYNC_GROUP_H_
+#define FEEDPROF_ANALYSIS_SYNC_GROUP_H_
+
+#include <cstdint>
+#include <string>
+#include <tuple>
+
+#include "analysis/api_classifier.h"
+#include "analysis/prepared_timeline.h"
+#include "feedprof/timeline.h"
+
+namespace feedprof::analysis {
+
+struct SyncGroupKey {
+  StringId api = 0;
+  SyncReason reason = SyncReason::kNone;
+  std::string call_site;  // innermost frame as printed, "" when unknown
+
+  friend bool operator<(const SyncGroupKey& a, const SyncGroupKey& b) {
+    return std::tie(a.api, a.reason, a.call_site) <
+           std::tie(b.api, b.reason, b.call_site);
+  }
+  friend bool operator==(const SyncGroupKey& a, const SyncGroupKey& b) {
+    return a.api == b.api && a.reason == b.reason && a.call_site == b.call_site;
+  }
+};
+
+// The innermost frame of call site `id` ("function (file:line)"), "" when
+// unknown. Traces give every call its own site id even where the frame is
+// the same, so groups compare this text, not ids.
+std::string CallSiteText(const Timeline& timeline, uint32_t id);
+
+// The group of a blocking top-level call (call.sync != kNone): named by the
+// outermost blocking call, with the outer call's site (else the blocking
+// call's own).
+SyncGroupKey SyncGroupOf(const PreparedTimeline& prepared,
+                         const ThreadCall& call);
+
+}  // namespace feedprof::analysis
+
+#endif  // FEEDPROF_ANALYSIS_SYNC_GROUP_H_

@@ -1,0 +1,161 @@
+// The replay pass (see replay_engine.h).
+#include "replay/replay_engine.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace feedprof::replay {
+namespace {
+
+constexpr TimeNs kUnset = std::numeric_limits<TimeNs>::min();
+
+TimeNs Edited(const std::vector<TimeNs>& v, size_t i, TimeNs recorded) {
+  return !v.empty() && v[i] != ReplayEdits::kKeep ? v[i] : recorded;
+}
+
+// The moment a launching call submitted its op, in the replay: a point
+// inside a non-blocking call moves with the call's length (a cheaper launch
+// submits sooner); past the call's end, or in a blocking call, it keeps its
+// distance from the call's start or end.
+TimeNs SubmittedAt(const ReplayCall& call, TimeNs start, TimeNs end,
+                   TimeNs offset, bool blocking) {
+  const TimeNs recorded = call.end - call.start;
+  if (blocking || offset < 0) return start + offset;
+  if (offset <= recorded) {
+    if (recorded <= 0) return start;
+    const double f =
+        static_cast<double>(offset) / static_cast<double>(recorded);
+    return start + static_cast<TimeNs>(f * static_cast<double>(end - start));
+  }
+  return end + (offset - recorded);
+}
+
+}  // namespace
+
+ReplayTimes Replay(const ReplayModel& model, const ReplayEdits& edits) {
+  const auto& calls = model.calls();
+  const auto& ops = model.ops();
+  const auto& threads = model.threads();
+  ReplayTimes t;
+  t.call_start.assign(calls.size(), kUnset);
+  t.call_end.assign(calls.size(), kUnset);
+  t.op_start.assign(ops.size(), kUnset);
+  t.op_end.assign(ops.size(), kUnset);
+  // A value a constraint needs, or the recorded one when the replay has
+  // not reached it yet.
+  auto op_end = [&](size_t k) {
+    if (t.op_end[k] != kUnset) return t.op_end[k];
+    ++t.out_of_order;
+    return ops[k].end;
+  };
+  auto call_start = [&](size_t k) {
+    if (t.call_start[k] != kUnset) return t.call_start[k];
+    ++t.out_of_order;
+    return calls[k].start;
+  };
+  auto call_end = [&](size_t k) {
+    if (t.call_end[k] != kUnset) return t.call_end[k];
+    ++t.out_of_order;
+    return calls[k].end;
+  };
+  auto blocking = [](const ReplayCall& c) {
+    return c.sync != analysis::SyncReason::kNone &&
+           c.sync != analysis::SyncReason::kLegacyDefaultStream;
+  };
+
+  for (const ReplayEvent& e : model.order()) {
+    const size_t i = e.index;
+    switch (e.kind) {
+      case ReplayEvent::Kind::kCallStart: {
+        const ReplayCall& c = calls[i];
+        TimeNs start = c.start;
+        if (i > threads[c.thread].call_begin) {
+          const TimeNs cut = Edited(edits.gap_cut_ns, i, 0);
+          start = call_end(i - 1) + std::max<TimeNs>(0, c.gap_before - cut);
+        }
+        t.call_start[i] = start;
+        if (!blocking(c)) {
+          t.call_end[i] = start + Edited(edits.call_ns, i, c.end - c.start);
+        }
+        break;
+      }
+      case ReplayEvent::Kind::kCallEnd: {
+        const ReplayCall& c = calls[i];
+        const TimeNs start = call_start(i);
+        const TimeNs no_wait = Edited(edits.no_wait_ns, i, ReplayEdits::kKeep);
+        if (no_wait != ReplayEdits::kKeep) {
+          t.call_end[i] = start + no_wait;
+          break;
+        }
+        TimeNs awaited = kUnset;
+        for (uint32_t a = c.awaited_begin; a < c.awaited_end; ++a) {
+          awaited = std::max(awaited, op_end(model.awaited()[a]));
+        }
+        if (c.blocked) {
+          t.call_end[i] = std::max(start, awaited) + c.wake_ns;
+        } else {
+          t.call_end[i] = std::max(start + (c.end - c.start), awaited);
+        }
+        break;
+      }
+      case ReplayEvent::Kind::kOpStart: {
+        const ReplayOp& op = ops[i];
+        TimeNs start = kUnset;
+        if (op.fixed) {
+          start = op.start;
+        } else {
+          if (op.call >= 0) {
+            const auto k = static_cast<size_t>(op.call);
+            const ReplayCall& c = calls[k];
+            const bool blocks = blocking(c);
+            // A non-blocking call's end is known once it started.
+            const TimeNs s = call_start(k);
+            const TimeNs end = blocks ? s : call_end(k);
+            start = std::max(start,
+                             SubmittedAt(c, s, end, op.launch_offset, blocks));
+          }
+          if (op.previous >= 0) {
+            start = std::max(start, op_end(static_cast<size_t>(op.previous)) +
+                                        op.previous_offset);
+          }
+          if (op.dependency >= 0) {
+            start = std::max(start, op_end(static_cast<size_t>(op.dependency)) +
+                                        op.dependency_offset);
+          }
+        }
+        t.op_start[i] = start;
+        t.op_end[i] = start + Edited(edits.op_ns, i, op.end - op.start);
+        break;
+      }
+    }
+  }
+  return t;
+}
+
+TimeNs MapHostTime(const ReplayModel& model, const ReplayEdits& edits,
+                   const ReplayTimes& times, uint32_t thread, TimeNs t) {
+  const ReplayThread& th = model.threads()[thread];
+  const auto& calls = model.calls();
+  if (th.call_begin == th.call_end) return t;
+  const auto first = calls.begin() + th.call_begin;
+  const auto last = calls.begin() + th.call_end;
+  // The first call ending after t.
+  const auto it = std::upper_bound(
+      first, last, t, [](TimeNs v, const ReplayCall& c) { return v < c.end; });
+  if (it == last) {
+    const auto k = static_cast<size_t>(th.call_end - 1);
+    return times.call_end[k] + (t - calls[k].end);
+  }
+  const auto k = static_cast<size_t>(it - calls.begin());
+  if (t >= calls[k].start) {
+    return times.call_start[k] +
+           std::min(t - calls[k].start,
+                    times.call_end[k] - times.call_start[k]);
+  }
+  if (k == th.call_begin) return t;
+  const TimeNs cut = Edited(edits.gap_cut_ns, k, 0);
+  const TimeNs kept = std::max<TimeNs>(0, calls[k].gap_before - cut);
+  return times.call_end[k - 1] + std::min(t - calls[k - 1].end, kept);
+}
+
+}  // namespace feedprof::replay

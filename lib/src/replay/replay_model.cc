@@ -1,0 +1,358 @@
+// Builds the what-if model of one process (see replay_model.h).
+#include "replay/replay_model.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <string_view>
+#include <tuple>
+#include <utility>
+
+namespace feedprof::replay {
+namespace {
+
+using analysis::ApiClass;
+using analysis::SyncReason;
+
+// An op that started this long after every constraint it has (its launch
+// plus the typical launch latency, the previous op of its stream plus the
+// typical back-to-back gap) waited for something else: the op on another
+// stream of its device that ended last before it.
+constexpr TimeNs kDependencySlackNs = 10'000;
+// How far back the searches below walk before giving up.
+constexpr int kSearchLimit = 256;
+
+TimeNs Median(std::vector<TimeNs>* v) {
+  if (v->empty()) return 0;
+  auto mid = v->begin() + static_cast<std::ptrdiff_t>(v->size() / 2);
+  std::nth_element(v->begin(), mid, v->end());
+  return *mid;
+}
+
+// Device-wide syncs wait for every stream; the other blocking calls for
+// the streams whose work ended while they blocked.
+bool WaitsForEveryStream(std::string_view name) {
+  return name.find("DeviceSynchronize") != std::string_view::npos ||
+         name.find("CtxSynchronize") != std::string_view::npos;
+}
+
+}  // namespace
+
+ReplayModel ReplayModel::Build(const analysis::PreparedTimeline& prepared,
+                               int32_t pid,
+                               const std::vector<SyncPoint>& sync_groups) {
+  ReplayModel m(prepared, pid);
+  m.AddThreads(sync_groups);
+  m.AddOps();
+  m.ResolveOps();
+  m.ResolveBlockingCalls();
+  m.Order();
+  return m;
+}
+
+int32_t ReplayModel::CallOfApi(uint32_t api) const {
+  return api < call_of_api_.size() ? call_of_api_[api] : -1;
+}
+
+int32_t ReplayModel::OpOfTimelineOp(uint32_t op) const {
+  return op < op_of_op_.size() ? op_of_op_[op] : -1;
+}
+
+int32_t ReplayModel::MainThread() const {
+  int32_t best = -1;
+  uint32_t most = 0;
+  for (size_t i = 0; i < threads_.size(); ++i) {
+    const uint32_t n = threads_[i].call_end - threads_[i].call_begin;
+    if (n > most) {
+      most = n;
+      best = static_cast<int32_t>(i);
+    }
+  }
+  return best;
+}
+
+const ReplayThread* ReplayModel::FindThread(int32_t tid) const {
+  for (const ReplayThread& t : threads_) {
+    if (t.tid == tid) return &t;
+  }
+  return nullptr;
+}
+
+void ReplayModel::AddThreads(const std::vector<SyncPoint>& sync_groups) {
+  const Timeline& tl = prepared_->timeline();
+  call_of_api_.assign(tl.api_calls.size(), -1);
+  for (const analysis::ThreadView& t : prepared_->threads()) {
+    if (t.pid != pid_ || t.calls.empty()) continue;
+    ReplayThread rt;
+    rt.tid = t.tid;
+    rt.call_begin = static_cast<uint32_t>(calls_.size());
+    for (size_t i = 0; i < t.calls.size(); ++i) {
+      const analysis::ThreadCall& c = t.calls[i];
+      ReplayCall rc;
+      rc.start = c.start;
+      rc.end = c.end;
+      rc.gap_before = i == 0 ? 0 : c.start - t.calls[i - 1].end;
+      rc.thread = static_cast<uint32_t>(threads_.size());
+      rc.api = c.api;
+      rc.api_class = prepared_->ClassOf(tl.api_calls[c.api]);
+      rc.sync = c.sync;
+      if (c.sync != SyncReason::kNone &&
+          c.sync != SyncReason::kLegacyDefaultStream) {
+        const analysis::SyncGroupKey key = analysis::SyncGroupOf(*prepared_, c);
+        const std::string_view api = tl.strings.Get(key.api);
+        for (size_t g = 0; g < sync_groups.size(); ++g) {
+          const SyncPoint& p = sync_groups[g];
+          if (p.blocks_host && p.api == api &&
+              p.reason == analysis::SyncReasonText(key.reason) &&
+              p.call_site == key.call_site) {
+            rc.sync_group = static_cast<int32_t>(g);
+            break;
+          }
+        }
+      }
+      call_of_api_[c.api] = static_cast<int32_t>(calls_.size());
+      calls_.push_back(rc);
+    }
+    rt.call_end = static_cast<uint32_t>(calls_.size());
+    threads_.push_back(rt);
+  }
+}
+
+void ReplayModel::AddOps() {
+  const Timeline& tl = prepared_->timeline();
+  op_of_op_.assign(tl.gpu_ops.size(), -1);
+  std::map<std::pair<int32_t, int64_t>, uint32_t> stream_index;
+  struct Entry {
+    analysis::OpRef ref;
+    bool excluded;
+  };
+  std::vector<Entry> all;
+  for (const analysis::DeviceView& d : prepared_->devices()) {
+    if (d.pid != pid_) continue;
+    // Work launched before recording began still occupies its stream.
+    all.clear();
+    for (const analysis::OpRef& ref : d.ops) all.push_back({ref, false});
+    for (const analysis::OpRef& ref : d.excluded) all.push_back({ref, true});
+    std::sort(all.begin(), all.end(), [](const Entry& a, const Entry& b) {
+      return std::tie(a.ref.start, a.ref.end, a.ref.op) <
+             std::tie(b.ref.start, b.ref.end, b.ref.op);
+    });
+    DeviceOps device;
+    device.begin = static_cast<uint32_t>(ops_.size());
+    for (const Entry& entry : all) {
+      const analysis::OpRef& ref = entry.ref;
+      const GpuOp& g = tl.gpu_ops[ref.op];
+      ReplayOp op;
+      op.start = ref.start;
+      op.end = ref.end;
+      op.op = ref.op;
+      op.kind = g.kind;
+      op.excluded = entry.excluded;
+      if (ref.api >= 0) {
+        const int32_t top = prepared_->TopOf(static_cast<uint32_t>(ref.api));
+        if (top >= 0) op.call = CallOfApi(static_cast<uint32_t>(top));
+      }
+      const auto [it, inserted] =
+          stream_index.try_emplace(std::make_pair(d.device, g.stream),
+                                   static_cast<uint32_t>(streams_.size()));
+      if (inserted) streams_.emplace_back();
+      const uint32_t index = static_cast<uint32_t>(ops_.size());
+      std::vector<uint32_t>& stream = streams_[it->second];
+      if (!stream.empty()) op.previous = static_cast<int32_t>(stream.back());
+      stream.push_back(index);
+      stream_of_op_.push_back(it->second);
+      op_of_op_[ref.op] = static_cast<int32_t>(index);
+      if (!op.excluded) {
+        const TimeNs duration = op.end - op.start;
+        op_ns_ += duration;
+        if (op.call < 0) unlaunched_ns_ += duration;
+      }
+      ops_.push_back(op);
+    }
+    device.end = static_cast<uint32_t>(ops_.size());
+    for (uint32_t i = device.begin; i < device.end; ++i) {
+      device.by_end.push_back(i);
+    }
+    std::sort(device.by_end.begin(), device.by_end.end(),
+              [this](uint32_t a, uint32_t b) {
+                return std::tie(ops_[a].end, a) < std::tie(ops_[b].end, b);
+              });
+    devices_.push_back(std::move(device));
+  }
+  by_end_.reserve(ops_.size());
+  for (const DeviceOps& d : devices_) {
+    by_end_.insert(by_end_.end(), d.by_end.begin(), d.by_end.end());
+  }
+  std::sort(by_end_.begin(), by_end_.end(), [this](uint32_t a, uint32_t b) {
+    return std::tie(ops_[a].end, a) < std::tie(ops_[b].end, b);
+  });
+}
+
+void ReplayModel::ResolveOps() {
+  // The floors: the launch latency of work submitted to an idle stream,
+  // and the gap between queued ops of one stream, as this trace shows them.
+  std::vector<TimeNs> launch_samples, back_to_back_samples;
+  for (const ReplayOp& op : ops_) {
+    if (op.call < 0) continue;
+    const ReplayCall& c = calls_[static_cast<size_t>(op.call)];
+    const ReplayOp* prev =
+        op.previous >= 0 ? &ops_[static_cast<size_t>(op.previous)] : nullptr;
+    if (prev == nullptr || prev->end <= c.start) {
+      if (op.start >= c.start) launch_samples.push_back(op.start - c.start);
+    } else if (c.end <= prev->end && op.start >= prev->end) {
+      back_to_back_samples.push_back(op.start - prev->end);
+    }
+  }
+  launch_floor_ = Median(&launch_samples);
+  back_to_back_floor_ = Median(&back_to_back_samples);
+
+  for (size_t device = 0; device < devices_.size(); ++device) {
+    const DeviceOps& d = devices_[device];
+    for (uint32_t i = d.begin; i < d.end; ++i) {
+      ReplayOp& op = ops_[i];
+      const ReplayCall* call =
+          op.call >= 0 ? &calls_[static_cast<size_t>(op.call)] : nullptr;
+      const ReplayOp* prev =
+          op.previous >= 0 ? &ops_[static_cast<size_t>(op.previous)] : nullptr;
+      if (call == nullptr && prev == nullptr) {
+        op.fixed = true;
+        continue;
+      }
+      // Each constraint's time at its floor; the latest one held the op.
+      constexpr TimeNs kNone = std::numeric_limits<TimeNs>::min();
+      TimeNs at_launch = kNone, at_previous = kNone;
+      if (call != nullptr) {
+        op.launch_offset = op.start - call->start;
+        at_launch = call->start + std::min(launch_floor_, op.launch_offset);
+      }
+      if (prev != nullptr) {
+        op.previous_offset = op.start - prev->end;
+        at_previous =
+            prev->end + std::min(back_to_back_floor_, op.previous_offset);
+      }
+      const TimeNs ready = std::max(at_launch, at_previous);
+      TimeNs at_dependency = kNone;
+      if (op.start - ready > kDependencySlackNs) {
+        // The latest op of another stream that ended after the op was
+        // otherwise ready and before it started.
+        auto it = std::upper_bound(
+            d.by_end.begin(), d.by_end.end(), op.start,
+            [this](TimeNs t, uint32_t k) { return t < ops_[k].end; });
+        for (int steps = 0; it != d.by_end.begin() && steps < kSearchLimit;
+             ++steps) {
+          --it;
+          const ReplayOp& other = ops_[*it];
+          if (other.end <= ready) break;
+          if (stream_of_op_[*it] == stream_of_op_[i] || *it == i) continue;
+          op.dependency = static_cast<int32_t>(*it);
+          op.dependency_offset = op.start - other.end;
+          at_dependency =
+              other.end + std::min(back_to_back_floor_, op.dependency_offset);
+          break;
+        }
+      }
+      // The binding constraint keeps its recorded slack; the others their
+      // floor (never more than their recorded slack, so the unedited
+      // replay puts the op where it was).
+      const TimeNs binding = std::max({at_launch, at_previous, at_dependency});
+      if (call != nullptr && at_launch != binding) {
+        op.launch_offset = std::min(launch_floor_, op.launch_offset);
+      }
+      if (prev != nullptr && at_previous != binding) {
+        op.previous_offset = std::min(back_to_back_floor_, op.previous_offset);
+      }
+      if (op.dependency >= 0 && at_dependency != binding) {
+        op.dependency_offset =
+            std::min(back_to_back_floor_, op.dependency_offset);
+      }
+    }
+  }
+}
+
+void ReplayModel::ResolveBlockingCalls() {
+  const Timeline& tl = prepared_->timeline();
+  const auto launch_time = [this](const ReplayOp& op) {
+    return op.call >= 0 ? calls_[static_cast<size_t>(op.call)].start : op.start;
+  };
+  std::vector<uint32_t> waited_streams;
+  for (ReplayCall& c : calls_) {
+    c.awaited_begin = c.awaited_end = static_cast<uint32_t>(awaited_.size());
+    if (c.sync == SyncReason::kNone ||
+        c.sync == SyncReason::kLegacyDefaultStream) {
+      continue;
+    }
+    waited_streams.clear();
+    if (WaitsForEveryStream(tl.strings.Get(tl.api_calls[c.api].name))) {
+      for (uint32_t s = 0; s < streams_.size(); ++s) {
+        waited_streams.push_back(s);
+      }
+    } else {
+      // The streams whose work, submitted by then, ended while it blocked.
+      auto it = std::upper_bound(
+          by_end_.begin(), by_end_.end(), c.start,
+          [this](TimeNs t, uint32_t k) { return t < ops_[k].end; });
+      for (; it != by_end_.end() && ops_[*it].end <= c.end; ++it) {
+        if (launch_time(ops_[*it]) > c.start) continue;
+        const uint32_t s = stream_of_op_[*it];
+        if (std::find(waited_streams.begin(), waited_streams.end(), s) ==
+            waited_streams.end()) {
+          waited_streams.push_back(s);
+        }
+      }
+    }
+    TimeNs last_end = std::numeric_limits<TimeNs>::min();
+    for (uint32_t s : waited_streams) {
+      // Its last op submitted by the call's start that ended by the call's
+      // end: later work on that stream ends later.
+      const std::vector<uint32_t>& stream = streams_[s];
+      auto it = std::upper_bound(
+          stream.begin(), stream.end(), c.end,
+          [this](TimeNs t, uint32_t k) { return t < ops_[k].start; });
+      for (int steps = 0; it != stream.begin() && steps < kSearchLimit;
+           ++steps) {
+        --it;
+        const ReplayOp& op = ops_[*it];
+        if (launch_time(op) > c.start || op.end > c.end) continue;
+        awaited_.push_back(*it);
+        last_end = std::max(last_end, op.end);
+        break;
+      }
+    }
+    c.awaited_end = static_cast<uint32_t>(awaited_.size());
+    c.blocked = last_end > c.start;
+    c.wake_ns = c.blocked ? c.end - last_end : 0;
+  }
+}
+
+void ReplayModel::Order() {
+  struct Keyed {
+    TimeNs key;
+    ReplayEvent event;
+  };
+  std::vector<Keyed> keyed;
+  keyed.reserve(calls_.size() + ops_.size() + awaited_.size() / 2 + 16);
+  for (uint32_t i = 0; i < calls_.size(); ++i) {
+    const ReplayCall& c = calls_[i];
+    keyed.push_back({c.start, {ReplayEvent::Kind::kCallStart, i}});
+    if (c.sync != SyncReason::kNone &&
+        c.sync != SyncReason::kLegacyDefaultStream) {
+      keyed.push_back({c.end, {ReplayEvent::Kind::kCallEnd, i}});
+    }
+  }
+  for (uint32_t i = 0; i < ops_.size(); ++i) {
+    const ReplayOp& op = ops_[i];
+    TimeNs key = op.start;
+    if (op.call >= 0) {
+      key = std::max(key, calls_[static_cast<size_t>(op.call)].start);
+    }
+    keyed.push_back({key, {ReplayEvent::Kind::kOpStart, i}});
+  }
+  std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
+    return std::tie(a.key, a.event.kind, a.event.index) <
+           std::tie(b.key, b.event.kind, b.event.index);
+  });
+  order_.reserve(keyed.size());
+  for (const Keyed& k : keyed) order_.push_back(k.event);
+}
+
+}  // namespace feedprof::replay

@@ -1,0 +1,154 @@
+// The what-if model of one process: its host threads as sequences of CUDA
+// calls with the time between them, and its GPU ops with what each one
+// waited for (DESIGN §5, docs/what-if.md).
+//
+// The model is built once from the prepared timeline and replayed many
+// times, one scenario per replay, so everything a replay needs is resolved
+// here: which call launched each op, the op before it on its stream, the
+// op on another stream it waited for, which ops a blocking call waited for,
+// and the order in which a replay visits calls and ops. Every constraint
+// keeps the slack it had in the recording when it was the one that held
+// the op or call back, and a small floor otherwise, so the replay with no
+// edit reproduces the recording exactly and an edit moves only what it
+// frees.
+#ifndef FEEDPROF_REPLAY_REPLAY_MODEL_H_
+#define FEEDPROF_REPLAY_REPLAY_MODEL_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "analysis/api_classifier.h"
+#include "analysis/prepared_timeline.h"
+#include "analysis/sync_group.h"
+#include "feedprof/timeline.h"
+
+namespace feedprof::replay {
+
+// A top-level CUDA call of a thread (nested driver calls folded in).
+struct ReplayCall {
+  TimeNs start = 0;  // as recorded
+  TimeNs end = 0;
+  // Host time between the previous call of the thread and this one; the
+  // thread's first call keeps its recorded start.
+  TimeNs gap_before = 0;
+  uint32_t thread = 0;  // index into ReplayModel::threads()
+  uint32_t api = 0;     // index into Timeline::api_calls (the top-level call)
+  int32_t sync_group = -1;  // index into Build's sync_groups, -1: none
+  analysis::ApiClass api_class = analysis::ApiClass::kOther;
+  analysis::SyncReason sync = analysis::SyncReason::kNone;
+  // Blocking calls: the ops it waited for (the last op of each stream it
+  // waited on), a range in ReplayModel::awaited(); `blocked` when one of
+  // them ended inside the call. A blocked call ends `wake_ns` after the
+  // later of its start and the last awaited op's end.
+  uint32_t awaited_begin = 0;
+  uint32_t awaited_end = 0;
+  bool blocked = false;
+  TimeNs wake_ns = 0;
+};
+
+struct ReplayThread {
+  int32_t tid = 0;
+  uint32_t call_begin = 0;  // range in ReplayModel::calls()
+  uint32_t call_end = 0;
+};
+
+// A GPU op and what it waited for. Its replayed start is the latest of the
+// constraints it has, each the replayed time of what it waited for plus an
+// offset: the recorded slack for the constraint that held it back last,
+// a floor (the trace's typical launch latency or back-to-back gap) for the
+// others.
+struct ReplayOp {
+  TimeNs start = 0;  // as recorded (clipped to the window)
+  TimeNs end = 0;
+  uint32_t op = 0;           // index into Timeline::gpu_ops
+  int32_t call = -1;         // launching call, index into calls(); -1: none
+  int32_t previous = -1;     // previous op on its stream, index into ops()
+  int32_t dependency = -1;   // op on another stream it waited for
+  TimeNs launch_offset = 0;  // from the launching call's start
+  TimeNs previous_offset = 0;
+  TimeNs dependency_offset = 0;
+  // No launching call and no previous op: the op stays where it was.
+  bool fixed = false;
+  // Launched before recording began (the analysis leaves it out): it holds
+  // its stream back but is not part of the span.
+  bool excluded = false;
+  GpuOpKind kind = GpuOpKind::kKernel;
+};
+
+// One event of a replay, in the order a replay visits them (recorded time;
+// at equal times a blocking call's end, then call starts, then ops).
+struct ReplayEvent {
+  enum class Kind : uint8_t { kCallEnd = 0, kCallStart = 1, kOpStart = 2 };
+  Kind kind = Kind::kCallStart;
+  uint32_t index = 0;  // into calls() or ops()
+};
+
+class ReplayModel {
+ public:
+  // The model of process `pid` of `prepared`. Blocking calls of one of the
+  // host-blocking groups in `sync_groups` (as Report::sync_points lists
+  // them) get its index as their ReplayCall::sync_group.
+  static ReplayModel Build(const analysis::PreparedTimeline& prepared,
+                           int32_t pid,
+                           const std::vector<SyncPoint>& sync_groups);
+
+  int32_t pid() const { return pid_; }
+  const std::vector<ReplayThread>& threads() const { return threads_; }
+  const std::vector<ReplayCall>& calls() const { return calls_; }
+  const std::vector<ReplayOp>& ops() const { return ops_; }
+  const std::vector<uint32_t>& awaited() const { return awaited_; }
+  const std::vector<ReplayEvent>& order() const { return order_; }
+  // calls() index of the top-level call `api`, -1 when not in the model.
+  int32_t CallOfApi(uint32_t api) const;
+  // ops() index of Timeline::gpu_ops[op], -1 when not in the model.
+  int32_t OpOfTimelineOp(uint32_t op) const;
+  // The thread with the most calls (the main launching thread), -1: none.
+  int32_t MainThread() const;
+  const ReplayThread* FindThread(int32_t tid) const;
+
+  // Floors used for constraints that did not hold an op back.
+  TimeNs launch_latency_floor() const { return launch_floor_; }
+  TimeNs back_to_back_floor() const { return back_to_back_floor_; }
+  // Op time (sum of durations) the analysis counts, and the part of it
+  // with no launching call in the model.
+  TimeNs unlaunched_ns() const { return unlaunched_ns_; }
+  TimeNs op_ns() const { return op_ns_; }
+
+ private:
+  ReplayModel(const analysis::PreparedTimeline& prepared, int32_t pid)
+      : prepared_(&prepared), pid_(pid) {}
+  void AddThreads(const std::vector<SyncPoint>& sync_groups);
+  void AddOps();
+  void ResolveOps();
+  void ResolveBlockingCalls();
+  void Order();
+
+  const analysis::PreparedTimeline* prepared_;
+  int32_t pid_ = 0;
+  std::vector<ReplayThread> threads_;
+  std::vector<ReplayCall> calls_;
+  std::vector<ReplayOp> ops_;
+  std::vector<uint32_t> awaited_;
+  std::vector<ReplayEvent> order_;
+  std::vector<int32_t> call_of_api_;  // by Timeline::api_calls index
+  std::vector<int32_t> op_of_op_;     // by Timeline::gpu_ops index
+  // ops() indices per (device, stream), in start order.
+  std::vector<std::vector<uint32_t>> streams_;
+  // Per device (in ops() order): its range in ops() and its ops by end.
+  struct DeviceOps {
+    uint32_t begin = 0;
+    uint32_t end = 0;
+    std::vector<uint32_t> by_end;
+  };
+  std::vector<DeviceOps> devices_;
+  std::vector<uint32_t> stream_of_op_;  // index into streams_
+  std::vector<uint32_t> by_end_;        // every op, by end
+  TimeNs launch_floor_ = 0;
+  TimeNs back_to_back_floor_ = 0;
+  TimeNs unlaunched_ns_ = 0;
+  TimeNs op_ns_ = 0;
+};
+
+}  // namespace feedprof::replay
+
+#endif  // FEEDPROF_REPLAY_REPLAY_MODEL_H_

@@ -1,0 +1,169 @@
+// The what-if scenarios as model edits (see scenarios.h).
+#include "replay/scenarios.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "analysis/device_busy.h"
+#include "analysis/idle_gap_classifier.h"
+
+namespace feedprof::replay {
+namespace {
+
+// Gaps up to this length that follow a sync are the refill after a drain:
+// the sync rule claims them, not input (verdict_signals.cc).
+constexpr int kRefillBuckets = 3;
+constexpr int kShortBuckets = 2;  // ≤ 100 µs
+
+// The part of a gap's host wait the preprocessing and I/O rules count.
+TimeNs InputWaitOf(const IdleGap& g) {
+  const int bucket = GapBucketOf(g.end - g.start);
+  if (g.after_sync && bucket < kRefillBuckets) return 0;
+  TimeNs wait = g.by_cause[IdleCause::kHostWaitOffCpuIo] +
+                g.by_cause[IdleCause::kHostWaitOffCpuWait];
+  if (bucket >= kShortBuckets) {
+    wait += g.by_cause[IdleCause::kHostWaitOnCpu] +
+            g.by_cause[IdleCause::kHostWaitUnknown];
+  }
+  return wait;
+}
+
+void Resize(std::vector<TimeNs>* v, size_t n) {
+  if (v->empty()) v->assign(n, ReplayEdits::kKeep);
+}
+
+}  // namespace
+
+bool IsPageableCopy(const GpuOp& op) {
+  return op.kind == GpuOpKind::kMemcpy &&
+         ((op.copy_kind == CopyKind::kHtoD &&
+           op.src_kind == MemoryKind::kPageable) ||
+          (op.copy_kind == CopyKind::kDtoH &&
+           op.dst_kind == MemoryKind::kPageable));
+}
+
+ReplayEdits InputReadyEdits(const analysis::PreparedTimeline& prepared,
+                            const ReplayModel& model) {
+  ReplayEdits e;
+  const auto& calls = model.calls();
+  for (const analysis::DeviceView& d : prepared.devices()) {
+    if (d.pid != model.pid() || d.ops.empty()) continue;
+    const analysis::BusyIntervals busy(d.ops);
+    analysis::ForEachGapOf(prepared, d, busy, [&](const IdleGap& g) {
+      TimeNs remaining = InputWaitOf(g);
+      if (remaining <= 0) return;
+      const int32_t op = model.OpOfTimelineOp(g.ending_op);
+      if (op < 0) return;
+      const int32_t launch = model.ops()[static_cast<size_t>(op)].call;
+      if (launch < 0) return;
+      const ReplayThread& thread =
+          model.threads()[calls[static_cast<size_t>(launch)].thread];
+      // Cut from the host time between calls inside [gap start, host-wait
+      // end], latest first: the wait ends when the input arrives.
+      for (auto k = static_cast<uint32_t>(launch);
+           k > thread.call_begin && remaining > 0; --k) {
+        const TimeNs lo = std::max(calls[k - 1].end, g.start);
+        const TimeNs hi = std::min(calls[k].start, g.host_wait_end);
+        if (calls[k].start <= g.start) break;
+        if (hi <= lo) continue;
+        Resize(&e.gap_cut_ns, calls.size());
+        TimeNs& cut = e.gap_cut_ns[k];
+        const TimeNs already = cut == ReplayEdits::kKeep ? 0 : cut;
+        const TimeNs take =
+            std::min({remaining, hi - lo, calls[k].gap_before - already});
+        if (take <= 0) continue;
+        if (already == 0) ++e.edits;
+        cut = already + take;
+        remaining -= take;
+      }
+    });
+  }
+  return e;
+}
+
+ReplayEdits CheaperLaunchEdits(const ReplayModel& model, TimeNs cost_ns,
+                               std::optional<double> fraction) {
+  ReplayEdits e;
+  const auto& calls = model.calls();
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const ReplayCall& c = calls[i];
+    if (c.api_class != analysis::ApiClass::kKernelLaunch) continue;
+    const TimeNs recorded = c.end - c.start;
+    const TimeNs cost =
+        fraction ? static_cast<TimeNs>(
+                       std::llround(static_cast<double>(recorded) * *fraction))
+                 : std::min(recorded, cost_ns);
+    if (cost == recorded || cost < 0) continue;
+    Resize(&e.call_ns, calls.size());
+    e.call_ns[i] = cost;
+    ++e.edits;
+  }
+  return e;
+}
+
+ReplayEdits RemoveSyncEdits(const ReplayModel& model, int32_t group) {
+  ReplayEdits e;
+  const auto& calls = model.calls();
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const ReplayCall& c = calls[i];
+    if (c.sync_group != group) continue;
+    Resize(&e.no_wait_ns, calls.size());
+    e.no_wait_ns[i] = c.blocked ? c.wake_ns : c.end - c.start;
+    ++e.edits;
+  }
+  return e;
+}
+
+ReplayEdits PinCopiesEdits(const analysis::PreparedTimeline& prepared,
+                           const ReplayModel& model, double htod_gbps,
+                           double dtoh_gbps, TimeNs async_call_ns) {
+  ReplayEdits e;
+  const Timeline& tl = prepared.timeline();
+  const auto& calls = model.calls();
+  const auto& ops = model.ops();
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const GpuOp& g = tl.gpu_ops[ops[i].op];
+    if (!IsPageableCopy(g)) continue;
+    const double gbps = g.copy_kind == CopyKind::kHtoD ? htod_gbps : dtoh_gbps;
+    if (gbps <= 0) continue;
+    const TimeNs recorded = ops[i].end - ops[i].start;
+    // GB/s is bytes per ns.
+    const auto pinned =
+        static_cast<TimeNs>(std::ceil(static_cast<double>(g.bytes) / gbps));
+    bool changed = false;
+    if (pinned < recorded) {
+      Resize(&e.op_ns, ops.size());
+      e.op_ns[i] = pinned;
+      changed = true;
+    }
+    if (ops[i].call >= 0) {
+      const auto k = static_cast<size_t>(ops[i].call);
+      const ReplayCall& c = calls[k];
+      if (c.sync != analysis::SyncReason::kNone && c.blocked) {
+        Resize(&e.no_wait_ns, calls.size());
+        e.no_wait_ns[k] = std::min(c.end - c.start, async_call_ns);
+        changed = true;
+      }
+    }
+    if (changed) ++e.edits;
+  }
+  return e;
+}
+
+ReplayEdits FasterGpuEdits(const ReplayModel& model, double speedup) {
+  ReplayEdits e;
+  const auto& ops = model.ops();
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (ops[i].kind != GpuOpKind::kKernel) continue;
+    const TimeNs recorded = ops[i].end - ops[i].start;
+    const auto faster = static_cast<TimeNs>(
+        std::llround(static_cast<double>(recorded) * (1.0 - speedup)));
+    if (faster == recorded) continue;
+    Resize(&e.op_ns, ops.size());
+    e.op_ns[i] = faster;
+    ++e.edits;
+  }
+  return e;
+}
+
+}  // namespace feedprof::replay

@@ -1,0 +1,48 @@
+// The what-if scenarios as edits of a ReplayModel (docs/what-if.md). Each
+// function returns the edits of one scenario; ReplayEdits::edits counts what
+// it changed (0: the scenario has nothing to change in this process).
+#ifndef FEEDPROF_REPLAY_SCENARIOS_H_
+#define FEEDPROF_REPLAY_SCENARIOS_H_
+
+#include <cstdint>
+#include <optional>
+
+#include "analysis/prepared_timeline.h"
+#include "replay/replay_engine.h"
+#include "replay/replay_model.h"
+
+namespace feedprof::replay {
+
+// Input ready: in every idle gap of the process's devices, the launching
+// thread's host wait that the preprocessing and I/O rules count (on-CPU and
+// unknown time in gaps over 100 µs, off-CPU I/O and waiting in any gap; not
+// the refill after a sync) is cut from the host time before the launch.
+ReplayEdits InputReadyEdits(const analysis::PreparedTimeline& prepared,
+                            const ReplayModel& model);
+
+// Cheaper launches: every kernel launch call (graph launches aside) costs
+// `cost_ns`, or `fraction` of its recorded time when set; never more than
+// it cost.
+ReplayEdits CheaperLaunchEdits(const ReplayModel& model, TimeNs cost_ns,
+                               std::optional<double> fraction);
+
+// A sync point group removed: its calls return after their wake-up time
+// (their own time when they did not block) instead of waiting.
+ReplayEdits RemoveSyncEdits(const ReplayModel& model, int32_t group);
+
+// Pageable copies pinned: each copy from or to pageable host memory takes
+// bytes / bandwidth of its direction (GB/s = bytes per ns), and its call,
+// when it blocked, returns after `async_call_ns` like an async copy.
+ReplayEdits PinCopiesEdits(const analysis::PreparedTimeline& prepared,
+                           const ReplayModel& model, double htod_gbps,
+                           double dtoh_gbps, TimeNs async_call_ns);
+
+// Faster GPU: every kernel `speedup` (0.2: 20 %) shorter.
+ReplayEdits FasterGpuEdits(const ReplayModel& model, double speedup);
+
+// Whether a copy moves data from or to pageable host memory.
+bool IsPageableCopy(const GpuOp& op);
+
+}  // namespace feedprof::replay
+
+#endif  // FEEDPROF_REPLAY_SCENARIOS_H_

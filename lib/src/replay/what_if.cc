@@ -1,0 +1,510 @@
+// Runs the what-if scenarios and fills Report::what_if (see what_if.h).
+#include "replay/what_if.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "analysis/device_busy.h"
+#include "analysis/quantile.h"
+#include "analysis/units.h"
+#include "replay/replay_engine.h"
+#include "replay/replay_model.h"
+#include "replay/scenarios.h"
+
+namespace feedprof::replay {
+namespace {
+
+using analysis::FormatDuration;
+using analysis::FormatPercent;
+
+// GPU time without a launching call above this share: the replay cannot
+// move it, so it does not predict.
+constexpr double kMaxUnlaunchedShare = 0.10;
+// Constraints met out of recorded order above this share of events.
+constexpr double kMaxOutOfOrderShare = 0.01;
+// Pinned copies of one direction needed to measure their bandwidth.
+constexpr uint64_t kMinPinnedBytes = 1 << 20;
+// pin_copies without pinned copies or a known link: a PCIe 4.0 x16 link's
+// typical pinned rate (its nominal rate is 31.5 GB/s per direction).
+constexpr double kDefaultPinnedGbps = 25.0;
+// An async call's cost when the trace has no other figure.
+constexpr TimeNs kDefaultAsyncCallNs = 5'000;
+
+struct Figures {
+  TimeNs median = 0;
+  TimeNs mean = 0;
+};
+
+Figures FiguresOf(std::vector<TimeNs>* samples) {
+  Figures f;
+  if (samples->empty()) return f;
+  long double sum = 0;  // exact for any realistic count of steps
+  for (TimeNs v : *samples) sum += static_cast<long double>(v);
+  f.mean = static_cast<TimeNs>(
+      std::llround(sum / static_cast<long double>(samples->size())));
+  f.median = analysis::Quantile(*samples, 0.5);
+  return f;
+}
+
+// One process as the what-if replays it.
+struct ProcessRun {
+  int32_t pid = 0;
+  int32_t rank = -1;
+  ReplayModel model;
+  uint32_t step_thread = 0;
+  std::vector<std::pair<TimeNs, TimeNs>> steps;  // recorded [start, end]
+  // The step whose host range holds the op's launching call, -1: none.
+  std::vector<int32_t> step_of_op;
+  Figures observed;
+};
+
+// Assigns each op to the step in which its launching call started.
+void AssignOpsToSteps(ProcessRun* run) {
+  const auto& ops = run->model.ops();
+  const auto& calls = run->model.calls();
+  run->step_of_op.assign(ops.size(), -1);
+  if (run->steps.empty()) return;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (ops[i].call < 0 || ops[i].excluded) continue;
+    const TimeNs t = calls[static_cast<size_t>(ops[i].call)].start;
+    auto it =
+        std::upper_bound(run->steps.begin(), run->steps.end(), t,
+                         [](TimeNs v, const std::pair<TimeNs, TimeNs>& s) {
+                           return v < s.first;
+                         });
+    if (it == run->steps.begin()) continue;
+    --it;
+    if (t < it->second) {
+      run->step_of_op[i] = static_cast<int32_t>(it - run->steps.begin());
+    }
+  }
+}
+
+// The step times (or span) of `run`, recorded (`times` null) or replayed.
+// A step lasts the longer of its host range and the GPU time (busy union)
+// of the work it launched: in a steady loop a host that runs ahead waits
+// for the GPU.
+Figures Measure(const ProcessRun& run, const ReplayEdits& edits,
+                const ReplayTimes* times) {
+  const auto& ops = run.model.ops();
+  auto op_start = [&](size_t i) {
+    return times != nullptr ? times->op_start[i] : ops[i].start;
+  };
+  auto op_end = [&](size_t i) {
+    return times != nullptr ? times->op_end[i] : ops[i].end;
+  };
+  constexpr TimeNs kMax = std::numeric_limits<TimeNs>::max();
+  constexpr TimeNs kMin = std::numeric_limits<TimeNs>::min();
+  std::vector<TimeNs> samples;
+  if (!run.steps.empty()) {
+    // The GPU time of each step's work: the union of its ops' intervals.
+    std::vector<std::vector<std::pair<TimeNs, TimeNs>>> work(run.steps.size());
+    for (size_t i = 0; i < ops.size(); ++i) {
+      const int32_t s = run.step_of_op[i];
+      if (s >= 0) {
+        work[static_cast<size_t>(s)].emplace_back(op_start(i), op_end(i));
+      }
+    }
+    samples.reserve(run.steps.size());
+    for (size_t k = 0; k < run.steps.size(); ++k) {
+      const auto [start, end] = run.steps[k];
+      TimeNs host = end - start;
+      if (times != nullptr) {
+        host = MapHostTime(run.model, edits, *times, run.step_thread, end) -
+               MapHostTime(run.model, edits, *times, run.step_thread, start);
+      }
+      std::sort(work[k].begin(), work[k].end());
+      analysis::StartOrderedUnion busy;
+      for (const auto& [s0, s1] : work[k]) busy.Add(s0, s1);
+      samples.push_back(std::max(host, busy.Total()));
+    }
+  } else {
+    // The span of the ops the analysis counts.
+    TimeNs first = kMax, last = kMin;
+    for (size_t i = 0; i < ops.size(); ++i) {
+      if (ops[i].excluded) continue;
+      first = std::min(first, op_start(i));
+      last = std::max(last, op_end(i));
+    }
+    if (last >= first) samples.push_back(last - first);
+  }
+  return FiguresOf(&samples);
+}
+
+double RelativeError(TimeNs replayed, TimeNs recorded) {
+  if (recorded <= 0) return replayed == recorded ? 0.0 : 1.0;
+  return std::abs(static_cast<double>(replayed - recorded)) /
+         static_cast<double>(recorded);
+}
+
+// Bandwidth of the trace's pinned copies of one direction, 0 when there
+// are too few bytes to tell.
+double PinnedGbps(const analysis::PreparedTimeline& prepared, CopyKind kind) {
+  const Timeline& tl = prepared.timeline();
+  uint64_t bytes = 0;
+  TimeNs time = 0;
+  for (const analysis::DeviceView& d : prepared.devices()) {
+    for (const analysis::OpRef& ref : d.ops) {
+      const GpuOp& g = tl.gpu_ops[ref.op];
+      if (g.kind != GpuOpKind::kMemcpy || g.copy_kind != kind) continue;
+      const MemoryKind host = kind == CopyKind::kHtoD ? g.src_kind : g.dst_kind;
+      if (host != MemoryKind::kPinned) continue;
+      bytes += g.bytes;
+      time += g.end - g.start;
+    }
+  }
+  return bytes >= kMinPinnedBytes && time > 0
+             ? static_cast<double>(bytes) / static_cast<double>(time)
+             : 0.0;
+}
+
+// Median cost of the model's non-blocking async copy calls, else the
+// median launch call, else the default.
+TimeNs AsyncCallCost(const std::vector<ProcessRun>& runs,
+                     const Report& report) {
+  std::vector<TimeNs> costs;
+  for (const ProcessRun& run : runs) {
+    for (const ReplayCall& c : run.model.calls()) {
+      if (c.api_class == analysis::ApiClass::kMemcpyAsync &&
+          c.sync == analysis::SyncReason::kNone) {
+        costs.push_back(c.end - c.start);
+      }
+    }
+  }
+  if (!costs.empty()) return analysis::Quantile(costs, 0.5);
+  if (report.launch.median_api_ns > 0) return report.launch.median_api_ns;
+  return kDefaultAsyncCallNs;
+}
+
+WhatIfScenario Scenario(std::string id, std::string title,
+                        std::string assumption) {
+  WhatIfScenario s;
+  s.id = std::move(id);
+  s.title = std::move(title);
+  s.assumption = std::move(assumption);
+  return s;
+}
+
+std::string SyncTitle(const SyncPoint& p) {
+  return absl::StrCat("remove ", p.api, " (", p.reason, ")",
+                      p.call_site.empty() ? "" : " at " + p.call_site);
+}
+
+}  // namespace
+
+WhatIf ComputeWhatIf(const analysis::PreparedTimeline& prepared,
+                     const Report& report, const WhatIfOptions& options) {
+  WhatIf w;
+  w.gpu_speedup = options.gpu_speedup;
+  const Timeline& tl = prepared.timeline();
+  auto unavailable = [&w](std::string reason) {
+    w.available = false;
+    w.unavailable_reason = std::move(reason);
+    w.scenarios.clear();
+    return w;
+  };
+  if (!options.enabled) return unavailable("not computed (--no-what-if)");
+  if (!report.has_gpu_activity) {
+    return unavailable("no GPU activity in the analysed window");
+  }
+  if (!tl.available.api_calls || !tl.available.correlation) {
+    return unavailable(
+        "the trace does not link GPU work to the CUDA calls that launched "
+        "it (no API calls or no correlation ids), so the host cannot be "
+        "replayed");
+  }
+  // The host-blocking groups replayed one at a time, longest first.
+  std::vector<SyncPoint> groups;
+  for (const SyncPoint& p : report.sync_points) {
+    if (p.blocks_host && groups.size() < options.max_sync_groups) {
+      groups.push_back(p);
+    }
+  }
+
+  std::vector<int32_t> pids;
+  for (const analysis::DeviceView& d : prepared.devices()) {
+    if (!d.ops.empty() &&
+        std::find(pids.begin(), pids.end(), d.pid) == pids.end()) {
+      pids.push_back(d.pid);
+    }
+  }
+  std::vector<ProcessRun> runs;
+  const bool steps_basis = report.steps.available;
+  for (int32_t pid : pids) {
+    ProcessRun run{pid, -1, ReplayModel::Build(prepared, pid, groups), 0, {},
+                   {},  {}};
+    for (const Process& p : tl.processes) {
+      if (p.pid == pid) run.rank = p.rank;
+    }
+    const int32_t main = run.model.MainThread();
+    if (main < 0) {
+      return unavailable(absl::StrCat(
+          "process ", pid,
+          " ran GPU work but has no CUDA calls in the analysed window"));
+    }
+    const double unlaunched =
+        run.model.op_ns() > 0 ? static_cast<double>(run.model.unlaunched_ns()) /
+                                    static_cast<double>(run.model.op_ns())
+                              : 0.0;
+    if (unlaunched > kMaxUnlaunchedShare) {
+      return unavailable(absl::StrCat(
+          FormatPercent(unlaunched), " of process ", pid,
+          "'s GPU time has no launching call in the trace (launched before "
+          "the window, or correlation ids missing): the replay cannot move "
+          "it"));
+    }
+    run.step_thread = static_cast<uint32_t>(main);
+    if (steps_basis) {
+      for (const StepInfo& s : report.steps.steps) {
+        if (s.pid == pid) run.steps.emplace_back(s.start, s.end);
+      }
+    }
+    runs.push_back(std::move(run));
+  }
+  // Steps are the basis only when every replayed process has some.
+  const bool by_steps =
+      std::all_of(runs.begin(), runs.end(),
+                  [](const ProcessRun& r) { return !r.steps.empty(); });
+  for (ProcessRun& r : runs) {
+    if (!by_steps) r.steps.clear();
+    AssignOpsToSteps(&r);
+    r.observed = Measure(r, ReplayEdits(), nullptr);
+  }
+  w.basis = by_steps ? "steps" : "span";
+  for (const ProcessRun& r : runs) w.steps += r.steps.size();
+
+  // Self-check: the unedited replay reproduces the recording.
+  uint64_t events = 0, out_of_order = 0;
+  for (const ProcessRun& r : runs) {
+    const ReplayEdits none;
+    const ReplayTimes times = Replay(r.model, none);
+    const Figures replayed = Measure(r, none, &times);
+    w.self_check_error = std::max(
+        {w.self_check_error, RelativeError(replayed.median, r.observed.median),
+         RelativeError(replayed.mean, r.observed.mean)});
+    events += r.model.calls().size() + r.model.ops().size();
+    out_of_order += times.out_of_order;
+    w.observed_median_ns = std::max(w.observed_median_ns, r.observed.median);
+    w.observed_mean_ns = std::max(w.observed_mean_ns, r.observed.mean);
+    w.replayed_median_ns = std::max(w.replayed_median_ns, replayed.median);
+  }
+  if (events > 0 &&
+      static_cast<double>(out_of_order) / static_cast<double>(events) >
+          kMaxOutOfOrderShare) {
+    return unavailable(absl::StrCat(
+        out_of_order, " of ", events,
+        " calls and ops depend on work the trace records later (host and "
+        "device clocks disagree): the replay cannot order them"));
+  }
+  if (w.self_check_error > kSelfCheckTolerance) {
+    return unavailable(
+        absl::StrCat("the unedited replay reproduces the recorded ",
+                     by_steps ? "step times" : "span", " only within ",
+                     FormatPercent(w.self_check_error), " (at most ",
+                     FormatPercent(kSelfCheckTolerance), " is required)"));
+  }
+
+  // Parameters.
+  if (options.launch_cost_fraction) {
+    w.launch_cost_fraction = *options.launch_cost_fraction;
+    w.launch_cost_source = "given (--what-if-launch-cost)";
+  } else if (options.launch_cost_ns) {
+    w.launch_cost_ns = *options.launch_cost_ns;
+    w.launch_cost_source = "given (--what-if-launch-cost)";
+  } else {
+    w.launch_cost_ns = kGraphKernelLaunchNs;
+    w.launch_cost_source =
+        "a kernel's host cost when a captured CUDA graph replays it "
+        "(docs/what-if.md)";
+  }
+  w.pinned_htod_gbps = PinnedGbps(prepared, CopyKind::kHtoD);
+  w.pinned_dtoh_gbps = PinnedGbps(prepared, CopyKind::kDtoH);
+  const double fallback_gbps = report.copies.link_known
+                                   ? report.copies.link_theoretical_gbps
+                                   : kDefaultPinnedGbps;
+  const bool measured = w.pinned_htod_gbps > 0 || w.pinned_dtoh_gbps > 0;
+  w.pinned_source =
+      measured ? "the trace's pinned copies"
+      : report.copies.link_known
+          ? absl::StrFormat("the link's nominal rate (PCIe gen %g x%u)",
+                            report.copies.link_gen, report.copies.link_width)
+          : "a PCIe 4.0 x16 link's typical pinned rate (the trace has no "
+            "pinned copies and no link)";
+  if (measured && (w.pinned_htod_gbps <= 0 || w.pinned_dtoh_gbps <= 0)) {
+    w.pinned_source += " (the other direction: the same rate)";
+  }
+  if (w.pinned_htod_gbps <= 0) {
+    w.pinned_htod_gbps = measured ? w.pinned_dtoh_gbps : fallback_gbps;
+  }
+  if (w.pinned_dtoh_gbps <= 0) {
+    w.pinned_dtoh_gbps = measured ? w.pinned_htod_gbps : fallback_gbps;
+  }
+  const TimeNs async_call = AsyncCallCost(runs, report);
+
+  // The scenarios.
+  auto run_scenario = [&](WhatIfScenario s, auto&& edits_of) {
+    std::vector<TimeNs> medians, means;
+    for (const ProcessRun& r : runs) {
+      const ReplayEdits edits = edits_of(r);
+      s.edits += edits.edits;
+      WhatIfRank rank{r.pid,
+                      r.rank,
+                      r.observed.median,
+                      r.observed.mean,
+                      r.observed.median,
+                      r.observed.mean};
+      if (edits.edits > 0) {
+        const ReplayTimes times = Replay(r.model, edits);
+        const Figures f = Measure(r, edits, &times);
+        rank.predicted_median_ns = f.median;
+        rank.predicted_mean_ns = f.mean;
+      }
+      s.predicted_median_ns =
+          std::max(s.predicted_median_ns, rank.predicted_median_ns);
+      s.predicted_mean_ns =
+          std::max(s.predicted_mean_ns, rank.predicted_mean_ns);
+      if (runs.size() > 1) s.ranks.push_back(rank);
+    }
+    s.saving_ns = w.observed_median_ns - s.predicted_median_ns;
+    s.saving_share = w.observed_median_ns > 0
+                         ? static_cast<double>(s.saving_ns) /
+                               static_cast<double>(w.observed_median_ns)
+                         : 0.0;
+    w.scenarios.push_back(std::move(s));
+  };
+
+  run_scenario(
+      Scenario(
+          "input_ready", "next batch always ready (input wait removed)",
+          "the launching thread no longer waits for input in GPU idle gaps: "
+          "its on-CPU and unknown host time in gaps over 100 µs and its "
+          "off-CPU I/O and waiting in any gap are cut (more DataLoader "
+          "workers, prefetching, faster storage); the CPU work that moves "
+          "elsewhere is not modelled"),
+      [&](const ProcessRun& r) { return InputReadyEdits(prepared, r.model); });
+
+  const std::string launch_cost =
+      w.launch_cost_fraction > 0
+          ? absl::StrFormat("%g× their recorded time", w.launch_cost_fraction)
+          : FormatDuration(w.launch_cost_ns);
+  run_scenario(
+      Scenario(
+          "cheaper_launches",
+          absl::StrCat("cheaper kernel launches (", launch_cost, " each)"),
+          absl::StrCat("every kernel launch call costs ", launch_cost, ", ",
+                       w.launch_cost_source,
+                       "; the host code between launches (Python, framework) "
+                       "keeps its time")),
+      [&](const ProcessRun& r) {
+        return CheaperLaunchEdits(
+            r.model, w.launch_cost_ns,
+            w.launch_cost_fraction > 0
+                ? std::optional<double>(w.launch_cost_fraction)
+                : std::nullopt);
+      });
+
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const SyncPoint& p = groups[g];
+    WhatIfScenario s = Scenario(
+        "remove_sync", SyncTitle(p),
+        absl::StrCat("its ", analysis::Counted(p.count, "call"),
+                     " return without waiting for the GPU and the host "
+                     "issues the next work at once; assumes the program "
+                     "does not need the synchronized result there"));
+    s.sync_api = p.api;
+    s.sync_reason = p.reason;
+    s.sync_call_site = p.call_site;
+    run_scenario(std::move(s), [&](const ProcessRun& r) {
+      return RemoveSyncEdits(r.model, static_cast<int32_t>(g));
+    });
+  }
+
+  run_scenario(
+      Scenario("pin_copies", "pageable copies pinned",
+               absl::StrFormat(
+                   "copies from or to pageable host memory run at %.1f GB/s "
+                   "host to device and %.1f GB/s device to host (%s) and their "
+                   "calls return like async copies (%s)",
+                   w.pinned_htod_gbps, w.pinned_dtoh_gbps, w.pinned_source,
+                   FormatDuration(async_call))),
+      [&](const ProcessRun& r) {
+        return PinCopiesEdits(prepared, r.model, w.pinned_htod_gbps,
+                              w.pinned_dtoh_gbps, async_call);
+      });
+
+  const std::string speedup = FormatPercent(options.gpu_speedup);
+  run_scenario(
+      Scenario("faster_gpu", absl::StrCat("kernels ", speedup, " faster"),
+               absl::StrCat("every kernel takes ", speedup,
+                            " less time (better kernels, mixed precision, a "
+                            "faster GPU); copies and the host keep theirs")),
+      [&](const ProcessRun& r) {
+        return FasterGpuEdits(r.model, options.gpu_speedup);
+      });
+
+  std::stable_sort(w.scenarios.begin(), w.scenarios.end(),
+                   [](const WhatIfScenario& a, const WhatIfScenario& b) {
+                     return a.saving_ns > b.saving_ns;
+                   });
+  w.available = true;
+  return w;
+}
+
+void PriceNextSteps(const std::vector<analysis::TaggedNextStep>& steps,
+                    const WhatIf& what_if, Verdict* verdict) {
+  struct Priced {
+    const analysis::TaggedNextStep* step;
+    const WhatIfScenario* scenario;
+  };
+  std::vector<Priced> priced, rest;
+  for (const analysis::TaggedNextStep& s : steps) {
+    const WhatIfScenario* match = nullptr;
+    if (what_if.available && !s.scenario.empty()) {
+      for (const WhatIfScenario& sc : what_if.scenarios) {
+        if (sc.id != s.scenario || sc.edits == 0) continue;
+        if (sc.id == "remove_sync" && (sc.sync_api != s.sync_api ||
+                                       sc.sync_call_site != s.sync_call_site)) {
+          continue;
+        }
+        match = &sc;
+        break;
+      }
+    }
+    (match != nullptr ? priced : rest).push_back({&s, match});
+  }
+  std::stable_sort(priced.begin(), priced.end(),
+                   [](const Priced& a, const Priced& b) {
+                     return a.scenario->saving_ns > b.scenario->saving_ns;
+                   });
+  verdict->next_steps.clear();
+  verdict->next_step_estimates.clear();
+  const std::string per =
+      what_if.basis == "steps" ? " per step" : " of the span";
+  for (const Priced& p : priced) {
+    const WhatIfScenario& sc = *p.scenario;
+    NextStepEstimate e;
+    e.step = verdict->next_steps.size();
+    e.scenario = sc.id;
+    e.sync_api = sc.sync_api;
+    e.sync_call_site = sc.sync_call_site;
+    e.saving_ns = sc.saving_ns;
+    e.saving_share = sc.saving_share;
+    verdict->next_step_estimates.push_back(std::move(e));
+    verdict->next_steps.push_back(
+        absl::StrCat(p.step->text, " Worth up to ~",
+                     FormatDuration(std::max<TimeNs>(0, sc.saving_ns)), per,
+                     " (", FormatPercent(std::max(0.0, sc.saving_share)),
+                     ") by the what-if replay."));
+  }
+  for (const Priced& p : rest) verdict->next_steps.push_back(p.step->text);
+}
+
+}  // namespace feedprof::replay

@@ -1,0 +1,36 @@
+// The what-if section of the report: every scenario replayed on every
+// process that ran GPU work, with the self-check that makes the
+// predictions worth reading (docs/what-if.md).
+#ifndef FEEDPROF_REPLAY_WHAT_IF_H_
+#define FEEDPROF_REPLAY_WHAT_IF_H_
+
+#include <string>
+#include <vector>
+
+#include "analysis/analysis_passes.h"
+#include "analysis/prepared_timeline.h"
+#include "feedprof/analysis.h"
+#include "feedprof/timeline.h"
+
+namespace feedprof::replay {
+
+// cheaper_launches without a given cost: what one kernel costs the host
+// when a captured CUDA graph replays it (docs/what-if.md gives the source).
+inline constexpr TimeNs kGraphKernelLaunchNs = 1'000;
+// The unedited replay must reproduce the recording this closely.
+inline constexpr double kSelfCheckTolerance = 0.02;
+
+// The what-if of `report` (its devices, steps and sync points are final)
+// over `prepared`, the timeline the report was computed from.
+WhatIf ComputeWhatIf(const analysis::PreparedTimeline& prepared,
+                     const Report& report, const WhatIfOptions& options);
+
+// Sets verdict->next_steps and next_step_estimates from `steps`: steps a
+// scenario of `what_if` prices first, by saving, their text ending with
+// the estimate; the others after them in their order.
+void PriceNextSteps(const std::vector<analysis::TaggedNextStep>& steps,
+                    const WhatIf& what_if, Verdict* verdict);
+
+}  // namespace feedprof::replay
+
+#endif  // FEEDPROF_REPLAY_WHAT_IF_H_
