@@ -32,11 +32,13 @@ TimeNs SubmittedAt(const ReplayCall& call, TimeNs start, TimeNs end,
 
 }  // namespace
 
-ReplayTimes Replay(const ReplayModel& model, const ReplayEdits& edits) {
+void Replay(const ReplayModel& model, const ReplayEdits& edits,
+            ReplayTimes* times) {
   const auto& calls = model.calls();
   const auto& ops = model.ops();
   const auto& threads = model.threads();
-  ReplayTimes t;
+  ReplayTimes& t = *times;
+  t.out_of_order = 0;
   t.call_start.assign(calls.size(), kUnset);
   t.call_end.assign(calls.size(), kUnset);
   t.op_start.assign(ops.size(), kUnset);
@@ -58,9 +60,19 @@ ReplayTimes Replay(const ReplayModel& model, const ReplayEdits& edits) {
     ++t.out_of_order;
     return calls[k].end;
   };
-  auto blocking = [](const ReplayCall& c) {
-    return c.sync != analysis::SyncReason::kNone &&
-           c.sync != analysis::SyncReason::kLegacyDefaultStream;
+  // A blocking call's end: after the last op it waits for, or after its
+  // own cost when an edit lets it stop waiting.
+  auto end_blocking = [&](size_t i) {
+    const ReplayCall& c = calls[i];
+    const TimeNs start = t.call_start[i];
+    const TimeNs no_wait = Edited(edits.no_wait_ns, i, ReplayEdits::kKeep);
+    if (no_wait != ReplayEdits::kKeep) return start + no_wait;
+    TimeNs awaited = kUnset;
+    for (uint32_t a = c.awaited_begin; a < c.awaited_end; ++a) {
+      awaited = std::max(awaited, op_end(model.awaited()[a]));
+    }
+    if (c.blocked) return std::max(start, awaited) + c.wake_ns;
+    return std::max(start + (c.end - c.start), awaited);
   };
 
   for (const ReplayEvent& e : model.order()) {
@@ -74,28 +86,19 @@ ReplayTimes Replay(const ReplayModel& model, const ReplayEdits& edits) {
           start = call_end(i - 1) + std::max<TimeNs>(0, c.gap_before - cut);
         }
         t.call_start[i] = start;
-        if (!blocking(c)) {
+        if (!Blocking(c)) {
           t.call_end[i] = start + Edited(edits.call_ns, i, c.end - c.start);
+        } else if (c.end <= c.start) {
+          t.call_end[i] = end_blocking(i);  // no end event of its own
         }
         break;
       }
       case ReplayEvent::Kind::kCallEnd: {
-        const ReplayCall& c = calls[i];
-        const TimeNs start = call_start(i);
-        const TimeNs no_wait = Edited(edits.no_wait_ns, i, ReplayEdits::kKeep);
-        if (no_wait != ReplayEdits::kKeep) {
-          t.call_end[i] = start + no_wait;
-          break;
+        if (t.call_start[i] == kUnset) {
+          ++t.out_of_order;
+          t.call_start[i] = calls[i].start;
         }
-        TimeNs awaited = kUnset;
-        for (uint32_t a = c.awaited_begin; a < c.awaited_end; ++a) {
-          awaited = std::max(awaited, op_end(model.awaited()[a]));
-        }
-        if (c.blocked) {
-          t.call_end[i] = std::max(start, awaited) + c.wake_ns;
-        } else {
-          t.call_end[i] = std::max(start + (c.end - c.start), awaited);
-        }
+        t.call_end[i] = end_blocking(i);
         break;
       }
       case ReplayEvent::Kind::kOpStart: {
@@ -107,7 +110,7 @@ ReplayTimes Replay(const ReplayModel& model, const ReplayEdits& edits) {
           if (op.call >= 0) {
             const auto k = static_cast<size_t>(op.call);
             const ReplayCall& c = calls[k];
-            const bool blocks = blocking(c);
+            const bool blocks = Blocking(c);
             // A non-blocking call's end is known once it started.
             const TimeNs s = call_start(k);
             const TimeNs end = blocks ? s : call_end(k);
@@ -129,7 +132,6 @@ ReplayTimes Replay(const ReplayModel& model, const ReplayEdits& edits) {
       }
     }
   }
-  return t;
 }
 
 TimeNs MapHostTime(const ReplayModel& model, const ReplayEdits& edits,

@@ -37,7 +37,9 @@ struct ReplayTimes {
   uint64_t out_of_order = 0;
 };
 
-ReplayTimes Replay(const ReplayModel& model, const ReplayEdits& edits);
+// Fills `times` (its arrays are reused from one replay to the next).
+void Replay(const ReplayModel& model, const ReplayEdits& edits,
+            ReplayTimes* times);
 
 // Where the recorded host time `t` on `thread` lies in the replay: inside a
 // call it moves with the call, between calls with the host time before the

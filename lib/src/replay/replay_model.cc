@@ -2,6 +2,7 @@
 #include "replay/replay_model.h"
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <string_view>
@@ -81,6 +82,11 @@ const ReplayThread* ReplayModel::FindThread(int32_t tid) const {
 void ReplayModel::AddThreads(const std::vector<SyncPoint>& sync_groups) {
   const Timeline& tl = prepared_->timeline();
   call_of_api_.assign(tl.api_calls.size(), -1);
+  size_t count = 0;
+  for (const analysis::ThreadView& t : prepared_->threads()) {
+    if (t.pid == pid_) count += t.calls.size();
+  }
+  calls_.reserve(count);
   for (const analysis::ThreadView& t : prepared_->threads()) {
     if (t.pid != pid_ || t.calls.empty()) continue;
     ReplayThread rt;
@@ -127,16 +133,33 @@ void ReplayModel::AddOps() {
     bool excluded;
   };
   std::vector<Entry> all;
+  size_t count = 0;
+  for (const analysis::DeviceView& d : prepared_->devices()) {
+    if (d.pid == pid_) count += d.ops.size() + d.excluded.size();
+  }
+  ops_.reserve(count);
+  stream_of_op_.reserve(count);
   for (const analysis::DeviceView& d : prepared_->devices()) {
     if (d.pid != pid_) continue;
     // Work launched before recording began still occupies its stream.
+    // Both lists are sorted by start: merge them.
     all.clear();
-    for (const analysis::OpRef& ref : d.ops) all.push_back({ref, false});
-    for (const analysis::OpRef& ref : d.excluded) all.push_back({ref, true});
-    std::sort(all.begin(), all.end(), [](const Entry& a, const Entry& b) {
-      return std::tie(a.ref.start, a.ref.end, a.ref.op) <
-             std::tie(b.ref.start, b.ref.end, b.ref.op);
-    });
+    all.reserve(d.ops.size() + d.excluded.size());
+    const auto by_start = [](const analysis::OpRef& a,
+                             const analysis::OpRef& b) {
+      return std::tie(a.start, a.end, a.op) < std::tie(b.start, b.end, b.op);
+    };
+    size_t a = 0, x = 0;
+    while (a < d.ops.size() || x < d.excluded.size()) {
+      const bool take_excluded =
+          a == d.ops.size() ||
+          (x < d.excluded.size() && by_start(d.excluded[x], d.ops[a]));
+      if (take_excluded) {
+        all.push_back({d.excluded[x++], true});
+      } else {
+        all.push_back({d.ops[a++], false});
+      }
+    }
     DeviceOps device;
     device.begin = static_cast<uint32_t>(ops_.size());
     for (const Entry& entry : all) {
@@ -170,22 +193,26 @@ void ReplayModel::AddOps() {
       ops_.push_back(op);
     }
     device.end = static_cast<uint32_t>(ops_.size());
-    for (uint32_t i = device.begin; i < device.end; ++i) {
-      device.by_end.push_back(i);
-    }
-    std::sort(device.by_end.begin(), device.by_end.end(),
-              [this](uint32_t a, uint32_t b) {
-                return std::tie(ops_[a].end, a) < std::tie(ops_[b].end, b);
-              });
+    device.by_end = ByEnd(device.begin, device.end);
     devices_.push_back(std::move(device));
   }
-  by_end_.reserve(ops_.size());
-  for (const DeviceOps& d : devices_) {
-    by_end_.insert(by_end_.end(), d.by_end.begin(), d.by_end.end());
+  // One device: its order is the process's.
+  by_end_ = devices_.size() == 1 ? devices_.front().by_end
+                                 : ByEnd(0, static_cast<uint32_t>(ops_.size()));
+}
+
+std::vector<uint32_t> ReplayModel::ByEnd(uint32_t begin, uint32_t end) const {
+  // Sorted as (end, index) pairs: the sort then reads contiguous memory.
+  std::vector<std::pair<TimeNs, uint32_t>> keyed;
+  keyed.reserve(end - begin);
+  for (uint32_t i = begin; i < end; ++i) keyed.emplace_back(ops_[i].end, i);
+  if (!std::is_sorted(keyed.begin(), keyed.end())) {
+    std::sort(keyed.begin(), keyed.end());
   }
-  std::sort(by_end_.begin(), by_end_.end(), [this](uint32_t a, uint32_t b) {
-    return std::tie(ops_[a].end, a) < std::tie(ops_[b].end, b);
-  });
+  std::vector<uint32_t> out;
+  out.reserve(keyed.size());
+  for (const auto& k : keyed) out.push_back(k.second);
+  return out;
 }
 
 void ReplayModel::ResolveOps() {
@@ -325,34 +352,65 @@ void ReplayModel::ResolveBlockingCalls() {
 }
 
 void ReplayModel::Order() {
+  // Each thread's events are in order by construction (a call's start, its
+  // end when it blocks, the next call's start); each device's ops nearly
+  // so. The order is their merge: O(n log runs) instead of a full sort.
   struct Keyed {
     TimeNs key;
     ReplayEvent event;
   };
-  std::vector<Keyed> keyed;
-  keyed.reserve(calls_.size() + ops_.size() + awaited_.size() / 2 + 16);
-  for (uint32_t i = 0; i < calls_.size(); ++i) {
-    const ReplayCall& c = calls_[i];
-    keyed.push_back({c.start, {ReplayEvent::Kind::kCallStart, i}});
-    if (c.sync != SyncReason::kNone &&
-        c.sync != SyncReason::kLegacyDefaultStream) {
-      keyed.push_back({c.end, {ReplayEvent::Kind::kCallEnd, i}});
-    }
-  }
-  for (uint32_t i = 0; i < ops_.size(); ++i) {
-    const ReplayOp& op = ops_[i];
-    TimeNs key = op.start;
-    if (op.call >= 0) {
-      key = std::max(key, calls_[static_cast<size_t>(op.call)].start);
-    }
-    keyed.push_back({key, {ReplayEvent::Kind::kOpStart, i}});
-  }
-  std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
+  const auto before = [](const Keyed& a, const Keyed& b) {
     return std::tie(a.key, a.event.kind, a.event.index) <
            std::tie(b.key, b.event.kind, b.event.index);
-  });
-  order_.reserve(keyed.size());
-  for (const Keyed& k : keyed) order_.push_back(k.event);
+  };
+  std::vector<std::vector<Keyed>> runs;
+  for (const ReplayThread& t : threads_) {
+    std::vector<Keyed>& run = runs.emplace_back();
+    run.reserve(2 * (t.call_end - t.call_begin));
+    for (uint32_t i = t.call_begin; i < t.call_end; ++i) {
+      const ReplayCall& c = calls_[i];
+      run.push_back({c.start, {ReplayEvent::Kind::kCallStart, i}});
+      // A blocking call of no length ends where it starts (the replay
+      // computes its end with its start).
+      if (Blocking(c) && c.end > c.start) {
+        run.push_back({c.end, {ReplayEvent::Kind::kCallEnd, i}});
+      }
+    }
+  }
+  for (const DeviceOps& d : devices_) {
+    std::vector<Keyed>& run = runs.emplace_back();
+    run.reserve(d.end - d.begin);
+    for (uint32_t i = d.begin; i < d.end; ++i) {
+      const ReplayOp& op = ops_[i];
+      TimeNs key = op.start;
+      if (op.call >= 0) {
+        key = std::max(key, calls_[static_cast<size_t>(op.call)].start);
+      }
+      run.push_back({key, {ReplayEvent::Kind::kOpStart, i}});
+    }
+    if (!std::is_sorted(run.begin(), run.end(), before)) {
+      std::sort(run.begin(), run.end(), before);
+    }
+  }
+  // Merged pairwise, runs of similar size first, until one is left.
+  std::vector<Keyed> merged;
+  while (runs.size() > 1) {
+    std::vector<std::vector<Keyed>> next;
+    for (size_t r = 0; r + 1 < runs.size(); r += 2) {
+      merged.clear();
+      merged.reserve(runs[r].size() + runs[r + 1].size());
+      std::merge(runs[r].begin(), runs[r].end(), runs[r + 1].begin(),
+                 runs[r + 1].end(), std::back_inserter(merged), before);
+      next.push_back(std::move(merged));
+      merged = {};
+    }
+    if (runs.size() % 2 == 1) next.push_back(std::move(runs.back()));
+    runs = std::move(next);
+  }
+  if (!runs.empty()) {
+    order_.reserve(runs.front().size());
+    for (const Keyed& k : runs.front()) order_.push_back(k.event);
+  }
 }
 
 }  // namespace feedprof::replay

@@ -83,6 +83,12 @@ struct ReplayEvent {
   uint32_t index = 0;  // into calls() or ops()
 };
 
+// Whether a call blocks the host until GPU work ends.
+inline bool Blocking(const ReplayCall& c) {
+  return c.sync != analysis::SyncReason::kNone &&
+         c.sync != analysis::SyncReason::kLegacyDefaultStream;
+}
+
 class ReplayModel {
  public:
   // The model of process `pid` of `prepared`. Blocking calls of one of the
@@ -119,6 +125,8 @@ class ReplayModel {
       : prepared_(&prepared), pid_(pid) {}
   void AddThreads(const std::vector<SyncPoint>& sync_groups);
   void AddOps();
+  // Indices [begin, end) of ops() by end time.
+  std::vector<uint32_t> ByEnd(uint32_t begin, uint32_t end) const;
   void ResolveOps();
   void ResolveBlockingCalls();
   void Order();
