@@ -1,10 +1,13 @@
-// Options and loading shared by `analyze` and `report` (analysis_args.h).
+// Options and loading shared by `analyze`, `report`, `diff` and `export`
+// (analysis_args.h).
 #include "tools/analysis_args.h"
 
+#include <cmath>
 #include <cstdio>
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/numbers.h"
 #include "feedprof/report.h"
 #include "feedprof/trace_loader.h"
 #include "tools/command_line.h"
@@ -16,6 +19,41 @@ namespace {
 std::string CheckTime(const std::string& text) {
   absl::StatusOr<TimeNs> t = ParseTimeArg(text);
   return t.ok() ? std::string() : std::string(t.status().message());
+}
+
+// --what-if-gpu-speedup PCT: kernels PCT percent faster, 0 < PCT < 100.
+std::string ParseGpuSpeedup(const std::string& text, double* fraction) {
+  double pct = 0;
+  if (!absl::SimpleAtod(text, &pct) || !std::isfinite(pct) || pct <= 0 ||
+      pct >= 100) {
+    return "'" + text +
+           "' is not a speedup: a percentage above 0 and below 100 (20: "
+           "every kernel 20% shorter)";
+  }
+  *fraction = pct / 100;
+  return "";
+}
+
+// --what-if-launch-cost VALUE: what each kernel launch call costs, a
+// duration with a unit ("1us") or a fraction of its recorded time ("0.5x").
+std::string ParseLaunchCost(const std::string& text, WhatIfOptions* options) {
+  const std::string usage =
+      "'" + text +
+      "' is not a launch cost: a duration with a unit (1us, 800ns) or a "
+      "fraction of the recorded launch time above 0 and below 1 (0.5x)";
+  if (!text.empty() && (text.back() == 'x' || text.back() == 'X')) {
+    double fraction = 0;
+    if (!absl::SimpleAtod(text.substr(0, text.size() - 1), &fraction) ||
+        !std::isfinite(fraction) || fraction <= 0 || fraction >= 1) {
+      return usage;
+    }
+    options->launch_cost_fraction = fraction;
+    return "";
+  }
+  absl::StatusOr<TimeNs> ns = ParseTimeArg(text);
+  if (!ns.ok()) return usage;
+  options->launch_cost_ns = *ns;
+  return "";
 }
 
 bool ParseStepNumber(const std::string& text, uint64_t* value) {
@@ -70,7 +108,8 @@ std::pair<uint64_t, uint64_t> StepsOf(const std::string& steps,
 }
 
 void AddAnalysisOptions(CLI::App* sub, AnalysisArgs* args,
-                        const std::string& verb, bool pre_window) {
+                        const std::string& verb, bool pre_window,
+                        bool what_if) {
   sub->add_option("--rank", args->rank, verb + " only the processes of rank N")
       ->type_name("N")
       ->check(Check([](const std::string& v) {
@@ -99,6 +138,26 @@ void AddAnalysisOptions(CLI::App* sub, AnalysisArgs* args,
     sub->add_flag("--include-pre-window", args->include_pre_window,
                   "Keep GPU work launched before recording began");
   }
+  args->what_if = what_if;
+  if (!what_if) return;
+  sub->add_option("--what-if-gpu-speedup", args->what_if_gpu_speedup,
+                  "What-if: the faster-GPU scenario makes every kernel\n"
+                  "PCT percent shorter (default 20)")
+      ->type_name("PCT")
+      ->check(Check([](const std::string& v) {
+        double fraction = 0;
+        return ParseGpuSpeedup(v, &fraction);
+      }));
+  sub->add_option("--what-if-launch-cost", args->what_if_launch_cost,
+                  "What-if: each kernel launch call in the cheaper-launches\n"
+                  "scenario costs VALUE, a duration (1us) or a fraction of\n"
+                  "its recorded time (0.5x); default: a CUDA graph replay's\n"
+                  "cost per kernel")
+      ->type_name("VALUE")
+      ->check(Check([](const std::string& v) {
+        WhatIfOptions options;
+        return ParseLaunchCost(v, &options);
+      }));
 }
 
 AnalysisOptions ToAnalysisOptions(const AnalysisArgs& args) {
@@ -108,6 +167,14 @@ AnalysisOptions ToAnalysisOptions(const AnalysisArgs& args) {
   if (!args.to.empty()) options.to = *ParseTimeArg(args.to);
   options.step_range_name = args.step_range;
   options.include_pre_window = args.include_pre_window;
+  options.what_if.enabled = args.what_if;
+  // Both were checked when parsed.
+  if (!args.what_if_gpu_speedup.empty()) {
+    ParseGpuSpeedup(args.what_if_gpu_speedup, &options.what_if.gpu_speedup);
+  }
+  if (!args.what_if_launch_cost.empty()) {
+    ParseLaunchCost(args.what_if_launch_cost, &options.what_if);
+  }
   if (options.from && options.to && *options.to <= *options.from) {
     throw UsageError("--to must be later than --from");
   }

@@ -1,6 +1,8 @@
-// The options `analyze`, `report` and `export` share: which part of a
-// trace to use (--rank, --from, --to, --step-range, --include-pre-window),
-// and loading plus analysing a trace with the same messages everywhere.
+// The options `analyze`, `report`, `diff` and `export` share: which part of
+// a trace to use (--rank, --from, --to, --step-range, --include-pre-window),
+// the what-if replay's parameters (--what-if-gpu-speedup,
+// --what-if-launch-cost), and loading plus analysing a trace with the same
+// messages everywhere.
 #ifndef FEEDPROF_TOOLS_ANALYSIS_ARGS_H_
 #define FEEDPROF_TOOLS_ANALYSIS_ARGS_H_
 
@@ -19,13 +21,19 @@ struct AnalysisArgs {
   std::string from, to;
   std::string step_range;
   bool include_pre_window = false;
+  // The what-if replay: run it (commands that show no prediction skip
+  // it), and its parameters as typed ("" when not given).
+  bool what_if = true;
+  std::string what_if_gpu_speedup;  // PCT
+  std::string what_if_launch_cost;  // a duration ("1us") or "0.5x"
 };
 
 // Registers the shared options on `command`; `verb` starts their help
-// ("Analyse", "Export"). --include-pre-window only with `pre_window`.
+// ("Analyse", "Export"). --include-pre-window only with `pre_window`; the
+// what-if options only with `what_if` (without, the replay is not run).
 void AddAnalysisOptions(CLI::App* command, AnalysisArgs* args,
                         const std::string& verb = "Analyse",
-                        bool pre_window = true);
+                        bool pre_window = true, bool what_if = true);
 
 // --steps A:B (or A): steps A to B, counted from 1 as the report lists
 // them, inclusive. `verb` starts its help ("Export", "Compare").

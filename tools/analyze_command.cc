@@ -23,6 +23,7 @@ struct AnalyzeArgs {
   std::string format = "text";
   bool json = false;
   bool summary_only = false;
+  bool what_if = false;
   AnalysisArgs analysis;
 };
 
@@ -33,6 +34,7 @@ int Run(const AnalyzeArgs& args) {
   if (!report) return kExitFailed;
   TextReportOptions text;
   text.details = !args.summary_only;
+  text.what_if = args.what_if;
   const std::string out = format == "json"   ? WriteJsonReport(*report)
                           : format == "html" ? WriteHtmlReport(*report)
                                              : WriteTextReport(*report, text);
@@ -65,6 +67,9 @@ void AddAnalyzeCommand(CLI::App& root, int* exit_code) {
   sub->add_flag("--json", args->json, "Same as --format json");
   sub->add_flag("--summary", args->summary_only,
                 "Text: print the one-screen summary only");
+  sub->add_flag("--what-if", args->what_if,
+                "Text: print what each change is worth, estimated by\n"
+                "replaying the trace (JSON and HTML always hold it)");
   AddAnalysisOptions(sub, &args->analysis);
   sub->callback([args, exit_code] { *exit_code = Run(*args); });
 }

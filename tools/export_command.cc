@@ -101,7 +101,8 @@ void AddExportCommand(CLI::App& root, int* exit_code) {
                   "The file to write (.json, or .json.gz for gzip)")
       ->type_name("OUT")
       ->required();
-  AddAnalysisOptions(sub, &args->analysis, "Export", /*pre_window=*/false);
+  AddAnalysisOptions(sub, &args->analysis, "Export", /*pre_window=*/false,
+                     /*what_if=*/false);
   AddStepsOption(sub, &args->steps, "Export");
   sub->callback([args, exit_code] { *exit_code = Run(*args); });
 }

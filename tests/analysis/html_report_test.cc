@@ -1,6 +1,7 @@
 // The timeline overview (Report::timeline, per-step breakdowns) and the HTML
 // report: buckets add up to the device totals, the page carries the JSON
-// report's numbers, escapes hostile names, and stays small for a huge trace.
+// report's numbers (the what-if section's too), escapes hostile names, and
+// stays small for a huge trace.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include "tests/analysis/html_attributes.h"
 #include "tests/analysis/must_analyze.h"
 #include "tests/analysis/timeline_builder.h"
+#include "tests/analysis/what_if_sample.h"
 
 namespace feedprof {
 namespace {
@@ -245,6 +247,134 @@ TEST(HtmlReportTest, HoldsTheNumbersOfTheJsonReport) {
   EXPECT_EQ(html.find("https://"), std::string::npos);
   EXPECT_EQ(html.find(" src="), std::string::npos);
   EXPECT_EQ(html.find(" href="), std::string::npos);
+}
+
+// Every value of `"key": N` in `json` after `from`, in order.
+std::vector<std::string> JsonValues(const std::string& json,
+                                    const std::string& key,
+                                    const std::string& from) {
+  std::vector<std::string> out;
+  const std::string needle = "\"" + key + "\": ";
+  for (size_t at = json.find(needle, json.find(from)); at != std::string::npos;
+       at = json.find(needle, at + 1)) {
+    const size_t b = at + needle.size();
+    out.push_back(json.substr(b, json.find_first_of(",\n}", b) - b));
+  }
+  return out;
+}
+
+TEST(HtmlReportTest, WhatIfSectionHoldsTheJsonFigures) {
+  Report r = MustAnalyze(LoopTimeline());
+  r.what_if = testing::SampleWhatIf();
+  r.what_if.scenarios[1].sync_call_site = "step <script>x()</script>";
+  r.verdict.next_steps = {"Pin the copies", "Prefetch: worth ~400 µs"};
+  NextStepEstimate estimate;
+  estimate.step = 1;
+  estimate.scenario = "input_ready";
+  estimate.saving_ns = 400'000;
+  estimate.saving_share = 1.0 / 3;
+  r.verdict.next_step_estimates = {estimate};
+  const std::string json = WriteJsonReport(r);
+  const std::string html = WriteHtmlReport(r);
+
+  ASSERT_EQ(Attributes(html, "data-available").size(), 1u);
+  EXPECT_EQ(Attributes(html, "data-available")[0], "true");
+  EXPECT_EQ(Attributes(html, "data-basis")[0], "steps");
+  EXPECT_EQ(Attributes(html, "data-steps")[0], "40");
+  EXPECT_EQ(Attributes(html, "data-observed-median-ns")[0],
+            JsonValue(json, "observed_median_ns", "\"what_if\""));
+  EXPECT_EQ(Attributes(html, "data-replayed-median-ns")[0],
+            JsonValue(json, "replayed_median_ns", "\"what_if\""));
+  EXPECT_EQ(std::stod(Attributes(html, "data-self-check-error")[0]),
+            std::stod(JsonValue(json, "self_check_error", "\"what_if\"")));
+  // One table row per scenario, in the JSON's order and with its numbers.
+  const std::vector<std::string> ids = Attributes(html, "data-scenario");
+  const std::vector<std::string> savings = Attributes(html, "data-saving-ns");
+  const std::vector<std::string> json_ids =
+      JsonValues(json, "id", "\"what_if\"");
+  const std::vector<std::string> json_savings =
+      JsonValues(json, "saving_ns", "\"what_if\"");
+  // The priced next step comes first (verdict card), then the scenarios.
+  ASSERT_EQ(ids.size(), 1 + r.what_if.scenarios.size());
+  ASSERT_EQ(json_ids.size(), r.what_if.scenarios.size());
+  EXPECT_EQ(ids[0], "input_ready");
+  EXPECT_EQ(savings[0], "400000");
+  for (size_t i = 0; i < json_ids.size(); ++i) {
+    EXPECT_EQ("\"" + ids[i + 1] + "\"", json_ids[i]) << i;
+    EXPECT_EQ(savings[i + 1], json_savings[i]) << i;
+  }
+  EXPECT_EQ(Attributes(html, "data-predicted-median-ns")[0],
+            JsonValues(json, "predicted_median_ns", "\"what_if\"")[0]);
+  EXPECT_EQ(std::stod(Attributes(html, "data-saving-share")[1]), 1.0 / 3);
+  EXPECT_EQ(Attributes(html, "data-edits")[0], "40");
+  EXPECT_EQ(Attributes(html, "data-sync-api")[1], "cudaStreamSynchronize");
+  // The bars are a plot the browser check sizes; the page says these are
+  // estimates and what they assume.
+  const std::vector<std::string> plots = Attributes(html, "data-plot");
+  EXPECT_NE(std::find(plots.begin(), plots.end(), "what-if"), plots.end());
+  EXPECT_NE(html.find("<b>Estimates, not measurements.</b>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<li>faster GPU: every kernel 20% shorter</li>"),
+            std::string::npos);
+  EXPECT_NE(html.find("each kernel launch call takes 1.5 µs; source: CUDA "
+                      "graph replay per kernel</li>"),
+            std::string::npos);
+  EXPECT_NE(html.find("saves 400 µs (33.3%) \xE2\x86\x92 800 µs"),
+            std::string::npos);
+  EXPECT_NE(html.find(">nothing to change<"), std::string::npos);
+  // The section comes before the devices; a hostile call site is escaped.
+  EXPECT_LT(html.find("id=\"what-if\""), html.find("id=\"devices\""));
+  EXPECT_EQ(html.find("<script>x()"), std::string::npos);
+  EXPECT_NE(html.find("at step &lt;script&gt;x()&lt;/script&gt;"),
+            std::string::npos);
+  EXPECT_EQ(html.find("id=\"what-if-ranks\""), std::string::npos);
+}
+
+TEST(HtmlReportTest, WhatIfPerProcessAndSlowerScenarios) {
+  Report r = MustAnalyze(LoopTimeline());
+  r.what_if = testing::SampleWhatIf();
+  // A scenario the replay finds slower is drawn past the observed step.
+  r.what_if.scenarios.push_back(testing::MakeScenario(
+      "faster_gpu", "slower", r.what_if.observed_median_ns, -0.1, 3));
+  for (int32_t rank : {0, 1}) {
+    WhatIfRank k;
+    k.pid = rank + 1;
+    k.rank = rank;
+    k.observed_median_ns = 1'200'000;
+    k.predicted_median_ns = 700'000 + rank * 100'000;
+    r.what_if.scenarios[0].ranks.push_back(k);
+  }
+  const std::string html = WriteHtmlReport(r);
+  EXPECT_NE(html.find("adds 120 µs (10.0%) \xE2\x86\x92 1.32 ms"),
+            std::string::npos);
+  EXPECT_NE(html.find(">slower than observed<"), std::string::npos);
+  ASSERT_NE(html.find("id=\"what-if-ranks\""), std::string::npos);
+  const std::vector<std::string> ranks = Attributes(html, "data-rank");
+  ASSERT_EQ(ranks.size(), 2u);
+  EXPECT_EQ(ranks[0], "0");
+  EXPECT_EQ(ranks[1], "1");
+}
+
+TEST(HtmlReportTest, WhatIfUnavailableIsOneLineWithItsReason) {
+  Report r = MustAnalyze(LoopTimeline());
+  r.what_if = WhatIf{};
+  r.what_if.unavailable_reason = "the replay is 7% off the steps";
+  r.verdict.next_step_estimates.clear();
+  std::string html = WriteHtmlReport(r);
+  ASSERT_EQ(Attributes(html, "data-available").size(), 1u);
+  EXPECT_EQ(Attributes(html, "data-available")[0], "false");
+  EXPECT_EQ(Attributes(html, "data-reason")[0],
+            "the replay is 7% off the steps");
+  EXPECT_NE(html.find("No estimates for this trace: the replay is 7% off the "
+                      "steps.</p>"),
+            std::string::npos);
+  const std::vector<std::string> plots = Attributes(html, "data-plot");
+  EXPECT_EQ(std::find(plots.begin(), plots.end(), "what-if"), plots.end());
+  // No replay run (no reason): no section at all.
+  r.what_if.unavailable_reason.clear();
+  html = WriteHtmlReport(r);
+  EXPECT_EQ(html.find("id=\"what-if\""), std::string::npos);
+  EXPECT_EQ(html.find("What each next step is worth"), std::string::npos);
 }
 
 TEST(HtmlReportTest, ShowsTheNoGpuExplanation) {

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -104,6 +105,30 @@ TEST(CommandLine, BadValuesAreNamedWithExitTwo) {
       {"analyze x --step-range=",
        "feedprof analyze: --step-range needs a value"},
       {"dump a b", "feedprof dump: unexpected argument 'b'"},
+      {"analyze x --what-if-gpu-speedup 150",
+       "feedprof analyze: --what-if-gpu-speedup: '150' is not a speedup: a "
+       "percentage above 0 and below 100 (20: every kernel 20% shorter)"},
+      {"analyze x --what-if-gpu-speedup=0",
+       "feedprof analyze: --what-if-gpu-speedup: '0' is not a speedup"},
+      {"report x --what-if-gpu-speedup fast",
+       "feedprof report: --what-if-gpu-speedup: 'fast' is not a speedup"},
+      {"diff a b --what-if-gpu-speedup 100",
+       "feedprof diff: --what-if-gpu-speedup: '100' is not a speedup"},
+      {"analyze x --what-if-launch-cost 1parsec",
+       "feedprof analyze: --what-if-launch-cost: '1parsec' is not a launch "
+       "cost: a duration with a unit (1us, 800ns) or a fraction of the "
+       "recorded launch time above 0 and below 1 (0.5x)"},
+      {"analyze x --what-if-launch-cost 1.5x",
+       "feedprof analyze: --what-if-launch-cost: '1.5x' is not a launch cost"},
+      {"analyze x --what-if-launch-cost=0x",
+       "feedprof analyze: --what-if-launch-cost: '0x' is not a launch cost"},
+      {"report x --what-if-launch-cost=-1us",
+       "feedprof report: --what-if-launch-cost: '-1us' is not a launch cost"},
+      {"analyze x --what-if-launch-cost",
+       "feedprof analyze: --what-if-launch-cost needs a value"},
+      // export shows no prediction: the what-if options are not its own.
+      {"export x -o y.json --what-if-gpu-speedup 20",
+       "feedprof export: unknown option '--what-if-gpu-speedup'"},
       {"record -o '' -- true", "feedprof record: --output: needs a directory"},
   };
   for (const auto& c : cases) {
@@ -128,6 +153,87 @@ TEST(CommandLine, EqualsAndSpaceFormsMeanTheSame) {
   EXPECT_EQ(spaced.err, joined.err);
   // Options may come before the path too.
   EXPECT_EQ(Feedprof("analyze --format=json /nonexistent.fpt").exit_code, 1);
+}
+
+TEST(CommandLine, WhatIfValuesThatParseReachTheReader) {
+  // Exit 1 (the file is missing), not 2: each value is accepted.
+  for (const std::string& options :
+       {std::string("--what-if"), std::string("--what-if-gpu-speedup 35"),
+        std::string("--what-if-gpu-speedup=0.5"),
+        std::string("--what-if-launch-cost 0.5x"),
+        std::string("--what-if-launch-cost=800ns"),
+        std::string("--what-if-launch-cost 1.5us"),
+        std::string("--what-if-launch-cost 0ns")}) {
+    const RunResult r = Feedprof("analyze /nonexistent.fpt " + options);
+    EXPECT_EQ(r.exit_code, 1) << options << ": " << r.err;
+  }
+}
+
+// A Kineto trace of ten steps, each launching two kernels after a host gap.
+std::string WriteStepsTrace(const std::string& path) {
+  std::string events;
+  double ts = 1000;
+  int corr = 1;
+  for (int step = 0; step < 10; ++step) {
+    const double start = ts;
+    for (int k = 0; k < 2; ++k) {
+      ts += 200;  // host work before the launch
+      events +=
+          "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":"
+          "\"cudaLaunchKernel\",\"pid\":100,\"tid\":101,\"ts\":" +
+          std::to_string(ts) +
+          ",\"dur\":5,\"args\":{\"correlation\":" + std::to_string(corr) +
+          "}},";
+      events +=
+          "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\","
+          "\"pid\":0,\"tid\":7,\"ts\":" +
+          std::to_string(ts + 8) +
+          ",\"dur\":100,\"args\":{"
+          "\"correlation\":" +
+          std::to_string(corr) + ",\"device\":0,\"stream\":7}},";
+      ++corr;
+      ts += 120;
+    }
+    events +=
+        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":"
+        "\"ProfilerStep#" +
+        std::to_string(step) +
+        "\",\"pid\":100,\"tid\":101,\"ts\":" + std::to_string(start) +
+        ",\"dur\":" + std::to_string(ts - start) + "},";
+  }
+  events.pop_back();
+  std::ofstream(path) << "{\"traceEvents\":[" << events << "]}";
+  return path;
+}
+
+TEST(CommandLine, WhatIfTableAndParametersReachTheReport) {
+  const std::string trace =
+      WriteStepsTrace(::testing::TempDir() + "/cli_what_if_" +
+                      std::to_string(getpid()) + ".json");
+  const RunResult table = Feedprof("analyze " + trace + " --what-if --summary");
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("\nWhat-if: "), std::string::npos) << table.out;
+  const RunResult plain = Feedprof("analyze " + trace + " --summary");
+  EXPECT_EQ(plain.out.find("What-if"), std::string::npos) << plain.out;
+  const RunResult json =
+      Feedprof("analyze " + trace +
+               " --json --what-if-gpu-speedup 35 --what-if-launch-cost 0.5x");
+  std::filesystem::remove(trace);
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const size_t what_if = json.out.find("\n  \"what_if\": {\n");
+  ASSERT_NE(what_if, std::string::npos) << json.out;
+  const size_t available = json.out.find("\"available\": ", what_if);
+  ASSERT_NE(available, std::string::npos);
+  if (json.out.compare(available + 13, 4, "true") != 0) {
+    GTEST_SKIP() << "the what-if is not available for this trace: "
+                 << json.out.substr(what_if, 200);
+  }
+  EXPECT_NE(json.out.find("\"gpu_speedup\": 0.35,", what_if), std::string::npos)
+      << json.out.substr(what_if, 800);
+  EXPECT_NE(json.out.find("\"launch_cost_ns\": null,", what_if),
+            std::string::npos);
+  EXPECT_NE(json.out.find("\"launch_cost_fraction\": 0.5,", what_if),
+            std::string::npos);
 }
 
 TEST(CommandLine, RecordStopsParsingAtTheCommand) {

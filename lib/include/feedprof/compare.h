@@ -247,6 +247,56 @@ struct PlatformDifference {
   bool hardware = false;  // hardware differs: runs are not comparable
 };
 
+// BEFORE's what-if predictions against what AFTER measured (docs/diff.md,
+// "Predicted and measured"): each BEFORE scenario's predicted change of the
+// step time next to the measured change of the same figure, and the
+// scenario that stands for the cause that fell most between the runs.
+//
+// A cause a scenario edits, sized by how much its time fell per unit:
+// input_ready the host wait in gaps over 100 µs (on CPU, in I/O, waiting,
+// without samples), cheaper_launches the launch-overhead idle or the time
+// in launch calls (median call × calls), remove_sync one sync point
+// group's blocked time, pin_copies the pageable copy time of the
+// directions whose pageable share fell, faster_gpu the kernel time.
+struct CauseFall {
+  std::string scenario;  // the WhatIfScenario::id it maps to
+  // remove_sync: the sync point group, as in SyncPointChange.
+  std::string sync_api, sync_reason, sync_call_site;
+  std::string cause;            // what fell, in words
+  double fall_per_unit_ns = 0;  // before - after; negative: it grew
+};
+
+struct ScenarioCheck {
+  std::string scenario;  // WhatIfScenario::id
+  std::string title;
+  std::string sync_api, sync_reason, sync_call_site;
+  uint64_t edits = 0;
+  TimeNs predicted_median_ns = 0;
+  // BEFORE's prediction as a relative change: -saving_share.
+  double predicted_change = 0;
+  // The scenario of the cause that fell most (at most one is).
+  bool matches_largest_fall = false;
+};
+
+struct WhatIfCheck {
+  bool available = false;          // BEFORE's what-if is available
+  std::string unavailable_reason;  // BEFORE's, when it is not
+  std::string basis;               // BEFORE's: "steps" or "span"
+  // The measured change of the predicted figure: the median step time,
+  // when both runs have steps and BEFORE's what-if is per step. Spans of
+  // runs of different lengths do not compare: then only the prediction is
+  // shown and `not_comparable_reason` says why.
+  bool measured_comparable = false;
+  double measured_change = 0;  // AFTER / BEFORE median step - 1
+  std::string not_comparable_reason;
+  std::vector<ScenarioCheck> scenarios;  // BEFORE's order
+  std::vector<CauseFall> falls;          // largest fall first
+  // A fall counts when it is at least this much per unit (1 % of BEFORE's
+  // median step, or of a second).
+  double min_fall_per_unit_ns = 0;
+  bool has_largest_fall = false;  // falls.front() counts
+};
+
 struct RunSide {
   std::string source_path;
   std::string source_format;
@@ -274,6 +324,7 @@ struct Comparison {
   std::vector<DeviceChange> devices;  // when either run has several
   std::vector<RankChange> ranks;      // when both runs have several
   std::vector<PlatformDifference> platform;
+  WhatIfCheck what_if;
   std::vector<std::string> warnings;
   // Each run's full report, for writers that draw the runs themselves (the
   // HTML diff's device timelines); the JSON writer leaves them out.

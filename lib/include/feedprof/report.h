@@ -19,6 +19,9 @@ namespace feedprof {
 struct TextReportOptions {
   bool details = true;  // false: the one-screen summary only
   int max_rows = 8;     // rows per detail table
+  // The what-if table (Report::what_if): every scenario's predicted step
+  // time and saving, after the summary (`analyze --what-if`).
+  bool what_if = false;
 };
 
 std::string WriteTextReport(const Report& report,

@@ -53,6 +53,9 @@ std::vector<DeviceChange> CompareDevices(const Report& before,
 std::vector<RankChange> CompareRanks(const Report& before, const Report& after);
 std::vector<PlatformDifference> ComparePlatforms(const AnalyzedRun& before,
                                                  const AnalyzedRun& after);
+// BEFORE's what-if against AFTER's measurement; needs the comparison's
+// step time, idle, launch, copy and sync sections and both reports.
+WhatIfCheck CompareWhatIf(const Comparison& comparison, const PerUnit& per);
 // The one sentence on top of the diff: the largest idle-cause change and
 // the step time (or GPU busy share) change.
 std::string Headline(const Comparison& comparison);

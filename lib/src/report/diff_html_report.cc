@@ -1,7 +1,8 @@
 // The HTML rendering of a comparison: one self-contained page (the same
 // frame, CSS and render check as the single-run report, docs/diff.md) with
-// the headline, the verdict change, the step-time noise test, the tables
-// of what changed and both runs' device timelines on one time scale.
+// the headline, the verdict change, the step-time noise test, BEFORE's
+// what-if predictions against the measured change, the tables of what
+// changed and both runs' device timelines on one time scale.
 //
 // Like the text and JSON writers it renders the model and computes nothing
 // but the shared x axis (the longer of the two timelines). Every figure a
@@ -18,6 +19,7 @@
 #include "feedprof/diff_report.h"
 #include "report/html_page.h"
 #include "report/svg_plot.h"
+#include "report/what_if_wording.h"
 
 namespace feedprof {
 namespace {
@@ -190,6 +192,80 @@ void AppendStepTime(const Comparison& c, std::string* out) {
   AppendChangeRow("idle_per_unit_ns", "GPU idle per " + c.unit,
                   c.idle.idle_per_unit_ns, Fmt::kDuration, out);
   out->append("</table></section>");
+}
+
+// BEFORE's scenarios: predicted change, measured change, and the mark on
+// the one that stands for the cause that fell most.
+void AppendWhatIfCheck(const Comparison& c, std::string* out) {
+  const WhatIfCheck& w = c.what_if;
+  if (!w.available) {
+    if (w.unavailable_reason.empty()) return;
+    absl::StrAppend(out,
+                    "<h2>Predicted and measured</h2><p class=\"note\" "
+                    "id=\"what-if-check\" data-available=\"false\">BEFORE's "
+                    "what-if is not available: ",
+                    Escaped(w.unavailable_reason), ".</p>");
+    return;
+  }
+  absl::StrAppend(
+      out,
+      "<h2>Predicted and measured</h2><section id=\"what-if-check\" "
+      "data-available=\"true\" data-basis=\"",
+      Escaped(w.basis), "\" data-measured-comparable=\"",
+      w.measured_comparable ? "true" : "false", "\" data-measured-change=\"",
+      w.measured_comparable ? ExactNum(w.measured_change) : "null", "\">");
+  absl::StrAppend(
+      out,
+      "<p class=\"estimate\"><b>Predictions are estimates, not "
+      "measurements:</b> BEFORE's what-if replay, one change at a time, "
+      "next to what AFTER measured. ",
+      w.measured_comparable
+          ? std::string("Both are changes of the median step time.")
+          : absl::StrCat("Measured: not comparable (",
+                         Escaped(w.not_comparable_reason), ")."),
+      "</p>");
+  absl::StrAppend(out,
+                  "<table class=\"num\" id=\"what-if-scenarios\"><tr><th>"
+                  "scenario (BEFORE)</th><th>predicted median</th>"
+                  "<th>predicted change</th><th>measured change</th><th>"
+                  "</th></tr>");
+  for (const ScenarioCheck& k : w.scenarios) {
+    absl::StrAppend(
+        out, "<tr data-scenario=\"", Escaped(k.scenario), "\" data-sync-api=\"",
+        Escaped(k.sync_api), "\" data-predicted-change=\"",
+        ExactNum(k.predicted_change), "\" data-matches=\"",
+        k.matches_largest_fall ? "true" : "false", "\"",
+        k.matches_largest_fall ? " class=\"matched\"" : "",
+        "><td class=\"scenario\">",
+        Escaped(report::WhatIfScenarioLabel(k.scenario, k.title, k.sync_api,
+                                            k.sync_call_site)),
+        "</td><td>", FormatDuration(k.predicted_median_ns), "</td><td>",
+        report::SignedPercent(k.predicted_change), "</td><td>",
+        w.measured_comparable ? report::SignedPercent(w.measured_change)
+                              : std::string("not comparable"),
+        "</td><td>",
+        k.matches_largest_fall ? "\xE2\x86\x90 the cause that fell most" : "",
+        "</td></tr>");
+  }
+  if (w.scenarios.empty()) {
+    out->append("<tr><td colspan=\"5\">no scenario in BEFORE</td></tr>");
+  }
+  out->append("</table>");
+  if (w.has_largest_fall) {
+    const CauseFall& top = w.falls.front();
+    absl::StrAppend(out, "<p class=\"note\" data-largest-fall-scenario=\"",
+                    Escaped(top.scenario), "\" data-largest-fall-ns=\"",
+                    ExactNum(top.fall_per_unit_ns),
+                    "\">The cause that fell most: ", Escaped(top.cause), ", ",
+                    Show(top.fall_per_unit_ns, Fmt::kDuration), " less per ",
+                    Escaped(c.unit), ".</p>");
+  } else {
+    absl::StrAppend(out,
+                    "<p class=\"note\">No cause a scenario edits fell by 1% "
+                    "of a ",
+                    Escaped(c.unit), " or more.</p>");
+  }
+  out->append("</section>");
 }
 
 void AppendIdleCauses(const Comparison& c, int max_rows, std::string* out) {
@@ -484,6 +560,7 @@ std::string WriteHtmlDiff(const Comparison& c) {
   AppendPlatform(c, &out);
   out.append("<h2>Step time</h2>");
   AppendStepTime(c, &out);
+  AppendWhatIfCheck(c, &out);
   out.append("<h2>Timelines</h2>");
   AppendTimelines(c, &out);
   AppendDevices(c, &out);

@@ -158,6 +158,60 @@ void WriteSyncList(JsonWriter& w, const char* key,
   w.EndArray();
 }
 
+// A string that may be absent (no call site, no reason): null.
+void StringOrNull(JsonWriter& w, const char* key, const std::string& v) {
+  w.Key(key);
+  if (v.empty()) {
+    w.Null();
+  } else {
+    w.String(v);
+  }
+}
+
+void WriteWhatIf(JsonWriter& w, const WhatIfCheck& k) {
+  w.Key("what_if").BeginObject();
+  w.Key("available").Bool(k.available);
+  StringOrNull(w, "unavailable_reason",
+               k.available ? std::string() : k.unavailable_reason);
+  StringOrNull(w, "basis", k.basis);
+  w.Key("measured_comparable").Bool(k.measured_comparable);
+  w.Key("measured_change")
+      .DoubleOrNull(k.measured_comparable, k.measured_change);
+  StringOrNull(w, "not_comparable_reason", k.not_comparable_reason);
+  w.Key("scenarios").BeginArray();
+  for (const ScenarioCheck& s : k.scenarios) {
+    w.BeginObject();
+    w.Key("id").String(s.scenario);
+    w.Key("title").String(s.title);
+    StringOrNull(w, "sync_api", s.sync_api);
+    StringOrNull(w, "sync_reason", s.sync_reason);
+    StringOrNull(w, "sync_call_site", s.sync_call_site);
+    w.Key("edits").Uint(s.edits);
+    w.Key("predicted_median_ns").Int(s.predicted_median_ns);
+    w.Key("predicted_change").Double(s.predicted_change);
+    w.Key("measured_change")
+        .DoubleOrNull(k.measured_comparable, k.measured_change);
+    w.Key("matches_largest_fall").Bool(s.matches_largest_fall);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("min_fall_per_unit_ns").Double(k.min_fall_per_unit_ns);
+  w.Key("largest_fall_counts").Bool(k.has_largest_fall);
+  w.Key("falls").BeginArray();
+  for (const CauseFall& f : k.falls) {
+    w.BeginObject();
+    w.Key("scenario").String(f.scenario);
+    StringOrNull(w, "sync_api", f.sync_api);
+    StringOrNull(w, "sync_reason", f.sync_reason);
+    StringOrNull(w, "sync_call_site", f.sync_call_site);
+    w.Key("cause").String(f.cause);
+    w.Key("fall_per_unit_ns").Double(f.fall_per_unit_ns);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
 }  // namespace
 
 std::string WriteJsonDiff(const Comparison& c) {
@@ -172,6 +226,7 @@ std::string WriteJsonDiff(const Comparison& c) {
   WriteStepTime(w, c.step_time);
   WriteIdle(w, c.idle);
   WriteVerdict(w, c.verdict);
+  WriteWhatIf(w, c.what_if);
 
   w.Key("launch").BeginObject();
   WriteChange(w, "launches_per_unit", c.launch.launches_per_unit);

@@ -1,7 +1,8 @@
 // The text rendering of a comparison: a one-screen summary (headline, step
-// time and its noise verdict, the verdict change, the three largest idle
-// cause changes, new and vanished sync points and kernels, warnings), then
-// the details section by section. Every number comes from the comparison
+// time and its noise verdict, the verdict change, BEFORE's what-if
+// predictions against the measured change, the three largest idle cause
+// changes, new and vanished sync points and kernels, warnings), then the
+// details section by section. Every number comes from the comparison
 // model as it is.
 #include <algorithm>
 #include <cmath>
@@ -11,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "analysis/units.h"
 #include "feedprof/diff_report.h"
+#include "report/what_if_wording.h"
 
 namespace feedprof {
 namespace {
@@ -109,6 +111,54 @@ void VerdictLines(const VerdictComparison& v, std::string* out) {
   }
 }
 
+// "predicted -31.0%, measured -28.4%" per BEFORE scenario; the one that
+// stands for the cause that fell most is marked.
+void WhatIfLines(const Comparison& c, std::string* out) {
+  const WhatIfCheck& w = c.what_if;
+  if (!w.available) {
+    if (!w.unavailable_reason.empty()) {
+      Line(out, "");
+      Line(out, absl::StrCat("What-if: not available for BEFORE (",
+                             w.unavailable_reason, ")"));
+    }
+    return;
+  }
+  Line(out, "");
+  Line(out, absl::StrCat("What-if: BEFORE's predictions (",
+                         report::kWhatIfEstimateNote, ") against the measured ",
+                         w.measured_comparable
+                             ? "median step time:"
+                             : absl::StrCat("change: measured not comparable (",
+                                            w.not_comparable_reason, ")")));
+  for (const ScenarioCheck& k : w.scenarios) {
+    std::string line =
+        absl::StrCat("  ", k.matches_largest_fall ? "* " : "- ",
+                     report::WhatIfScenarioLabel(k.scenario, k.title,
+                                                 k.sync_api, k.sync_call_site),
+                     ": predicted ", report::SignedPercent(k.predicted_change));
+    if (w.measured_comparable) {
+      absl::StrAppend(&line, ", measured ",
+                      report::SignedPercent(w.measured_change));
+    }
+    Line(out, line);
+  }
+  if (w.has_largest_fall) {
+    const CauseFall& top = w.falls.front();
+    bool matched = false;
+    for (const ScenarioCheck& k : w.scenarios)
+      matched |= k.matches_largest_fall;
+    Line(out, absl::StrCat("  ", matched ? "* " : "",
+                           "the cause that fell most: ", top.cause, ", ",
+                           Duration(top.fall_per_unit_ns), " less per ", c.unit,
+                           matched ? ""
+                                   : " (BEFORE's what-if has no scenario "
+                                     "for it)"));
+  } else {
+    Line(out, absl::StrCat("  no cause a scenario edits fell by 1% of a ",
+                           c.unit, " or more"));
+  }
+}
+
 void Summary(const Comparison& c, std::string* out) {
   Line(out, absl::StrCat("feedprof diff (", Comparison::kSchema, ")"));
   Line(out, absl::StrCat("  before: ", SideLine(c.before, c.unit)));
@@ -120,6 +170,7 @@ void Summary(const Comparison& c, std::string* out) {
   Line(out, "");
   StepLines(c, out);
   VerdictLines(c.verdict, out);
+  WhatIfLines(c, out);
   Line(out, "");
   Line(out, absl::StrCat("Largest idle changes (per ", c.unit, "):"));
   for (size_t i = 0; i < c.idle.largest.size() && i < 3; ++i) {
@@ -236,6 +287,17 @@ void Details(const Comparison& c, const DiffTextOptions& options,
          absl::StrCat("    calls ", Pair(s.count_per_unit, Count), "; blocked ",
                       Pair(s.blocked_per_unit_ns, Duration), "; idle after ",
                       Pair(s.idle_after_per_unit_ns, Duration)));
+  }
+  if (c.what_if.available) {
+    Line(out, "");
+    Line(out, absl::StrCat("Causes the what-if scenarios edit, fall", per,
+                           " (counts from ",
+                           Duration(c.what_if.min_fall_per_unit_ns), "):"));
+    for (const CauseFall& f : c.what_if.falls) {
+      Line(out, absl::StrCat("  ", f.scenario, ": ", f.cause,
+                             f.fall_per_unit_ns >= 0 ? " fell " : " grew ",
+                             Duration(std::abs(f.fall_per_unit_ns))));
+    }
   }
   Line(out, "");
   Line(out, absl::StrCat("Host", per, ":"));

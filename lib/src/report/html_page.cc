@@ -50,6 +50,7 @@ table.num td{font-variant-numeric:tabular-nums}
 td.name{max-width:520px;overflow-wrap:anywhere;font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:12px}
 table.kv th{width:200px}
 tr.slowest td{background:#fdecea}
+tr.matched td{background:#e8f5e9;font-weight:600}
 .legend{display:flex;flex-wrap:wrap;gap:4px 14px;margin:4px 0 8px;font-size:12.5px}
 .legend i,.sw{display:inline-block;width:11px;height:11px;margin-right:5px;vertical-align:-1px;border:1px solid rgba(0,0,0,.15)}
 svg.plot{display:block;background:#fff;font-size:12px;margin:2px 0}
@@ -59,6 +60,8 @@ svg .axis path{stroke:#666;fill:none}svg path.grid{stroke:#ddd;fill:none}
 svg path.steps{stroke:#333;stroke-opacity:.7;stroke-width:1;stroke-dasharray:3 2;fill:none}
 svg rect.step{fill:none;stroke:#999;stroke-dasharray:2 2}
 details summary{cursor:pointer;color:#444}
+td.scenario{min-width:180px;max-width:320px;overflow-wrap:anywhere;font-weight:600}
+.estimate{background:#eef4fb;border:1px solid #b9d0ea;border-radius:3px;padding:6px 10px;margin:6px 0}
 )";
 
 // The only script: checks that every plot rendered with a size and writes

@@ -18,6 +18,7 @@
 #include "feedprof/report.h"
 #include "report/html_page.h"
 #include "report/svg_plot.h"
+#include "report/what_if_html.h"
 
 namespace feedprof {
 namespace {
@@ -406,8 +407,9 @@ void AppendVerdictCard(const Report& r, std::string* out) {
     absl::StrAppend(out, "<li>", Escaped(e), "</li>");
   }
   out->append("</ul><h3>Next steps</h3><ol class=\"next\">");
-  for (const std::string& s : v.next_steps) {
-    absl::StrAppend(out, "<li>", Escaped(s), "</li>");
+  for (size_t i = 0; i < v.next_steps.size(); ++i) {
+    absl::StrAppend(out, "<li", report::NextStepEstimateData(v, i), ">",
+                    Escaped(v.next_steps[i]), "</li>");
   }
   out->append("</ol>");
   if (!v.scores.empty()) {
@@ -695,6 +697,7 @@ std::string WriteHtmlReport(const Report& r) {
     }
     out.append("</ul></section>");
   }
+  report::AppendWhatIfSection(r, &out);
 
   out.append("<h2>Devices</h2>");
   AppendDeviceSummary(r, &out);

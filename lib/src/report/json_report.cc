@@ -103,6 +103,18 @@ void WriteVerdict(JsonWriter& w, const Verdict& v) {
   w.Key("confidence_label").String(v.confidence_label);
   StringArray(w, "evidence", v.evidence);
   StringArray(w, "next_steps", v.next_steps);
+  w.Key("next_step_estimates").BeginArray();
+  for (const NextStepEstimate& e : v.next_step_estimates) {
+    w.BeginObject();
+    w.Key("step").Uint(e.step);
+    w.Key("scenario").String(e.scenario);
+    StringOrNull(w, "sync_api", e.sync_api);
+    StringOrNull(w, "sync_call_site", e.sync_call_site);
+    w.Key("saving_ns").Int(e.saving_ns);
+    w.Key("saving_share").Double(e.saving_share);
+    w.EndObject();
+  }
+  w.EndArray();
   w.Key("scores").BeginArray();
   for (const RuleScore& r : v.scores) {
     w.BeginObject();
@@ -261,6 +273,74 @@ void WriteSteps(JsonWriter& w, const StepReport& s) {
   w.EndObject();
 }
 
+void WriteWhatIfScenario(JsonWriter& w, const WhatIfScenario& s) {
+  w.BeginObject();
+  w.Key("id").String(s.id);
+  w.Key("title").String(s.title);
+  w.Key("assumption").String(s.assumption);
+  StringOrNull(w, "sync_api", s.sync_api);
+  StringOrNull(w, "sync_reason", s.sync_reason);
+  StringOrNull(w, "sync_call_site", s.sync_call_site);
+  w.Key("edits").Uint(s.edits);
+  w.Key("predicted_median_ns").Int(s.predicted_median_ns);
+  w.Key("predicted_mean_ns").Int(s.predicted_mean_ns);
+  w.Key("saving_ns").Int(s.saving_ns);
+  w.Key("saving_share").Double(s.saving_share);
+  w.Key("ranks").BeginArray();
+  for (const WhatIfRank& k : s.ranks) {
+    w.BeginObject();
+    w.Key("pid").Int(k.pid);
+    w.Key("rank").IntOrNull(k.rank >= 0, k.rank);
+    w.Key("observed_median_ns").Int(k.observed_median_ns);
+    w.Key("observed_mean_ns").Int(k.observed_mean_ns);
+    w.Key("predicted_median_ns").Int(k.predicted_median_ns);
+    w.Key("predicted_mean_ns").Int(k.predicted_mean_ns);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
+// The what-if replay: predictions, never measurements. Figures are null
+// and `scenarios` empty when it is not available.
+void WriteWhatIf(JsonWriter& w, const WhatIf& f) {
+  const bool ok = f.available;
+  w.BeginObject();
+  w.Key("available").Bool(ok);
+  StringOrNull(w, "unavailable_reason",
+               ok ? std::string() : f.unavailable_reason);
+  StringOrNull(w, "basis", ok ? f.basis : std::string());
+  w.Key("steps").Uint(ok ? f.steps : 0);
+  w.Key("observed_median_ns").IntOrNull(ok, f.observed_median_ns);
+  w.Key("observed_mean_ns").IntOrNull(ok, f.observed_mean_ns);
+  w.Key("replayed_median_ns").IntOrNull(ok, f.replayed_median_ns);
+  w.Key("self_check_error").DoubleOrNull(ok, f.self_check_error);
+  w.Key("parameters");
+  if (ok) {
+    const bool fraction = f.launch_cost_fraction > 0;
+    w.BeginObject();
+    w.Key("gpu_speedup").Double(f.gpu_speedup);
+    w.Key("launch_cost_ns").IntOrNull(!fraction, f.launch_cost_ns);
+    w.Key("launch_cost_fraction")
+        .DoubleOrNull(fraction, f.launch_cost_fraction);
+    StringOrNull(w, "launch_cost_source", f.launch_cost_source);
+    w.Key("pinned_htod_gbps")
+        .DoubleOrNull(f.pinned_htod_gbps > 0, f.pinned_htod_gbps);
+    w.Key("pinned_dtoh_gbps")
+        .DoubleOrNull(f.pinned_dtoh_gbps > 0, f.pinned_dtoh_gbps);
+    StringOrNull(w, "pinned_source", f.pinned_source);
+    w.EndObject();
+  } else {
+    w.Null();
+  }
+  w.Key("scenarios").BeginArray();
+  if (ok) {
+    for (const WhatIfScenario& s : f.scenarios) WriteWhatIfScenario(w, s);
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
 // Per-bucket series as one-line integer arrays; a thread's CPU series are
 // null without samples.
 void WriteTimeline(JsonWriter& w, const TimelineOverview& t) {
@@ -390,6 +470,8 @@ std::string WriteJsonReport(const Report& r) {
   WriteSteps(w, r.steps);
   w.Key("timeline");
   WriteTimeline(w, r.timeline);
+  w.Key("what_if");
+  WriteWhatIf(w, r.what_if);
   if (!r.ranks.empty()) {
     w.Key("ranks").BeginArray();
     for (const RankReport& k : r.ranks) {

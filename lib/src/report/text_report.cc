@@ -1,6 +1,6 @@
 // The text report: a one-screen summary (verdict, evidence, top findings,
-// next steps), then details per device, launches, sync points, copies,
-// host threads, steps and ranks.
+// next steps), the what-if table when asked for, then details per device,
+// launches, sync points, copies, host threads, steps and ranks.
 //
 // The summary is what a user reads first on a terminal, so it fits in about
 // 30 lines; the details carry the numbers behind every sentence.
@@ -11,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "analysis/units.h"
 #include "feedprof/report.h"
+#include "report/what_if_wording.h"
 
 namespace feedprof {
 namespace {
@@ -112,6 +113,82 @@ void Summary(const Report& r, std::string* out) {
     Line(out, "");
     Line(out, "Warnings:");
     for (const std::string& w : r.warnings) Line(out, absl::StrCat("  ! ", w));
+  }
+}
+
+// `text` right-aligned in `width` columns (UTF-8 characters, not bytes:
+// "µs" is one column wider than its two bytes print).
+std::string PadLeft(const std::string& text, size_t width) {
+  size_t columns = 0;
+  for (char c : text) {
+    columns += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
+  }
+  return columns >= width ? text : std::string(width - columns, ' ') + text;
+}
+
+// Every what-if scenario in one row: predicted median, saving, edits;
+// per-rank rows when several processes were replayed. The header says what
+// the figures are (estimates), their basis, the self-check and the
+// parameters as applied.
+void WhatIfTable(const Report& r, std::string* out) {
+  const WhatIf& w = r.what_if;
+  Line(out, "");
+  if (!w.available) {
+    Line(out, absl::StrCat("What-if: not available (",
+                           report::WhatIfUnavailableReason(w), ")"));
+    return;
+  }
+  Line(out, absl::StrCat("What-if: what each change is worth (",
+                         report::kWhatIfEstimateNote, ")"));
+  const std::string mean =
+      w.basis == "steps"
+          ? absl::StrCat(" (mean ", FormatDuration(w.observed_mean_ns), ")")
+          : std::string();
+  Line(out,
+       absl::StrCat("  basis: ", report::WhatIfBasis(w), "; observed ",
+                    FormatDuration(w.observed_median_ns), mean, ", replayed ",
+                    FormatDuration(w.replayed_median_ns), ", self-check error ",
+                    FormatPercent(w.self_check_error)));
+  const std::vector<std::string> assumptions = report::WhatIfAssumptions(w);
+  for (size_t i = 0; i < assumptions.size(); ++i) {
+    Line(out,
+         absl::StrCat(i == 0 ? "  assumes: " : "           ", assumptions[i]));
+  }
+  if (w.scenarios.empty()) {
+    Line(out, "  no scenario applies to this run");
+    return;
+  }
+  auto row = [out](const std::string& predicted, const std::string& saving,
+                   const std::string& share, const std::string& edits,
+                   const std::string& scenario) {
+    Line(out, absl::StrCat("  ", PadLeft(predicted, 10), " ",
+                           PadLeft(saving, 10), " ", PadLeft(share, 7), " ",
+                           PadLeft(edits, 8), "  ", scenario));
+  };
+  row("predicted", "saving", "", "edits", "scenario");
+  for (const WhatIfScenario& s : w.scenarios) {
+    row(FormatDuration(s.predicted_median_ns), FormatDuration(s.saving_ns),
+        FormatPercent(s.saving_share), absl::StrCat(s.edits),
+        absl::StrCat(report::WhatIfScenarioLabel(s),
+                     s.edits == 0 ? " (nothing to change)" : ""));
+  }
+  bool per_rank = false;
+  for (const WhatIfScenario& s : w.scenarios) per_rank |= s.ranks.size() > 1;
+  if (!per_rank) return;
+  Line(out, "  per process (the run's figure is the slowest one's):");
+  for (const WhatIfScenario& s : w.scenarios) {
+    if (s.ranks.size() <= 1) continue;
+    Line(out, absl::StrCat("    ", report::WhatIfScenarioLabel(s), ":"));
+    for (const WhatIfRank& k : s.ranks) {
+      Line(out, absl::StrCat("      ",
+                             k.rank >= 0 ? absl::StrCat("rank ", k.rank,
+                                                        " (pid ", k.pid, ")")
+                                         : absl::StrCat("pid ", k.pid),
+                             ": ", FormatDuration(k.observed_median_ns), " -> ",
+                             FormatDuration(k.predicted_median_ns), " median, ",
+                             FormatDuration(k.observed_mean_ns), " -> ",
+                             FormatDuration(k.predicted_mean_ns), " mean"));
+    }
   }
 }
 
@@ -309,6 +386,7 @@ std::string WriteTextReport(const Report& report,
                             const TextReportOptions& options) {
   std::string out;
   Summary(report, &out);
+  if (options.what_if) WhatIfTable(report, &out);
   if (options.details) Details(report, options, &out);
   return out;
 }
