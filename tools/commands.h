@@ -14,6 +14,7 @@ void AddAnalyzeCommand(CLI::App& root, int* exit_code);
 void AddReportCommand(CLI::App& root, int* exit_code);
 void AddExportCommand(CLI::App& root, int* exit_code);
 void AddDiffCommand(CLI::App& root, int* exit_code);
+void AddDoctorCommand(CLI::App& root, int* exit_code);
 
 }  // namespace feedprof::cli
 

@@ -16,5 +16,6 @@ int main(int argc, char** argv) {
   feedprof::cli::AddReportCommand(app, &exit_code);
   feedprof::cli::AddExportCommand(app, &exit_code);
   feedprof::cli::AddDiffCommand(app, &exit_code);
+  feedprof::cli::AddDoctorCommand(app, &exit_code);
   return feedprof::cli::RunCommandLine(app, argc, argv, exit_code);
 }
