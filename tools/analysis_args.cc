@@ -40,11 +40,12 @@ std::string ParseLaunchCost(const std::string& text, WhatIfOptions* options) {
   const std::string usage =
       "'" + text +
       "' is not a launch cost: a duration with a unit (1us, 800ns) or a "
-      "fraction of the recorded launch time above 0 and below 1 (0.5x)";
+      "multiple of the recorded launch time above 0 and at most 100 (0.5x; "
+      "1.5x asks what slower launches would cost)";
   if (!text.empty() && (text.back() == 'x' || text.back() == 'X')) {
     double fraction = 0;
     if (!absl::SimpleAtod(text.substr(0, text.size() - 1), &fraction) ||
-        !std::isfinite(fraction) || fraction <= 0 || fraction >= 1) {
+        !std::isfinite(fraction) || fraction <= 0 || fraction > 100) {
       return usage;
     }
     options->launch_cost_fraction = fraction;
@@ -140,6 +141,8 @@ void AddAnalysisOptions(CLI::App* sub, AnalysisArgs* args,
   }
   args->what_if = what_if;
   if (!what_if) return;
+  sub->add_flag("--no-what-if", args->no_what_if,
+                "Skip the what-if replay (next steps then carry no estimate)");
   sub->add_option("--what-if-gpu-speedup", args->what_if_gpu_speedup,
                   "What-if: the faster-GPU scenario makes every kernel\n"
                   "PCT percent shorter (default 20)")
@@ -150,7 +153,7 @@ void AddAnalysisOptions(CLI::App* sub, AnalysisArgs* args,
       }));
   sub->add_option("--what-if-launch-cost", args->what_if_launch_cost,
                   "What-if: each kernel launch call in the cheaper-launches\n"
-                  "scenario costs VALUE, a duration (1us) or a fraction of\n"
+                  "scenario costs VALUE, a duration (1us) or a multiple of\n"
                   "its recorded time (0.5x); default: a CUDA graph replay's\n"
                   "cost per kernel")
       ->type_name("VALUE")
@@ -167,7 +170,7 @@ AnalysisOptions ToAnalysisOptions(const AnalysisArgs& args) {
   if (!args.to.empty()) options.to = *ParseTimeArg(args.to);
   options.step_range_name = args.step_range;
   options.include_pre_window = args.include_pre_window;
-  options.what_if.enabled = args.what_if;
+  options.what_if.enabled = args.what_if && !args.no_what_if;
   // Both were checked when parsed.
   if (!args.what_if_gpu_speedup.empty()) {
     ParseGpuSpeedup(args.what_if_gpu_speedup, &options.what_if.gpu_speedup);

@@ -24,6 +24,7 @@ struct AnalysisArgs {
   // The what-if replay: run it (commands that show no prediction skip
   // it), and its parameters as typed ("" when not given).
   bool what_if = true;
+  bool no_what_if = false;          // --no-what-if
   std::string what_if_gpu_speedup;  // PCT
   std::string what_if_launch_cost;  // a duration ("1us") or "0.5x"
 };

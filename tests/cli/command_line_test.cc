@@ -116,10 +116,11 @@ TEST(CommandLine, BadValuesAreNamedWithExitTwo) {
        "feedprof diff: --what-if-gpu-speedup: '100' is not a speedup"},
       {"analyze x --what-if-launch-cost 1parsec",
        "feedprof analyze: --what-if-launch-cost: '1parsec' is not a launch "
-       "cost: a duration with a unit (1us, 800ns) or a fraction of the "
-       "recorded launch time above 0 and below 1 (0.5x)"},
-      {"analyze x --what-if-launch-cost 1.5x",
-       "feedprof analyze: --what-if-launch-cost: '1.5x' is not a launch cost"},
+       "cost: a duration with a unit (1us, 800ns) or a multiple of the "
+       "recorded launch time above 0 and at most 100 (0.5x; 1.5x asks what "
+       "slower launches would cost)"},
+      {"analyze x --what-if-launch-cost 101x",
+       "feedprof analyze: --what-if-launch-cost: '101x' is not a launch cost"},
       {"analyze x --what-if-launch-cost=0x",
        "feedprof analyze: --what-if-launch-cost: '0x' is not a launch cost"},
       {"report x --what-if-launch-cost=-1us",
@@ -218,16 +219,22 @@ TEST(CommandLine, WhatIfTableAndParametersReachTheReport) {
   const RunResult json =
       Feedprof("analyze " + trace +
                " --json --what-if-gpu-speedup 35 --what-if-launch-cost 0.5x");
+  const RunResult skipped =
+      Feedprof("analyze " + trace + " --json --no-what-if");
   std::filesystem::remove(trace);
+  ASSERT_EQ(skipped.exit_code, 0) << skipped.err;
+  EXPECT_NE(skipped.out.find("\"unavailable_reason\": \"not computed "
+                             "(--no-what-if)\""),
+            std::string::npos)
+      << skipped.out;
+  EXPECT_EQ(skipped.out.find("Worth up to"), std::string::npos);
   ASSERT_EQ(json.exit_code, 0) << json.err;
   const size_t what_if = json.out.find("\n  \"what_if\": {\n");
   ASSERT_NE(what_if, std::string::npos) << json.out;
   const size_t available = json.out.find("\"available\": ", what_if);
   ASSERT_NE(available, std::string::npos);
-  if (json.out.compare(available + 13, 4, "true") != 0) {
-    GTEST_SKIP() << "the what-if is not available for this trace: "
-                 << json.out.substr(what_if, 200);
-  }
+  ASSERT_EQ(json.out.compare(available + 13, 4, "true"), 0)
+      << json.out.substr(what_if, 200);
   EXPECT_NE(json.out.find("\"gpu_speedup\": 0.35,", what_if), std::string::npos)
       << json.out.substr(what_if, 800);
   EXPECT_NE(json.out.find("\"launch_cost_ns\": null,", what_if),
