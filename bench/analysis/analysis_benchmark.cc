@@ -1,6 +1,7 @@
 // Speed of the analyzer (README, "Speed").
 //
-// BM_AnalyzeSynthetic: Analyze() over a synthetic single-process timeline
+// BM_AnalyzeSynthetic: Analyze() over a synthetic single-process timeline,
+// with and without the what-if replay (second argument)
 // shaped like a training loop (launch calls, kernels on four streams,
 // copies, syncs, steps, thread samples); reports events/s and the bytes per
 // event of the timeline plus the process's peak RSS per event.
@@ -171,7 +172,9 @@ void BM_AnalyzeSynthetic(benchmark::State& state) {
   const int64_t live_before = g_live_bytes.load();
   g_peak_bytes.store(live_before);
   for (auto _ : state) {
-    absl::StatusOr<Report> r = Analyze(tl, {});
+    AnalysisOptions options;
+    options.what_if.enabled = state.range(1) != 0;
+    absl::StatusOr<Report> r = Analyze(tl, options);
     if (!r.ok()) state.SkipWithError(std::string(r.status().message()).c_str());
     benchmark::DoNotOptimize(r);
   }
@@ -189,8 +192,11 @@ void BM_AnalyzeSynthetic(benchmark::State& state) {
 // CPU time: the target is events per second on one core, and the
 // development machines are shared.
 BENCHMARK(BM_AnalyzeSynthetic)
-    ->Arg(500'000)
-    ->Arg(5'000'000)
+    ->ArgNames({"launches", "what_if"})
+    ->Args({500'000, 1})
+    ->Args({5'000'000, 1})
+    ->Args({500'000, 0})
+    ->Args({5'000'000, 0})
     ->Unit(benchmark::kMillisecond);
 
 #if defined(FEEDPROF_BENCH_HAVE_LOADER)
