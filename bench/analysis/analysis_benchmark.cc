@@ -1,10 +1,10 @@
 // Speed of the analyzer (README, "Speed").
 //
-// BM_AnalyzeSynthetic: Analyze() over a synthetic single-process timeline,
-// with and without the what-if replay (second argument)
+// BM_AnalyzeSynthetic: Analyze() over a synthetic single-process timeline
 // shaped like a training loop (launch calls, kernels on four streams,
-// copies, syncs, steps, thread samples); reports events/s and the bytes per
-// event of the timeline plus the process's peak RSS per event.
+// copies, syncs, steps, thread samples), with and without the what-if
+// replay (second argument); reports events/s and the bytes per event of the
+// timeline plus the process's peak RSS per event.
 // BM_ResNetLoadAnalyzeVsGunzip: LoadTrace + Analyze of the ResNet Kineto
 // trace against zlib decompression of the same file, in one run; the
 // `ratio` counter is the target (≤ 3).
