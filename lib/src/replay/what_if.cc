@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -60,8 +61,10 @@ struct ProcessRun {
   int32_t pid = 0;
   int32_t rank = -1;
   ReplayModel model;
-  uint32_t step_thread = 0;
   std::vector<std::pair<TimeNs, TimeNs>> steps;  // recorded [start, end]
+  // Per step, the thread whose calls map its times: the thread the step's
+  // range was recorded on when it makes CUDA calls, else the main one.
+  std::vector<uint32_t> step_threads;
   // The step whose host range holds the op's launching call, -1: none.
   std::vector<int32_t> step_of_op;
   Figures observed;
@@ -133,8 +136,9 @@ Figures Measure(const ProcessRun& run, const ReplayEdits& edits,
       const auto [start, end] = run.steps[k];
       TimeNs host = end - start;
       if (times != nullptr) {
-        host = MapHostTime(run.model, edits, *times, run.step_thread, end) -
-               MapHostTime(run.model, edits, *times, run.step_thread, start);
+        const uint32_t thread = run.step_threads[k];
+        host = MapHostTime(run.model, edits, *times, thread, end) -
+               MapHostTime(run.model, edits, *times, thread, start);
       }
       TimeNs device = 0;
       if (summed[k] > host) {
@@ -263,8 +267,19 @@ WhatIf ComputeWhatIf(const analysis::PreparedTimeline& prepared,
   }
   std::vector<ProcessRun> runs;
   const bool steps_basis = report.steps.available;
+  // The thread each step range was recorded on (StepInfo keeps no tid).
+  std::map<std::tuple<int32_t, TimeNs, TimeNs>, int32_t> step_tids;
+  if (steps_basis) {
+    for (const StepInfo& s : report.steps.steps) {
+      step_tids.emplace(std::make_tuple(s.pid, s.start, s.end), -1);
+    }
+    for (const Range& r : tl.ranges) {
+      const auto it = step_tids.find({r.pid, r.start, r.end});
+      if (it != step_tids.end() && it->second < 0) it->second = r.tid;
+    }
+  }
   for (int32_t pid : pids) {
-    ProcessRun run{pid, -1, ReplayModel::Build(prepared, pid, groups), 0, {},
+    ProcessRun run{pid, -1, ReplayModel::Build(prepared, pid, groups), {}, {},
                    {},  {}};
     for (const Process& p : tl.processes) {
       if (p.pid == pid) run.rank = p.rank;
@@ -286,10 +301,16 @@ WhatIf ComputeWhatIf(const analysis::PreparedTimeline& prepared,
           "the window, or correlation ids missing): the replay cannot move "
           "it"));
     }
-    run.step_thread = static_cast<uint32_t>(main);
     if (steps_basis) {
       for (const StepInfo& s : report.steps.steps) {
-        if (s.pid == pid) run.steps.emplace_back(s.start, s.end);
+        if (s.pid != pid) continue;
+        run.steps.emplace_back(s.start, s.end);
+        const auto it = step_tids.find({s.pid, s.start, s.end});
+        const ReplayThread* t =
+            it != step_tids.end() ? run.model.FindThread(it->second) : nullptr;
+        run.step_threads.push_back(
+            t != nullptr ? static_cast<uint32_t>(t - run.model.threads().data())
+                         : static_cast<uint32_t>(main));
       }
     }
     runs.push_back(std::move(run));
@@ -299,7 +320,10 @@ WhatIf ComputeWhatIf(const analysis::PreparedTimeline& prepared,
       std::all_of(runs.begin(), runs.end(),
                   [](const ProcessRun& r) { return !r.steps.empty(); });
   for (ProcessRun& r : runs) {
-    if (!by_steps) r.steps.clear();
+    if (!by_steps) {
+      r.steps.clear();
+      r.step_threads.clear();
+    }
     AssignOpsToSteps(&r);
     r.observed = Measure(r, ReplayEdits(), nullptr);
   }
