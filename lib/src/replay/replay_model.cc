@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <iterator>
 #include <limits>
-#include <map>
 #include <string_view>
 #include <tuple>
 #include <utility>
@@ -127,7 +126,8 @@ void ReplayModel::AddThreads(const std::vector<SyncPoint>& sync_groups) {
 void ReplayModel::AddOps() {
   const Timeline& tl = prepared_->timeline();
   op_of_op_.assign(tl.gpu_ops.size(), -1);
-  std::map<std::pair<int32_t, int64_t>, uint32_t> stream_index;
+  // The device's streams (few): stream id → index into streams_.
+  std::vector<std::pair<int64_t, uint32_t>> stream_index;
   struct Entry {
     analysis::OpRef ref;
     bool excluded;
@@ -142,6 +142,7 @@ void ReplayModel::AddOps() {
   for (const analysis::DeviceView& d : prepared_->devices()) {
     if (d.pid != pid_) continue;
     // Work launched before recording began still occupies its stream.
+    stream_index.clear();
     // Both lists are sorted by start: merge them.
     all.clear();
     all.reserve(d.ops.size() + d.excluded.size());
@@ -175,15 +176,23 @@ void ReplayModel::AddOps() {
         const int32_t top = prepared_->TopOf(static_cast<uint32_t>(ref.api));
         if (top >= 0) op.call = CallOfApi(static_cast<uint32_t>(top));
       }
-      const auto [it, inserted] =
-          stream_index.try_emplace(std::make_pair(d.device, g.stream),
-                                   static_cast<uint32_t>(streams_.size()));
-      if (inserted) streams_.emplace_back();
+      uint32_t stream_at = 0;
+      auto found = std::find_if(stream_index.begin(), stream_index.end(),
+                                [&g](const std::pair<int64_t, uint32_t>& e) {
+                                  return e.first == g.stream;
+                                });
+      if (found != stream_index.end()) {
+        stream_at = found->second;
+      } else {
+        stream_at = static_cast<uint32_t>(streams_.size());
+        stream_index.emplace_back(g.stream, stream_at);
+        streams_.emplace_back();
+      }
       const uint32_t index = static_cast<uint32_t>(ops_.size());
-      std::vector<uint32_t>& stream = streams_[it->second];
+      std::vector<uint32_t>& stream = streams_[stream_at];
       if (!stream.empty()) op.previous = static_cast<int32_t>(stream.back());
       stream.push_back(index);
-      stream_of_op_.push_back(it->second);
+      stream_of_op_.push_back(stream_at);
       op_of_op_[ref.op] = static_cast<int32_t>(index);
       if (!op.excluded) {
         const TimeNs duration = op.end - op.start;
