@@ -1,0 +1,229 @@
+#!/usr/bin/env python3
+"""Times `feedprof analyze` on big traces beside `cat` and `gzip -dc`.
+
+What users wait for is the whole command on the file they have: reading,
+inflating, parsing, the timeline and the analysis. This script makes big
+inputs from the shared real traces (make_big_traces: Kineto .json and
+.json.gz, Nsight SQLite, feedprof .fpt, by repetition with shifted times and
+ids) into a directory you name, then for each file, in one run:
+
+  * warms the page cache with one read of the file, so every command reads
+    it from memory;
+  * times `cat FILE > /dev/null` and, for .gz, `gzip -dc FILE > /dev/null`:
+    the floor a reader of that file can reach;
+  * times `feedprof analyze --format json --no-what-if FILE` (the reader and
+    the analysis; the what-if replay is a feature of its own) and, for
+    reference, one run with the replay on;
+  * reports wall time, MB/s of the file (and of the JSON text inside a .gz),
+    events/s and bytes of peak RSS per event (events: the report's
+    `source.events`, the events analysed), and the ratios to `cat` and to
+    `gzip -dc` from the same run.
+
+Peak RSS is the child's own (wait4's ru_maxrss), not the script's.
+
+  bench/bigtrace/run_bigtrace_bench.py --build build --dir /tmp/big \\
+      [--sizes 100M,1G] [--formats kineto,kineto-gz,nsight,feedprof] \\
+      [--runs 1] [--what-if kineto|all|none] [--json results.json] \\
+      [--feedprof OTHER_BINARY]
+
+The files are large (the sizes are per format; 1G writes about 3.1 GB);
+they are kept in --dir for the next run and are never part of the source
+tree.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+FORMATS = ("kineto", "kineto-gz", "nsight", "feedprof")
+EXTENSIONS = {
+    "kineto": "json",
+    "kineto-gz": "json.gz",
+    "nsight": "sqlite",
+    "feedprof": "fpt",
+}
+# File bytes per byte of the size asked for (the .json.gz compresses
+# about 13:1).
+DISK_FACTOR = {"kineto": 1.0, "kineto-gz": 0.1, "nsight": 1.0, "feedprof": 1.0}
+
+
+def parse_size(text):
+    scale = {"K": 10**3, "M": 10**6, "G": 10**9}.get(text[-1:].upper(), 1)
+    digits = text[:-1] if scale != 1 else text
+    if not digits.isdigit() or int(digits) == 0:
+        sys.exit(f"run_bigtrace_bench: --sizes: '{text}' is not a size; "
+                 "write 100M, 1G or a byte count")
+    return int(digits) * scale
+
+
+def run(argv, stdout=subprocess.DEVNULL):
+    """Runs argv; returns (wall s, cpu s, peak RSS bytes, stdout bytes)."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=stdout, stderr=subprocess.PIPE)
+    out = b""
+    if stdout == subprocess.PIPE:
+        out = proc.stdout.read()
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        sys.exit(f"run_bigtrace_bench: {' '.join(argv)} failed "
+                 f"({proc.returncode}): {err.decode(errors='replace')[-2000:]}")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024, out
+
+
+def shell_to_null(command, path):
+    with open(os.devnull, "wb") as null:
+        start = time.perf_counter()
+        proc = subprocess.Popen(command + [path], stdout=null)
+        _, status, usage = os.wait4(proc.pid, 0)
+        if os.waitstatus_to_exitcode(status) != 0:
+            sys.exit(f"run_bigtrace_bench: {command[0]} {path} failed")
+        return time.perf_counter() - start
+
+
+def median_run(runs, fn):
+    results = [fn() for _ in range(runs)]
+    results.sort(key=lambda r: r[0] if isinstance(r, tuple) else r)
+    return results[len(results) // 2]
+
+
+def inflated_bytes(path):
+    total = 0
+    with subprocess.Popen(["gzip", "-dc", path], stdout=subprocess.PIPE) as p:
+        while chunk := p.stdout.read(1 << 20):
+            total += len(chunk)
+    return total
+
+
+def measure(feedprof, path, fmt, runs, what_if):
+    size = os.path.getsize(path)
+    shell_to_null(["cat"], path)  # page cache
+    row = {"format": fmt, "path": path, "file_bytes": size}
+    row["cat_s"] = median_run(runs, lambda: shell_to_null(["cat"], path))
+    if path.endswith(".gz"):
+        row["gzip_dc_s"] = median_run(
+            runs, lambda: shell_to_null(["gzip", "-dc"], path))
+        row["text_bytes"] = inflated_bytes(path)
+    argv = [feedprof, "analyze", "--format", "json", "--no-what-if", path]
+    wall, cpu, rss, out = median_run(
+        runs, lambda: run(argv, stdout=subprocess.PIPE))
+    report = json.loads(out)
+    row.update(analyze_s=wall, analyze_cpu_s=cpu, peak_rss_bytes=rss,
+               events=report["source"]["events"])
+    if what_if:
+        argv = [feedprof, "analyze", "--format", "json", path]
+        wall, cpu, rss, _ = run(argv, stdout=subprocess.PIPE)
+        row.update(what_if_s=wall, what_if_peak_rss_bytes=rss)
+    return row
+
+
+def print_table(rows):
+    def ratio(a, b):
+        return f"{a / b:.1f}×" if b else "–"
+
+    print("\n| input | file MB | events | analyze s | MB/s | M events/s "
+          "| peak RSS MB | B/event | cat s | ×cat | gzip -dc s | ×gzip -dc "
+          "| with what-if s |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        mb = r["file_bytes"] / 1e6
+        seconds = r["analyze_s"]
+        rate = f"{mb / seconds:.0f}"
+        if "text_bytes" in r:
+            rate += f" ({r['text_bytes'] / 1e6 / seconds:.0f} of JSON)"
+        gz = r.get("gzip_dc_s")
+        cells = [
+            os.path.basename(r["path"]), f"{mb:.0f}", f"{r['events']:,}",
+            f"{seconds:.2f}", rate, f"{r['events'] / seconds / 1e6:.2f}",
+            f"{r['peak_rss_bytes'] / 1e6:.0f}",
+            f"{r['peak_rss_bytes'] / max(r['events'], 1):.0f}",
+            f"{r['cat_s']:.3f}", ratio(seconds, r["cat_s"]),
+            "–" if gz is None else f"{gz:.2f}",
+            "–" if gz is None else ratio(seconds, gz),
+            f"{r['what_if_s']:.2f}" if "what_if_s" in r else "–",
+        ]
+        print("| " + " | ".join(cells) + " |")
+
+
+def main():
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--build", required=True,
+                        help="build tree with tools/feedprof and "
+                        "bench/bigtrace/make_big_traces")
+    parser.add_argument("--feedprof", help="the feedprof binary to time "
+                        "(default: BUILD/tools/feedprof)")
+    parser.add_argument("--dir", required=True,
+                        help="where the big inputs are written and kept")
+    parser.add_argument("--sizes", default="100M,1G")
+    parser.add_argument("--formats", default=",".join(FORMATS))
+    parser.add_argument("--traces", help="the shared real traces "
+                        "(default: make_big_traces' own)")
+    parser.add_argument("--runs", type=int, default=1,
+                        help="runs per command; the median is reported")
+    parser.add_argument("--what-if", default="kineto",
+                        choices=("kineto", "all", "none"),
+                        help="which inputs also get one run with the "
+                        "what-if replay on (default: the plain Kineto JSON)")
+    parser.add_argument("--json", help="also write the figures here")
+    args = parser.parse_args()
+
+    feedprof = args.feedprof or os.path.join(args.build, "tools", "feedprof")
+    generator = os.path.join(args.build, "bench", "bigtrace", "make_big_traces")
+    for tool in (feedprof, generator):
+        if not os.access(tool, os.X_OK):
+            sys.exit(f"run_bigtrace_bench: {tool} is missing: build it with "
+                     f"cmake --build {args.build} --target feedprof_cli "
+                     "make_big_traces")
+    formats = [f for f in args.formats.split(",") if f]
+    for f in formats:
+        if f not in FORMATS:
+            sys.exit(f"run_bigtrace_bench: unknown format '{f}'; use "
+                     + ", ".join(FORMATS))
+    sizes = [s for s in args.sizes.split(",") if s]
+    os.makedirs(args.dir, exist_ok=True)
+
+    rows = []
+    print(f"load average before: {os.getloadavg()[0]:.2f} "
+          f"({os.cpu_count()} CPUs)")
+    for size in sizes:
+        needed = sum(parse_size(size) * DISK_FACTOR[f] for f in formats)
+        missing = [f for f in formats if not os.path.exists(os.path.join(
+            args.dir, f"{f.split('-')[0]}-{size}.{EXTENSIONS[f]}"))]
+        free = shutil.disk_usage(args.dir).free
+        if missing and free < needed * 1.1:
+            print(f"skipping {size}: about {needed / 1e9:.1f} GB needed in "
+                  f"{args.dir}, {free / 1e9:.1f} GB free")
+            continue
+        gen = [generator, "--out", args.dir, "--sizes", size, "--formats",
+               ",".join(formats)]
+        if args.traces:
+            gen += ["--traces", args.traces]
+        subprocess.run(gen, check=True)
+        for f in formats:
+            path = os.path.join(
+                args.dir, f"{f.split('-')[0]}-{size}.{EXTENSIONS[f]}")
+            what_if = args.what_if == "all" or (
+                args.what_if == "kineto" and f == "kineto")
+            row = measure(feedprof, path, f, args.runs, what_if)
+            row["size"] = size
+            rows.append(row)
+            print(f"{os.path.basename(path)}: analyze {row['analyze_s']:.2f} s"
+                  f", {row['events']:,} events, peak RSS "
+                  f"{row['peak_rss_bytes'] / 1e6:.0f} MB", flush=True)
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
+    print_table(rows)
+    if args.json:
+        with open(args.json, "w") as out:
+            json.dump(rows, out, indent=1)
+
+
+if __name__ == "__main__":
+    main()
