@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include <string_view>
 
 #include "preload/host/cpu_list.h"
+#include "preload/host/mount_lookup.h"
 #include "preload/host/proc_parsers.h"
 #include "preload/host/proc_text.h"
 
@@ -37,7 +39,35 @@ constexpr uint32_t kPciDevices = 12;
 constexpr uint32_t kKernelRelease = 13;
 constexpr uint32_t kNvidiaProbed = 14;
 constexpr uint32_t kNvidiaDriverVersion = 15;
+constexpr uint32_t kHostFactsProbed = 16;
+constexpr uint32_t kOnlineCpuList = 17;
+constexpr uint32_t kCpuScalingDriver = 18;
+constexpr uint32_t kThreadsPerCore = 19;
+constexpr uint32_t kSmtControl = 20;
+constexpr uint32_t kMemoryPolicy = 21;
+constexpr uint32_t kMemlockLimit = 22;
+constexpr uint32_t kCgroupMemoryLimit = 23;
+constexpr uint32_t kMemoryAvailable = 24;
+constexpr uint32_t kMemoryDirty = 25;
+constexpr uint32_t kMemoryWriteback = 26;
+constexpr uint32_t kSwapTotal = 27;
+constexpr uint32_t kSwapFree = 28;
+constexpr uint32_t kTransparentHugepage = 29;
+constexpr uint32_t kTransparentHugepageDefrag = 30;
+constexpr uint32_t kRdmaDevices = 31;
+constexpr uint32_t kWorkingDirectoryMount = 32;
+constexpr uint32_t kDataMounts = 33;
 }  // namespace platform
+namespace mount {
+constexpr uint32_t kPath = 1;
+constexpr uint32_t kMountPoint = 2;
+constexpr uint32_t kFsType = 3;
+constexpr uint32_t kSource = 4;
+constexpr uint32_t kOptions = 5;
+constexpr uint32_t kBlockDevice = 6;
+constexpr uint32_t kDiskKind = 7;
+constexpr uint32_t kScheduler = 8;
+}  // namespace mount
 namespace numa {
 constexpr uint32_t kId = 1;
 constexpr uint32_t kCpus = 2;
@@ -65,6 +95,14 @@ constexpr size_t kMaxPciDevices =
 constexpr size_t kBusIdBytes = 16;  // "0000:3b:00.0"
 constexpr size_t kPathBytes = 1024;
 constexpr size_t kTextBytes = 4096;  // the first CPU's /proc/cpuinfo entry
+constexpr size_t kMaxDataMounts = 4;
+constexpr size_t kCmdlineBytes = 1024;
+// Files named on the command line count as data from this size (smaller
+// ones are scripts and configs).
+constexpr off_t kDataFileBytes = 1 << 20;
+constexpr uint64_t kUnlimited = ~uint64_t{0};
+// v1 memory.limit_in_bytes prints PAGE_COUNTER_MAX pages for "no limit".
+constexpr uint64_t kNoMemoryLimitAbove = uint64_t{1} << 60;
 
 // Paths under the sources' root.
 class RootPaths {
@@ -254,8 +292,23 @@ double CgroupLevelLimit(const char* dir, bool v2, char* text) {
 // (a parent's quota caps its children). A cgroup path that does not exist
 // under the mount (a container without a cgroup namespace) falls back to
 // the mount's root, which is then the container's own cgroup.
+using LevelLimit = double (*)(const char* dir, bool v2, char* text);
+
+// Bytes the cgroup memory controller at `dir` allows (v2 memory.max, v1
+// memory.limit_in_bytes); 0 when unlimited or unreadable.
+double CgroupLevelMemoryLimit(const char* dir, bool v2, char* text) {
+  char path[kPathBytes + 32];
+  std::snprintf(path, sizeof path, "%s/%s", dir,
+                v2 ? "memory.max" : "memory.limit_in_bytes");
+  uint64_t v = 0;
+  if (!ReadUintAttr(path, &v) || v >= kNoMemoryLimitAbove) return 0;
+  (void)text;
+  return static_cast<double>(v);
+}
+
 double CgroupLimitUnder(const char* mount, std::string_view cgroup_path,
-                        bool v2, char* text) {
+                        bool v2, char* text,
+                        LevelLimit level_limit = &CgroupLevelLimit) {
   if (!IsDirectory(mount)) return -1;
   char dir[kPathBytes];
   std::snprintf(dir, sizeof dir, "%s%.*s", mount,
@@ -264,7 +317,7 @@ double CgroupLimitUnder(const char* mount, std::string_view cgroup_path,
   if (!IsDirectory(dir)) dir[mount_len] = '\0';
   double limit = 0;
   for (;;) {
-    const double level = CgroupLevelLimit(dir, v2, text);
+    const double level = level_limit(dir, v2, text);
     if (level > 0 && (limit == 0 || level < limit)) limit = level;
     size_t len = std::strlen(dir);
     if (len <= mount_len) break;
@@ -273,6 +326,57 @@ double CgroupLimitUnder(const char* mount, std::string_view cgroup_path,
     dir[len] = '\0';
   }
   return limit;
+}
+
+// The tightest limit of the v1 controller `controller` or of v2, from
+// /proc/self/cgroup; 0 when none.
+double CgroupLimit(RootPaths& paths, char* text, std::string_view controller,
+                   const char* const* v1_mounts, LevelLimit level_limit) {
+  char cgroups[2048];
+  const long n =
+      ReadFile(paths.Get("/proc/self/cgroup"), cgroups, sizeof cgroups);
+  if (n <= 0) return 0;
+  std::string_view rest(cgroups, static_cast<size_t>(n));
+  while (!rest.empty()) {
+    const std::string_view line = NextLine(&rest);
+    const size_t c1 = line.find(':');
+    const size_t c2 =
+        c1 == std::string_view::npos ? c1 : line.find(':', c1 + 1);
+    if (c2 == std::string_view::npos) continue;
+    const std::string_view controllers = line.substr(c1 + 1, c2 - c1 - 1);
+    std::string_view cg_path = line.substr(c2 + 1);
+    if (cg_path == "/") cg_path = {};
+    if (line.substr(0, c1) == "0" && controllers.empty()) {
+      for (const char* mount : {"/sys/fs/cgroup", "/sys/fs/cgroup/unified"}) {
+        char m[kPathBytes];
+        std::snprintf(m, sizeof m, "%s", paths.Get("%s", mount));
+        const double limit =
+            CgroupLimitUnder(m, cg_path, /*v2=*/true, text, level_limit);
+        if (limit > 0) return limit;
+      }
+      continue;
+    }
+    bool has = false;
+    std::string_view list = controllers;
+    while (!list.empty()) {
+      if (NextPart(&list, ',') == controller) has = true;
+    }
+    if (!has) continue;
+    for (const char* const* mount = v1_mounts; *mount != nullptr; ++mount) {
+      char m[kPathBytes];
+      std::snprintf(m, sizeof m, "%s", paths.Get("%s", *mount));
+      const double limit =
+          CgroupLimitUnder(m, cg_path, /*v2=*/false, text, level_limit);
+      if (limit >= 0) return limit;
+    }
+  }
+  return 0;
+}
+
+uint64_t CgroupMemoryLimit(RootPaths& paths, char* text) {
+  static const char* const kMounts[] = {"/sys/fs/cgroup/memory", nullptr};
+  return static_cast<uint64_t>(
+      CgroupLimit(paths, text, "memory", kMounts, &CgroupLevelMemoryLimit));
 }
 
 double CgroupCpuLimit(RootPaths& paths, char* text) {
@@ -395,6 +499,195 @@ void WriteNvidiaDriverVersion(WireWriter& w, RootPaths& paths, char* text) {
   }
 }
 
+// "always [madvise] never" -> "madvise"; the text itself without brackets.
+std::string_view Selected(std::string_view v) {
+  const size_t open = v.find('[');
+  const size_t close = v.find(']');
+  if (open == std::string_view::npos || close == std::string_view::npos ||
+      close < open) {
+    return v;
+  }
+  return v.substr(open + 1, close - open - 1);
+}
+
+// The soft "Max locked memory" of a limits file; 0 when absent.
+uint64_t MemlockLimit(std::string_view limits) {
+  while (!limits.empty()) {
+    std::string_view line = NextLine(&limits);
+    constexpr std::string_view kName = "Max locked memory";
+    if (line.substr(0, kName.size()) != kName) continue;
+    line.remove_prefix(kName.size());
+    const std::string_view soft = NextToken(&line);
+    if (soft == "unlimited") return kUnlimited;
+    uint64_t v = 0;
+    return ParseUint(soft, &v) ? v : 0;
+  }
+  return 0;
+}
+
+void WriteMount(WireWriter& w, uint32_t field, const char* path,
+                const MountFields& m) {
+  auto n = w.BeginNested(field, 2);
+  w.String(mount::kPath, path);
+  w.String(mount::kMountPoint, m.mount_point);
+  w.String(mount::kFsType, m.fs_type);
+  w.String(mount::kSource, m.source);
+  w.String(mount::kOptions, m.options);
+  w.String(mount::kBlockDevice, m.block_device);
+  w.Uint(mount::kDiskKind, m.disk_kind);
+  w.String(mount::kScheduler, m.scheduler);
+  w.EndNested(n);
+}
+
+// The mounts of the working directory and of the directories (and large
+// files) the command line names, at most kMaxDataMounts of them, each
+// mount once.
+void WriteMounts(WireWriter& w, RootPaths& paths,
+                 const PlatformSources& sources, bool live, char* text) {
+  char mountinfo[kPathBytes];
+  std::snprintf(mountinfo, sizeof mountinfo, "%s",
+                paths.Get("/proc/self/mountinfo"));
+  const char* root = live ? "" : sources.root;
+  char cwd[kPathBytes] = {};
+  if (sources.cwd != nullptr) {
+    std::snprintf(cwd, sizeof cwd, "%s", sources.cwd);
+  } else if (!live || getcwd(cwd, sizeof cwd) == nullptr) {
+    cwd[0] = '\0';
+  }
+  MountFields m;
+  if (cwd[0] == '/') {
+    struct stat st;
+    const uint64_t dev =
+        live && stat(cwd, &st) == 0 ? static_cast<uint64_t>(st.st_dev) : 0;
+    if (FindMount(mountinfo, cwd, dev, text, kTextBytes, &m)) {
+      ReadBlockDevice(root, &m);
+      WriteMount(w, platform::kWorkingDirectoryMount, ".", m);
+    }
+  }
+  char args[kCmdlineBytes];
+  const long n = ReadFile(paths.Get("/proc/self/cmdline"), args, sizeof args);
+  if (n <= 0) return;
+  uint64_t seen[kMaxDataMounts];  // hashes of the mount points written
+  size_t count = 0;
+  bool first = true;
+  for (const char* a = args; a < args + n; a += std::strlen(a) + 1) {
+    if (first) {  // the program itself
+      first = false;
+      continue;
+    }
+    // "--data=/x" names /x.
+    const char* eq = std::strchr(a, '=');
+    const char* arg = eq != nullptr && a[0] == '-' ? eq + 1 : a;
+    if (arg[0] == '\0' || arg[0] == '-') continue;
+    char path[kPathBytes];
+    if (arg[0] == '/') {
+      std::snprintf(path, sizeof path, "%s", arg);
+    } else if (cwd[0] == '/' && std::strchr(arg, '/') != nullptr) {
+      std::snprintf(path, sizeof path, "%s/%s", cwd, arg);
+    } else {
+      continue;  // a bare word: a subcommand, a name, a number
+    }
+    NormalizePath(path);
+    char on_disk[kPathBytes];
+    std::snprintf(on_disk, sizeof on_disk, "%s%s", root, path);
+    struct stat st;
+    if (stat(on_disk, &st) != 0 ||
+        !(S_ISDIR(st.st_mode) ||
+          (S_ISREG(st.st_mode) && st.st_size >= kDataFileBytes))) {
+      continue;
+    }
+    if (!FindMount(mountinfo, path, live ? st.st_dev : 0, text, kTextBytes,
+                   &m)) {
+      continue;
+    }
+    uint64_t hash = 14695981039346656037ull;  // FNV-1a
+    for (const char* c = m.mount_point; *c != '\0'; ++c) {
+      hash = (hash ^ static_cast<unsigned char>(*c)) * 1099511628211ull;
+    }
+    bool known = false;
+    for (size_t i = 0; i < count; ++i) known |= seen[i] == hash;
+    if (known) continue;
+    seen[count++] = hash;
+    ReadBlockDevice(root, &m);
+    WriteMount(w, platform::kDataMounts, path, m);
+    if (count == kMaxDataMounts) break;
+  }
+}
+
+// The facts of fields 16-33 (docs/doctor.md's checks).
+void WriteHostFacts(WireWriter& w, RootPaths& paths,
+                    const PlatformSources& sources, bool live, char* text) {
+  w.Bool(platform::kHostFactsProbed, true);
+  w.String(platform::kOnlineCpuList,
+           ReadAttribute(paths.Get("/sys/devices/system/cpu/online"), text,
+                         kTextBytes));
+  w.String(platform::kCpuScalingDriver,
+           ReadAttribute(paths.Get("/sys/devices/system/cpu/cpu0/cpufreq/"
+                                   "scaling_driver"),
+                         text, kTextBytes));
+  w.Uint(platform::kThreadsPerCore,
+         CountCpuList(ReadAttribute(paths.Get("/sys/devices/system/cpu/cpu0/"
+                                              "topology/thread_siblings_list"),
+                                    text, kTextBytes)));
+  w.String(platform::kSmtControl,
+           ReadAttribute(paths.Get("/sys/devices/system/cpu/smt/control"), text,
+                         kTextBytes));
+  {
+    // The first mapping's policy: the process's own unless the program
+    // set one on that mapping (mbind).
+    const long n =
+        ReadFile(paths.Get("/proc/self/numa_maps"), text, kTextBytes);
+    if (n > 0) {
+      std::string_view line(text, static_cast<size_t>(n));
+      line = NextLine(&line);
+      NextToken(&line);  // the address
+      w.String(platform::kMemoryPolicy, NextToken(&line));
+    }
+  }
+  {
+    const long n = ReadFile(paths.Get("/proc/self/limits"), text, kTextBytes);
+    if (n > 0) {
+      w.Uint(platform::kMemlockLimit,
+             MemlockLimit(std::string_view(text, static_cast<size_t>(n))));
+    }
+  }
+  w.Uint(platform::kCgroupMemoryLimit, CgroupMemoryLimit(paths, text));
+  {
+    const long n = ReadFile(paths.Get("/proc/meminfo"), text, kTextBytes);
+    MemInfo mem;
+    if (n > 0) {
+      const std::string_view meminfo(text, static_cast<size_t>(n));
+      if (ParseMeminfo(meminfo, &mem)) {
+        w.Uint(platform::kMemoryAvailable, mem.available_bytes);
+        w.Uint(platform::kMemoryDirty, mem.dirty_bytes);
+        w.Uint(platform::kMemoryWriteback, mem.writeback_bytes);
+      }
+      uint64_t kb = 0;
+      if (FindKeyUint(meminfo, "SwapTotal", &kb)) {
+        w.Uint(platform::kSwapTotal, kb * 1024);
+      }
+      if (FindKeyUint(meminfo, "SwapFree", &kb)) {
+        w.Uint(platform::kSwapFree, kb * 1024);
+      }
+    }
+  }
+  w.String(platform::kTransparentHugepage,
+           Selected(ReadAttribute(
+               paths.Get("/sys/kernel/mm/transparent_hugepage/enabled"), text,
+               kTextBytes)));
+  w.String(platform::kTransparentHugepageDefrag,
+           Selected(ReadAttribute(
+               paths.Get("/sys/kernel/mm/transparent_hugepage/defrag"), text,
+               kTextBytes)));
+  if (DIR* dir = opendir(paths.Get("/sys/class/infiniband"))) {
+    bool any = false;
+    while (const dirent* e = readdir(dir)) any |= e->d_name[0] != '.';
+    closedir(dir);
+    w.Bool(platform::kRdmaDevices, any);
+  }
+  WriteMounts(w, paths, sources, live, text);
+}
+
 }  // namespace
 
 size_t EncodePlatformSnapshotFrom(WireWriter& w, uint32_t field_number,
@@ -439,6 +732,7 @@ size_t EncodePlatformSnapshotFrom(WireWriter& w, uint32_t field_number,
     }
     w.String(platform::kKernelRelease, release);
   }
+  WriteHostFacts(w, paths, sources, live, text);
   w.EndNested(m);
   return w.size() - before;
 }

@@ -6,7 +6,10 @@
 // whether its PCIe link trained at full speed and width (a x16 Gen4 slot
 // running at x4 or Gen1 starves every copy). The recorder writes this once
 // per trace file, in the header, as a `Platform` message read from procfs
-// and sysfs.
+// and sysfs, with the facts the platform checks judge (docs/doctor.md):
+// SMT, memory policy, locked-memory and cgroup memory limits, memory at the
+// start, transparent huge pages, RDMA devices, and the mounts of the working
+// directory and of the paths the command line names.
 #ifndef FEEDPROF_PRELOAD_HOST_PLATFORM_SNAPSHOT_H_
 #define FEEDPROF_PRELOAD_HOST_PLATFORM_SNAPSHOT_H_
 
@@ -31,6 +34,9 @@ struct PlatformSources {
   // The process CPU affinity mask; null: sched_getaffinity of the caller.
   const cpu_set_t* affinity = nullptr;
   size_t affinity_bytes = 0;
+  // The working directory (an absolute path as the root names it); null:
+  // getcwd() of the caller on the live system, none under another root.
+  const char* cwd = nullptr;
 };
 
 // EncodePlatformSnapshot reading from `sources`. With a root other than

@@ -14,12 +14,20 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <sstream>
 #include <string>
 
-#include "absl/strings/str_cat.h"
 #include "tests/host/fixture_tree.h"
 
 namespace feedprof::testing {
+
+// The parts written one after another (the host tests link no abseil).
+template <typename... Parts>
+std::string Cat(const Parts&... parts) {
+  std::ostringstream out;
+  (out << ... << parts);
+  return out.str();
+}
 
 class MachineTree : public FixtureTree {
  public:
@@ -58,22 +66,22 @@ class MachineTree : public FixtureTree {
                int max_width) const {
     const std::string d = GpuDir(bus_id);
     Write(d + "current_link_speed", current_speed + "\n");
-    Write(d + "current_link_width", absl::StrCat(current_width, "\n"));
+    Write(d + "current_link_width", Cat(current_width, "\n"));
     Write(d + "max_link_speed", max_speed + "\n");
-    Write(d + "max_link_width", absl::StrCat(max_width, "\n"));
+    Write(d + "max_link_width", Cat(max_width, "\n"));
   }
 
   // /proc/stat with this aggregate cpu line (ticks).
   void SetProcStat(uint64_t user, uint64_t system, uint64_t idle,
                    uint64_t iowait) const {
     Write("proc/stat",
-          absl::StrCat("cpu  ", user, " 29284 ", system, " ", idle, " ", iowait,
-                       " 0 3208 524 0 0\n"
-                       "cpu0 501348 14691 94494 389927 1303 0 99 268 0 0\n"
-                       "intr 123\nctxt 22816408\nbtime 1796113608\n"
-                       "processes 316724\nprocs_running 3\nprocs_blocked 0\n"
-                       "softirq 6871911 0 735946 5 31660 3040460 0 3 864012 0 "
-                       "2199825\n"));
+          Cat("cpu  ", user, " 29284 ", system, " ", idle, " ", iowait,
+              " 0 3208 524 0 0\n"
+              "cpu0 501348 14691 94494 389927 1303 0 99 268 0 0\n"
+              "intr 123\nctxt 22816408\nbtime 1796113608\n"
+              "processes 316724\nprocs_running 3\nprocs_blocked 0\n"
+              "softirq 6871911 0 735946 5 31660 3040460 0 3 864012 0 "
+              "2199825\n"));
   }
 
   void SetMeminfo(uint64_t total_kb, uint64_t available_kb, uint64_t dirty_kb,
@@ -81,8 +89,7 @@ class MachineTree : public FixtureTree {
                   uint64_t swap_free_kb) const {
     Write(
         "proc/meminfo",
-        absl::StrCat(
-            "MemTotal:       ", total_kb,
+        Cat("MemTotal:       ", total_kb,
             " kB\nMemFree:        23125584 kB\nMemAvailable:   ", available_kb,
             " kB\nBuffers:           11528 kB\n"
             "Cached:          1028232 kB\nSwapCached:            0 "
@@ -98,31 +105,30 @@ class MachineTree : public FixtureTree {
   // The process status file of /proc/self with these allowed CPUs.
   void SetSelfStatus(const std::string& cpus, const std::string& mems) const {
     Write("proc/self/status",
-          absl::StrCat("Name:\tpython3\nUmask:\t0022\nState:\tS (sleeping)\n"
-                       "Tgid:\t4242\nNgid:\t0\nPid:\t4242\nPPid:\t4100\n"
-                       "Threads:\t12\nCpus_allowed:\tffffffff\n"
-                       "Cpus_allowed_list:\t",
-                       cpus,
-                       "\nMems_allowed:\t00000000,00000003\n"
-                       "Mems_allowed_list:\t",
-                       mems, "\nvoluntary_ctxt_switches:\t150\n"));
+          Cat("Name:\tpython3\nUmask:\t0022\nState:\tS (sleeping)\n"
+              "Tgid:\t4242\nNgid:\t0\nPid:\t4242\nPPid:\t4100\n"
+              "Threads:\t12\nCpus_allowed:\tffffffff\n"
+              "Cpus_allowed_list:\t",
+              cpus,
+              "\nMems_allowed:\t00000000,00000003\n"
+              "Mems_allowed_list:\t",
+              mems, "\nvoluntary_ctxt_switches:\t150\n"));
   }
 
   void SetNumaMapsPolicy(const std::string& policy) const {
     Write("proc/self/numa_maps",
-          absl::StrCat("55d0c8a00000 ", policy,
-                       " file=/usr/bin/python3.11 mapped=3 N0=3 "
-                       "kernelpagesize_kB=4\n"
-                       "55d0c8a03000 ",
-                       policy,
-                       " file=/usr/bin/python3.11 mapped=20 N0=20 "
-                       "kernelpagesize_kB=4\n"));
+          Cat("55d0c8a00000 ", policy,
+              " file=/usr/bin/python3.11 mapped=3 N0=3 "
+              "kernelpagesize_kB=4\n"
+              "55d0c8a03000 ",
+              policy,
+              " file=/usr/bin/python3.11 mapped=20 N0=20 "
+              "kernelpagesize_kB=4\n"));
   }
 
   void SetMemlock(const std::string& soft, const std::string& hard) const {
     Write("proc/self/limits",
-          absl::StrCat(
-              "Limit                     Soft Limit           Hard Limit      "
+          Cat("Limit                     Soft Limit           Hard Limit      "
               "     Units     \n"
               "Max cpu time              unlimited            unlimited       "
               "     seconds   \n"
@@ -141,12 +147,11 @@ class MachineTree : public FixtureTree {
   void SetCpufreq(const std::string& governor, const std::string& driver,
                   uint64_t cur_khz) const {
     for (int c = 0; c < 32; ++c) {
-      const std::string d =
-          absl::StrCat("sys/devices/system/cpu/cpu", c, "/cpufreq/");
+      const std::string d = Cat("sys/devices/system/cpu/cpu", c, "/cpufreq/");
       Write(d + "scaling_governor", governor + "\n");
       Write(d + "scaling_driver", driver + "\n");
       Write(d + "cpuinfo_max_freq", "3800000\n");
-      Write(d + "scaling_cur_freq", absl::StrCat(cur_khz, "\n"));
+      Write(d + "scaling_cur_freq", Cat(cur_khz, "\n"));
     }
   }
 
@@ -194,10 +199,10 @@ class MachineTree : public FixtureTree {
       Write(p + "max_link_width", "16\n");
       const std::string port = first ? "0000:3a:00.0" : "0000:ae:00.0";
       const std::string host = first ? "pci0000:3a" : "pci0000:ae";
-      Link(absl::StrCat("sys/bus/pci/devices/", bus),
-           absl::StrCat("../../../devices/", host, "/", port, "/", bus));
-      Link(absl::StrCat("sys/bus/pci/devices/", port),
-           absl::StrCat("../../../devices/", host, "/", port));
+      Link(Cat("sys/bus/pci/devices/", bus),
+           Cat("../../../devices/", host, "/", port, "/", bus));
+      Link(Cat("sys/bus/pci/devices/", port),
+           Cat("../../../devices/", host, "/", port));
     }
     // The GPU's audio function and a chipset device: not GPUs.
     const std::string audio =

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "feedprof/platform.h"
 #include "feedprof/timeline.h"
 
 namespace feedprof {
@@ -491,6 +492,10 @@ struct Report {
   DropCounts drops;
   std::vector<std::string> warnings;
   uint64_t events = 0;  // events analysed
+  // The recording machine's platform checks (feedprof/platform.h,
+  // docs/doctor.md): from the trace's snapshot and samples, or what Kineto
+  // and Nsight inputs describe.
+  PlatformReport platform;
 };
 
 // Analyses `timeline`. Errors (an empty window, an unknown rank) name what is

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -336,6 +337,62 @@ struct Platform {
   bool nvidia_probed = false;
   std::vector<std::string> nvidia_pci_bus_ids;
   std::string nvidia_driver_version;
+
+  // What the platform checks judge (docs/doctor.md), from the recording
+  // machine's snapshot when recording started. `host_facts_probed` is
+  // false for formats and older traces without them; then the strings are
+  // empty and the numbers 0 ("unknown").
+  bool host_facts_probed = false;
+  int32_t pid = 0;  // the process whose snapshot this is
+  uint32_t online_cpus = 0;
+  std::string online_cpu_list;       // "0-31"
+  std::string process_cpu_affinity;  // cpu list
+  std::string process_mems_allowed;  // node list
+  std::string memory_policy;         // numa_maps spelling: "bind:1", ...
+  std::string cpu_scaling_driver;
+  uint64_t cpu_max_khz = 0;
+  uint64_t cpu_cur_khz = 0;
+  uint32_t threads_per_core = 0;
+  std::string smt_control;
+  uint64_t memlock_limit_bytes = 0;  // UINT64_MAX: unlimited
+  uint64_t cgroup_memory_limit_bytes = 0;
+  uint64_t memory_available_bytes = 0;
+  uint64_t memory_dirty_bytes = 0;
+  uint64_t memory_writeback_bytes = 0;
+  uint64_t swap_total_bytes = 0;
+  uint64_t swap_free_bytes = 0;
+  std::string transparent_hugepage;
+  std::string transparent_hugepage_defrag;
+  bool rdma_devices = false;
+  struct NumaNode {
+    uint32_t id = 0;
+    std::string cpus;
+  };
+  std::vector<NumaNode> numa_node_cpus;
+  // NVIDIA PCI functions (GPUs, their audio functions, NVSwitches).
+  struct PciFunction {
+    std::string bus_id;
+    uint32_t class_code = 0;
+    int32_t numa_node = -1;
+    std::string local_cpus;
+    double current_link_gts = 0;  // 0 when unknown
+    double max_link_gts = 0;
+    uint32_t current_link_width = 0;
+    uint32_t max_link_width = 0;
+  };
+  std::vector<PciFunction> pci_functions;
+  struct Mount {
+    std::string path;  // "." for the working directory, else the argument
+    std::string mount_point;
+    std::string fs_type;
+    std::string source;
+    std::string options;
+    std::string block_device;
+    int32_t rotational = -1;  // -1 unknown, 0 solid state, 1 rotational
+    std::string scheduler;
+  };
+  std::optional<Mount> working_directory_mount;
+  std::vector<Mount> data_mounts;
 };
 
 struct DropCounts {

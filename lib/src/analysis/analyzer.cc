@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "analysis/analysis_passes.h"
+#include "analysis/platform_findings.h"
 #include "analysis/prepared_timeline.h"
 #include "analysis/quantile.h"
 #include "analysis/time_sum.h"
@@ -166,12 +167,16 @@ absl::StatusOr<Report> Analyze(const Timeline& timeline,
                      " events were dropped while recording; busy time may be "
                      "under-counted"));
   }
+  const PlatformAnalysis platform = AnalyzePlatform(prepared, report);
+  report.platform = platform.report;
   const VerdictSignals signals = ComputeVerdictSignals(report);
   report.verdict = ComputeVerdict(report, signals);
+  AddPlatformEvidence(report, signals, platform, &report.verdict);
   // The replay needs the finished metrics; the next steps need its prices.
   report.what_if = replay::ComputeWhatIf(prepared, report, options.what_if);
   replay::PriceNextSteps(NextStepsFor(report, signals), report.what_if,
                          &report.verdict);
+  AddPlatformNextSteps(report, &report.verdict);
   return report;
 }
 

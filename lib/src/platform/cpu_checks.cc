@@ -45,7 +45,7 @@ void CheckFrequency(const MachineFacts& m, FindingBuilder* b) {
     absl::StrAppend(
         &value, ", ",
         absl::StrFormat("%.2f", static_cast<double>(*c.cur_khz) / 1e6), " of ",
-        Ghz(*c.max_khz), " on average");
+        Ghz(*c.max_khz), " ", c.cur_khz_of);
   } else if (c.max_khz.known()) {
     absl::StrAppend(&value, ", maximum ", Ghz(*c.max_khz));
   }
@@ -189,7 +189,7 @@ void CheckQuota(const MachineFacts& m, FindingBuilder* b) {
       "systemd CPUQuota) or size the workers to it";
   if (m.process.workers && *m.process.workers > 0 &&
       limit < static_cast<double>(*m.process.workers) + 1.0) {
-    const uint32_t fit = std::max(1, static_cast<int>(limit) - 1);
+    const int fit = std::max(1, static_cast<int>(std::min(limit, 1e6)) - 1);
     b->Add("cgroup_cpu", "", PlatformStatus::kFail,
            absl::StrCat(value, ", ", *m.process.workers, " worker processes"),
            absl::StrFormat(
@@ -230,7 +230,7 @@ void CheckLoad(const MachineFacts& m, FindingBuilder* b) {
   size_t cpus = UsableCpus(m);
   if (m.cgroup.cpu_limit.known() && *m.cgroup.cpu_limit > 0) {
     cpus = std::min<size_t>(
-        cpus, static_cast<size_t>(std::max(1.0, *m.cgroup.cpu_limit)));
+        cpus, static_cast<size_t>(std::clamp(*m.cgroup.cpu_limit, 1.0, 1e6)));
   }
   std::string value =
       absl::StrFormat("load %.2f (1 min) on %d CPUs, %d runnable",

@@ -40,13 +40,14 @@ double GenerationGts(uint32_t gen) {
   return gen < std::size(kGts) ? kGts[gen] : 0;
 }
 
-void CheckLink(const GpuFacts& g, FindingBuilder* b) {
+void CheckLink(const MachineFacts& m, const GpuFacts& g, FindingBuilder* b) {
   const std::string subject = g.Label();
   const PciLinkFacts& l = g.link;
   if (!Complete(l)) {
     b->Unknown("gpu_pcie_link", subject, FirstUnknown(l),
-               "Run on the host (not in a VM with an emulated bus), or read "
-               "the link with `nvidia-smi -q -d PCIE`.");
+               m.live ? "Run on the host (not in a VM with an emulated bus), "
+                        "or read the link with `nvidia-smi -q -d PCIE`."
+                      : "");
     return;
   }
   // What the slot allows caps what the GPU can reach.
@@ -114,13 +115,14 @@ void CheckLink(const GpuFacts& g, FindingBuilder* b) {
     status = PlatformStatus::kWarn;
     meaning = absl::StrFormat(
         "below its maximum (Gen%d of Gen%d): idle GPUs lower their link "
-        "speed to save power, and without NVML doctor cannot tell whether "
-        "this GPU is idle; busy at this speed, copies would get at most "
-        "%.1f of %.1f GB/s",
+        "speed to save power, and without NVML readings it cannot be told "
+        "whether the GPU was idle when this was read; busy at this speed, "
+        "copies would get at most %.1f of %.1f GB/s",
         PcieGeneration(cur_gts), PcieGeneration(max_gts), cur_gbps, max_gbps);
     action =
-        "Run doctor while a job keeps the GPU busy (or look at `nvidia-smi "
-        "-q -d PCIE` under load): a busy GPU at full speed is fine.";
+        "Look again while a job keeps the GPU busy (`feedprof doctor` during "
+        "the run, or `nvidia-smi -q -d PCIE`): a busy GPU at full speed is "
+        "fine.";
   } else {
     meaning =
         absl::StrFormat("at its maximum: %.1f GB/s per direction", max_gbps);
@@ -180,8 +182,9 @@ void CheckGpus(const MachineFacts& m, std::vector<PlatformFinding>* out) {
   FindingBuilder b(out, "gpu");
   if (!m.gpus.known()) {
     b.Unknown("gpus", "", m.gpus.why_unknown,
-              "Mount sysfs in the container (`-v /sys:/sys:ro`) or run "
-              "doctor on the host.");
+              m.live ? "Mount sysfs in the container (`-v /sys:/sys:ro`) or "
+                       "run doctor on the host."
+                     : "");
     return;
   }
   const std::vector<GpuFacts>& gpus = *m.gpus;
@@ -189,8 +192,9 @@ void CheckGpus(const MachineFacts& m, std::vector<PlatformFinding>* out) {
     b.Add("gpus", "", PlatformStatus::kWarn, "no NVIDIA GPU",
           "the PCI bus has no NVIDIA display or 3D controller: there is no "
           "GPU to feed here, so the GPU checks are skipped",
-          "Run doctor on the machine with the GPUs (inside the job's "
-          "container or allocation).");
+          m.live ? "Run doctor on the machine with the GPUs (inside the "
+                   "job's container or allocation)."
+                 : "");
     return;
   }
   std::vector<std::string> names;
@@ -202,9 +206,9 @@ void CheckGpus(const MachineFacts& m, std::vector<PlatformFinding>* out) {
         absl::StrCat(gpus.size(),
                      gpus.size() == 1 ? " NVIDIA GPU: " : " NVIDIA GPUs: ",
                      absl::StrJoin(names, ", ")),
-        "found on the PCI bus");
+        m.gpus_found_by);
   for (const GpuFacts& g : gpus) {
-    CheckLink(g, &b);
+    CheckLink(m, g, &b);
     CheckNode(m, g, &b);
   }
 }

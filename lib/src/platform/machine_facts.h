@@ -81,10 +81,15 @@ struct NvmlGpuFacts {
     uint32_t pid = 0;
     uint64_t used_bytes = 0;
   };
-  std::optional<std::vector<Process>> processes;  // compute processes
-  // Set when the facts come from NVML samples in a trace rather than one
-  // reading now: how many samples, and the link while the GPU was busy.
+  std::optional<std::vector<Process>>
+      processes;  // compute processes  // How many NVML readings these are: 1
+                  // for doctor's reading now; for the
+  // samples of a trace, the readings while the GPU was busy (the clock and
+  // link while busy, the reasons seen while busy, the highest power and
+  // temperature). `from_trace`: only the sampled readings are known (no
+  // limits, persistence, ECC or processes).
   uint64_t samples = 0;
+  bool from_trace = false;
 };
 
 struct GpuFacts {
@@ -130,6 +135,7 @@ struct CpuFacts {
   Fact<std::string> driver;  // scaling_driver
   Fact<uint64_t> max_khz;    // cpuinfo_max_freq
   Fact<uint64_t> cur_khz;    // mean scaling_cur_freq over online CPUs
+  std::string cur_khz_of = "on average";  // what cur_khz is
   Fact<uint32_t> threads_per_core;
   std::string smt_control;  // "on", "off", "forceoff", "notsupported", ""
 };
@@ -190,6 +196,7 @@ struct StorageFacts {
   Fact<MountEntry> mount;
   Fact<BlockDeviceFacts> device;
   Fact<ReadProbeFacts> probe;
+  bool probed = true;  // false: no read probe was run (a recording)
 };
 
 struct NvmlFacts {
@@ -200,6 +207,15 @@ struct NvmlFacts {
 
 struct MachineFacts {
   std::string source;  // "this machine", "recorded snapshot", ...
+  // True for a reading of a machine (doctor); false for a recording, whose
+  // unknown facts cannot be fixed by running differently now.
+  bool live = true;
+  // How the GPUs were found ("found on the PCI bus", "described by the
+  // trace").
+  std::string gpus_found_by = "found on the PCI bus";
+  // Whether a missing NVIDIA kernel module was looked for (and so is known
+  // to be absent, not merely unrecorded).
+  bool driver_probed = true;
   std::vector<NumaNodeFacts> numa_nodes;
   Fact<std::vector<GpuFacts>> gpus;
   ProcessFacts process;

@@ -57,6 +57,10 @@ void ReadCgroupFacts(const MachineRoot& root, const std::string& proc_dir,
 StorageFacts ReadStorageFacts(const MachineRoot& root, const std::string& path,
                               bool probe);
 
+// Why a mount has no local block device to check ("nfs4 is a network or
+// user-space file system: ..."); empty when it may have one.
+std::string NoBlockDeviceReason(const MountEntry& mount);
+
 // iowait over an interval: take a sample, do other work, finish it. The
 // interval is whatever passed between the two calls.
 struct CpuTimeSample {

@@ -54,7 +54,7 @@ void CheckDriver(const MachineFacts& m, FindingBuilder* b) {
            "only through NVML)");
     return;
   }
-  if (have_gpus) {
+  if (have_gpus && m.driver_probed) {
     b->Add("nvidia_driver", "", PlatformStatus::kFail,
            "no NVIDIA kernel module loaded",
            absl::StrCat("the machine has NVIDIA GPUs but ", module.why_unknown,
@@ -69,8 +69,10 @@ void CheckDriver(const MachineFacts& m, FindingBuilder* b) {
 void CheckNvmlLoaded(const MachineFacts& m, FindingBuilder* b) {
   if (!m.nvml.known()) {
     b->Unknown("nvml", "", m.nvml.why_unknown,
-               "Where the GPUs are, install the NVIDIA driver (it ships "
-               "libnvidia-ml.so.1) or run in the NVIDIA container runtime.");
+               m.live ? "Where the GPUs are, install the NVIDIA driver (it "
+                        "ships libnvidia-ml.so.1) or run in the NVIDIA "
+                        "container runtime."
+                      : "");
     return;
   }
   b->Add("nvml", "", PlatformStatus::kOk,
@@ -106,9 +108,20 @@ void CheckGpu(const MachineFacts& m, const GpuFacts& g, FindingBuilder* b) {
              busy ? "busy near its maximum clock"
                   : "idle GPUs lower their clocks; they rise under load");
     }
+  } else if (n.sm_clock_mhz && n.from_trace) {
+    std::string value =
+        absl::StrCat("SM ", *n.sm_clock_mhz, " MHz (median while busy)");
+    if (n.utilization_pct) {
+      absl::StrAppend(&value, ", utilization up to ", *n.utilization_pct, "%");
+    }
+    absl::StrAppend(&value, when);
+    b->Add("gpu_clocks", subject, PlatformStatus::kOk, value,
+           "the maximum clock is not recorded; the throttle reasons say "
+           "whether anything held the clock down");
   } else {
     b->Unknown("gpu_clocks", subject,
-               "NVML does not report this GPU's SM clocks");
+               "no SM clock reading (NVML does not report it for this GPU, "
+               "or the trace did not sample it)");
   }
 
   // Clock event (throttle) reasons.
@@ -141,7 +154,7 @@ void CheckGpu(const MachineFacts& m, const GpuFacts& g, FindingBuilder* b) {
     }
   } else {
     b->Unknown("gpu_throttle", subject,
-               "NVML does not report this GPU's clock event reasons");
+               "no clock event (throttle) reasons from NVML for this GPU");
   }
 
   // Power.
@@ -169,8 +182,13 @@ void CheckGpu(const MachineFacts& m, const GpuFacts& g, FindingBuilder* b) {
       b->Add("gpu_power", subject, PlatformStatus::kOk, value,
              "the power limit is the default");
     }
+  } else if (n.power_mw) {
+    b->Add("gpu_power", subject, PlatformStatus::kOk,
+           absl::StrFormat("up to %.1f W%s", *n.power_mw / 1000.0, when),
+           "the power limit is not recorded; a power cap shows in the "
+           "throttle reasons");
   } else {
-    b->Unknown("gpu_power", subject, "NVML does not report the power limit");
+    b->Unknown("gpu_power", subject, "no power reading from NVML");
   }
 
   // Temperature.
@@ -191,14 +209,22 @@ void CheckGpu(const MachineFacts& m, const GpuFacts& g, FindingBuilder* b) {
       b->Add("gpu_temperature", subject, PlatformStatus::kWarn, value,
              "close to the slowdown temperature",
              "Check the airflow and fans.");
-    } else {
+    } else if (n.slowdown_temperature_c) {
       b->Add("gpu_temperature", subject, PlatformStatus::kOk, value,
              "well below the slowdown temperature");
+    } else {
+      b->Add("gpu_temperature", subject, PlatformStatus::kOk,
+             absl::StrCat(value, n.from_trace ? " at most" : "", when),
+             "the slowdown temperature is not known; a thermal slowdown shows "
+             "in the throttle reasons");
     }
   } else {
     b->Unknown("gpu_temperature", subject,
-               "NVML does not report this GPU's temperature");
+               "no temperature reading from NVML for this GPU");
   }
+
+  // The trace's samples hold no limits, persistence, ECC or processes.
+  if (n.from_trace) return;
 
   // Persistence mode.
   if (n.persistence_mode) {

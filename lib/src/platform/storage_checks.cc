@@ -103,7 +103,8 @@ void CheckDevice(const StorageFacts& s, FindingBuilder* b) {
             ? "a virtual disk that says it is rotational (the hypervisor's "
               "default, whatever the storage behind it): if it is a "
               "spinning disk, random reads of small files reach ~100-200 "
-              "per second; data_read_latency shows what reads cost"
+              "per second; `feedprof doctor --data PATH` measures what reads "
+              "cost"
             : "a spinning disk: random reads of small files reach "
               "~100-200 per second, far below what DataLoader workers ask "
               "for",
@@ -160,7 +161,7 @@ void CheckStorage(const MachineFacts& m, std::vector<PlatformFinding>* out) {
   for (const StorageFacts& s : m.storage) {
     CheckFilesystem(s, &b);
     CheckDevice(s, &b);
-    CheckReadLatency(s, &b);
+    if (s.probed) CheckReadLatency(s, &b);
   }
 }
 

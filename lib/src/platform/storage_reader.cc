@@ -73,22 +73,8 @@ std::optional<std::string> Canonical(const MachineRoot& root,
 
 void ReadBlockDevice(const MachineRoot& root, const MountEntry& mount,
                      Fact<BlockDeviceFacts>* device) {
-  if (IsNetworkFs(mount.fs_type)) {
-    device->Unknown(absl::StrCat(
-        mount.fs_type,
-        " is a network or user-space file system: there is no local block "
-        "device; its latency is the network's and the server's"));
-    return;
-  }
-  if (mount.fs_type == "overlay") {
-    device->Unknown(
-        "overlay (a container's root file system): the device under it "
-        "belongs to the container host and is not visible here");
-    return;
-  }
-  if (mount.fs_type == "tmpfs" || mount.fs_type == "ramfs") {
-    device->Unknown(
-        absl::StrCat(mount.fs_type, " keeps its files in memory: no device"));
+  if (std::string why = NoBlockDeviceReason(mount); !why.empty()) {
+    device->Unknown(std::move(why));
     return;
   }
   std::string dir;
@@ -261,6 +247,23 @@ void Probe(const MachineRoot& root, const std::string& machine_path,
 }
 
 }  // namespace
+
+std::string NoBlockDeviceReason(const MountEntry& mount) {
+  if (IsNetworkFs(mount.fs_type)) {
+    return absl::StrCat(
+        mount.fs_type,
+        " is a network or user-space file system: there is no local block "
+        "device; its latency is the network's and the server's");
+  }
+  if (mount.fs_type == "overlay") {
+    return "overlay (a container's root file system): the device under it "
+           "belongs to the container host and is not visible here";
+  }
+  if (mount.fs_type == "tmpfs" || mount.fs_type == "ramfs") {
+    return absl::StrCat(mount.fs_type, " keeps its files in memory: no device");
+  }
+  return "";
+}
 
 StorageFacts ReadStorageFacts(const MachineRoot& root, const std::string& path,
                               bool probe) {

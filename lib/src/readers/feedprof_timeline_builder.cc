@@ -11,6 +11,7 @@
 #include "common/cuda_names.h"
 #include "common/time_limits.h"
 #include "readers/api_call_correlation.h"
+#include "readers/platform_snapshot_facts.h"
 
 namespace feedprof::readers {
 namespace {
@@ -256,6 +257,8 @@ void FeedprofTimelineBuilder::AddHeader(const trace::Header& header) {
       t.platform.nvidia_pci_bus_ids.push_back(d.bus_id());
     }
     t.platform.nvidia_driver_version = platform.nvidia_driver_version();
+    t.platform.pid = section_.pid;
+    CopyPlatformSnapshotFacts(platform, &t.platform);
   }
 }
 

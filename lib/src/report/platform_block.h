@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/json_writer.h"
+#include "feedprof/analysis.h"
 #include "feedprof/platform.h"
 
 namespace feedprof {
@@ -23,6 +24,14 @@ std::string PlatformFindingLine(const PlatformFinding& finding);
 // machine), status, value, meaning, action (null when none).
 void WritePlatformFindingsJson(const std::vector<PlatformFinding>& findings,
                                common::JsonWriter& w);
+
+// The report's "Platform" block. Text: a header with the counts, then the
+// failed and warned checks (every check with `details`), the ok and
+// unknown ones named on a line each. JSON: the "platform" key and its
+// object. HTML: a section with a table of every check.
+void AppendPlatformText(const Report& report, bool details, std::string* out);
+void WritePlatformJson(const Report& report, common::JsonWriter& w);
+void AppendPlatformHtml(const Report& report, std::string* out);
 
 }  // namespace feedprof
 
