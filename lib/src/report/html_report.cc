@@ -17,6 +17,7 @@
 #include "analysis/units.h"
 #include "feedprof/report.h"
 #include "report/html_page.h"
+#include "report/platform_block.h"
 #include "report/svg_plot.h"
 #include "report/what_if_html.h"
 
@@ -698,6 +699,7 @@ std::string WriteHtmlReport(const Report& r) {
     out.append("</ul></section>");
   }
   report::AppendWhatIfSection(r, &out);
+  AppendPlatformHtml(r, &out);
 
   out.append("<h2>Devices</h2>");
   AppendDeviceSummary(r, &out);

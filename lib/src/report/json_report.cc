@@ -8,6 +8,7 @@
 
 #include "common/json_writer.h"
 #include "feedprof/report.h"
+#include "report/platform_block.h"
 
 namespace feedprof {
 namespace {
@@ -490,6 +491,7 @@ std::string WriteJsonReport(const Report& r) {
     }
     w.EndArray();
   }
+  WritePlatformJson(r, w);
   w.Key("available").BeginObject();
   const Availability& a = r.available;
   for (auto [key, value] :

@@ -11,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "analysis/units.h"
 #include "feedprof/report.h"
+#include "report/platform_block.h"
 #include "report/what_if_wording.h"
 
 namespace feedprof {
@@ -386,6 +387,7 @@ std::string WriteTextReport(const Report& report,
                             const TextReportOptions& options) {
   std::string out;
   Summary(report, &out);
+  AppendPlatformText(report, options.details, &out);
   if (options.what_if) WhatIfTable(report, &out);
   if (options.details) Details(report, options, &out);
   return out;
