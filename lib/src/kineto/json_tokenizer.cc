@@ -190,6 +190,13 @@ JsonToken JsonTokenizer::Next() {
   }
 }
 
+void JsonTokenizer::ConsumeRestOfObject(size_t n) {
+  pos_ += n;
+  token_offset_ = base_ + pos_ - 1;  // the closing '}'
+  stack_.pop_back();
+  AfterValue();
+}
+
 JsonToken JsonTokenizer::OpenContainer(bool object) {
   if (stack_.size() >= limits_.max_depth) {
     return FailAt(base_ + pos_, absl::StrCat("nesting deeper than ",

@@ -63,6 +63,19 @@ class JsonTokenizer {
   // closing bracket. Returns false on error.
   bool SkipRestOfContainer();
 
+  // For a caller's fast path over whole values: the bytes already in the
+  // buffer from the current position on (none are read from the source).
+  // Valid until the next call that consumes input.
+  std::string_view BufferedText() const {
+    return std::string_view(buf_.get() + pos_, end_ - pos_);
+  }
+  // Consumes the first `n` bytes of BufferedText() as the rest of the object
+  // whose '{' Next() just returned, its closing '}' the last of them, as if
+  // Next() had returned each of its tokens. The caller must have checked
+  // that those bytes are exactly that, by the rules this tokenizer applies:
+  // nothing is checked here.
+  void ConsumeRestOfObject(size_t n);
+
   // Valid until the next call to Next/Skip*.
   std::string_view text() const { return text_; }
   // Byte offset (in the decompressed text) where the last token started.

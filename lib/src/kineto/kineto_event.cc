@@ -2,6 +2,7 @@
 
 #include <string_view>
 
+#include "kineto/kineto_event_scanner.h"
 #include "kineto/kineto_time.h"
 
 namespace feedprof::kineto {
@@ -17,55 +18,6 @@ bool ReadScalar(JsonTokenizer& tokens, JsonToken* token) {
   return *token != JsonToken::kError && *token != JsonToken::kEnd;
 }
 
-bool ReadString(JsonTokenizer& tokens, std::string* out) {
-  JsonToken t;
-  if (!ReadScalar(tokens, &t)) return false;
-  if (t == JsonToken::kString) out->assign(tokens.text());
-  return true;
-}
-
-bool ReadInt(JsonTokenizer& tokens, OptionalInt* out) {
-  JsonToken t;
-  if (!ReadScalar(tokens, &t)) return false;
-  if (t == JsonToken::kNumber) {
-    out->present = ParseInteger(tokens.text(), &out->value);
-  } else if (t == JsonToken::kString) {
-    out->present = FirstIntegerIn(tokens.text(), &out->value);
-  }
-  return true;
-}
-
-bool ReadId(JsonTokenizer& tokens, IdField* out) {
-  JsonToken t;
-  if (!ReadScalar(tokens, &t)) return false;
-  if (t == JsonToken::kNumber) {
-    out->present = ParseInteger(tokens.text(), &out->number);
-    out->is_string = false;
-  } else if (t == JsonToken::kString) {
-    out->present = true;
-    // A numeric string ("1234") is the number; anything else stays text.
-    int64_t v = 0;
-    if (ParseInteger(tokens.text(), &v) && !tokens.text().empty() &&
-        tokens.text().find_first_of(".eE") == std::string_view::npos) {
-      out->number = v;
-      out->is_string = false;
-    } else {
-      out->text.assign(tokens.text());
-      out->is_string = true;
-    }
-  }
-  return true;
-}
-
-bool ReadTime(JsonTokenizer& tokens, bool* has, int64_t* ns) {
-  JsonToken t;
-  if (!ReadScalar(tokens, &t)) return false;
-  if (t == JsonToken::kNumber || t == JsonToken::kString) {
-    *has = MicrosToNanos(tokens.text(), ns);
-  }
-  return true;
-}
-
 // "grid": [x, y, z]
 bool ReadDim3(JsonTokenizer& tokens, uint32_t out[3]) {
   JsonToken t = tokens.Next();
@@ -79,11 +31,7 @@ bool ReadDim3(JsonTokenizer& tokens, uint32_t out[3]) {
       if (!tokens.SkipRestOfContainer()) return false;
       continue;
     }
-    int64_t v = 0;
-    if (i < 3 && t == JsonToken::kNumber && ParseInteger(tokens.text(), &v) &&
-        v >= 0 && v <= UINT32_MAX) {
-      out[i] = static_cast<uint32_t>(v);
-    }
+    ApplyDim3Element(t, tokens.text(), i, out);
   }
 }
 
@@ -95,40 +43,223 @@ bool ReadArgs(JsonTokenizer& tokens, KinetoEvent* event) {
     t = tokens.Next();
     if (t == JsonToken::kObjectEnd) return true;
     if (t != JsonToken::kKey) return false;
-    const std::string_view key = tokens.text();
+    const ArgKey key = ArgKeyOf(tokens.text());
     bool ok = true;
-    if (key == "correlation") {
-      ok = ReadInt(tokens, &event->correlation);
-    } else if (key == "External id" || key == "external id") {
-      ok = ReadInt(tokens, &event->external_id);
-    } else if (key == "device") {
-      ok = ReadInt(tokens, &event->device);
-    } else if (key == "stream") {
-      ok = ReadInt(tokens, &event->stream);
-    } else if (key == "bytes") {
-      ok = ReadInt(tokens, &event->bytes);
-    } else if (key == "grid") {
-      ok = ReadDim3(tokens, event->grid);
-    } else if (key == "block") {
-      ok = ReadDim3(tokens, event->block);
-    } else if (key == "cuda_sync_kind") {
-      ok = ReadString(tokens, &event->sync_kind);
-    } else if (key == "wait_on_stream") {
-      ok = ReadInt(tokens, &event->wait_on_stream);
-    } else if (key == "name") {
-      ok = ReadString(tokens, &event->arg_name);
-    } else if (key == "labels") {
-      ok = ReadString(tokens, &event->arg_labels);
-    } else if (key == "rank") {
-      ok = ReadInt(tokens, &event->rank);
-    } else {
-      ok = tokens.SkipValue();
+    switch (key) {
+      case ArgKey::kGrid:
+        ok = ReadDim3(tokens, event->grid);
+        break;
+      case ArgKey::kBlock:
+        ok = ReadDim3(tokens, event->block);
+        break;
+      case ArgKey::kOther:
+        ok = tokens.SkipValue();
+        break;
+      default:
+        ok = ReadScalar(tokens, &t);
+        if (ok) ApplyArg(key, t, tokens.text(), event);
+        break;
+    }
+    if (!ok) return false;
+  }
+}
+
+// The token-by-token way: any JSON the tokenizer accepts, split across
+// buffer refills anywhere, with the tokenizer's errors.
+bool ReadEventTokens(JsonTokenizer& tokens, KinetoEvent* event) {
+  event->Reset();
+  for (;;) {
+    JsonToken t = tokens.Next();
+    if (t == JsonToken::kObjectEnd) return true;
+    if (t != JsonToken::kKey) return false;
+    const EventKey key = EventKeyOf(tokens.text());
+    bool ok = true;
+    switch (key) {
+      case EventKey::kArgs:
+        ok = ReadArgs(tokens, event);
+        break;
+      case EventKey::kOther:
+        ok = tokens.SkipValue();
+        break;
+      default:
+        ok = ReadScalar(tokens, &t);
+        if (!ok) break;
+        switch (key) {
+          case EventKey::kPh:
+            ApplyPh(t, tokens.text(), event);
+            break;
+          case EventKey::kCat:
+            ApplyString(t, tokens.text(), &event->cat);
+            break;
+          case EventKey::kName:
+            ApplyString(t, tokens.text(), &event->name);
+            break;
+          case EventKey::kPid:
+            ApplyId(t, tokens.text(), &event->pid);
+            break;
+          case EventKey::kTid:
+            ApplyId(t, tokens.text(), &event->tid);
+            break;
+          case EventKey::kTs:
+            ApplyTime(t, tokens.text(), &event->has_ts, &event->ts_ns);
+            break;
+          case EventKey::kDur:
+            ApplyTime(t, tokens.text(), &event->has_dur, &event->dur_ns);
+            break;
+          default:
+            break;
+        }
+        break;
     }
     if (!ok) return false;
   }
 }
 
 }  // namespace
+
+EventKey EventKeyOf(std::string_view key) {
+  switch (key.size()) {
+    case 2:
+      if (key == "ph") return EventKey::kPh;
+      if (key == "ts") return EventKey::kTs;
+      break;
+    case 3:
+      if (key == "cat") return EventKey::kCat;
+      if (key == "pid") return EventKey::kPid;
+      if (key == "tid") return EventKey::kTid;
+      if (key == "dur") return EventKey::kDur;
+      break;
+    case 4:
+      if (key == "name") return EventKey::kName;
+      if (key == "args") return EventKey::kArgs;
+      break;
+    default:
+      break;
+  }
+  return EventKey::kOther;
+}
+
+ArgKey ArgKeyOf(std::string_view key) {
+  switch (key.size()) {
+    case 4:
+      if (key == "grid") return ArgKey::kGrid;
+      if (key == "name") return ArgKey::kName;
+      if (key == "rank") return ArgKey::kRank;
+      break;
+    case 5:
+      if (key == "bytes") return ArgKey::kBytes;
+      if (key == "block") return ArgKey::kBlock;
+      break;
+    case 6:
+      if (key == "device") return ArgKey::kDevice;
+      if (key == "stream") return ArgKey::kStream;
+      if (key == "labels") return ArgKey::kLabels;
+      break;
+    case 11:
+      if (key == "correlation") return ArgKey::kCorrelation;
+      if (key == "External id" || key == "external id") {
+        return ArgKey::kExternalId;
+      }
+      break;
+    case 14:
+      if (key == "cuda_sync_kind") return ArgKey::kSyncKind;
+      if (key == "wait_on_stream") return ArgKey::kWaitOnStream;
+      break;
+    default:
+      break;
+  }
+  return ArgKey::kOther;
+}
+
+void ApplyPh(JsonToken kind, std::string_view text, KinetoEvent* event) {
+  if (kind == JsonToken::kString && !text.empty()) event->ph = text[0];
+}
+
+void ApplyString(JsonToken kind, std::string_view text, std::string* out) {
+  if (kind == JsonToken::kString) out->assign(text);
+}
+
+void ApplyInt(JsonToken kind, std::string_view text, OptionalInt* out) {
+  if (kind == JsonToken::kNumber) {
+    out->present = ParseInteger(text, &out->value);
+  } else if (kind == JsonToken::kString) {
+    out->present = FirstIntegerIn(text, &out->value);
+  }
+}
+
+void ApplyId(JsonToken kind, std::string_view text, IdField* out) {
+  if (kind == JsonToken::kNumber) {
+    out->present = ParseInteger(text, &out->number);
+    out->is_string = false;
+  } else if (kind == JsonToken::kString) {
+    out->present = true;
+    // A numeric string ("1234") is the number; anything else stays text.
+    int64_t v = 0;
+    if (ParseInteger(text, &v) && !text.empty() &&
+        text.find_first_of(".eE") == std::string_view::npos) {
+      out->number = v;
+      out->is_string = false;
+    } else {
+      out->text.assign(text);
+      out->is_string = true;
+    }
+  }
+}
+
+void ApplyTime(JsonToken kind, std::string_view text, bool* has, int64_t* ns) {
+  if (kind == JsonToken::kNumber || kind == JsonToken::kString) {
+    *has = MicrosToNanos(text, ns);
+  }
+}
+
+void ApplyDim3Element(JsonToken kind, std::string_view text, int index,
+                      uint32_t out[3]) {
+  int64_t v = 0;
+  if (index < 3 && kind == JsonToken::kNumber && ParseInteger(text, &v) &&
+      v >= 0 && v <= UINT32_MAX) {
+    out[index] = static_cast<uint32_t>(v);
+  }
+}
+
+void ApplyArg(ArgKey key, JsonToken kind, std::string_view text,
+              KinetoEvent* event) {
+  switch (key) {
+    case ArgKey::kCorrelation:
+      ApplyInt(kind, text, &event->correlation);
+      break;
+    case ArgKey::kExternalId:
+      ApplyInt(kind, text, &event->external_id);
+      break;
+    case ArgKey::kDevice:
+      ApplyInt(kind, text, &event->device);
+      break;
+    case ArgKey::kStream:
+      ApplyInt(kind, text, &event->stream);
+      break;
+    case ArgKey::kBytes:
+      ApplyInt(kind, text, &event->bytes);
+      break;
+    case ArgKey::kSyncKind:
+      ApplyString(kind, text, &event->sync_kind);
+      break;
+    case ArgKey::kWaitOnStream:
+      ApplyInt(kind, text, &event->wait_on_stream);
+      break;
+    case ArgKey::kName:
+      ApplyString(kind, text, &event->arg_name);
+      break;
+    case ArgKey::kLabels:
+      ApplyString(kind, text, &event->arg_labels);
+      break;
+    case ArgKey::kRank:
+      ApplyInt(kind, text, &event->rank);
+      break;
+    case ArgKey::kGrid:
+    case ArgKey::kBlock:
+    case ArgKey::kOther:
+      break;
+  }
+}
 
 void KinetoEvent::Reset() {
   ph = 0;
@@ -147,38 +278,12 @@ void KinetoEvent::Reset() {
 }
 
 bool ReadKinetoEvent(JsonTokenizer& tokens, KinetoEvent* event) {
-  event->Reset();
-  for (;;) {
-    JsonToken t = tokens.Next();
-    if (t == JsonToken::kObjectEnd) return true;
-    if (t != JsonToken::kKey) return false;
-    const std::string_view key = tokens.text();
-    bool ok = true;
-    if (key == "ph") {
-      JsonToken v;
-      ok = ReadScalar(tokens, &v);
-      if (ok && v == JsonToken::kString && !tokens.text().empty()) {
-        event->ph = tokens.text()[0];
-      }
-    } else if (key == "cat") {
-      ok = ReadString(tokens, &event->cat);
-    } else if (key == "name") {
-      ok = ReadString(tokens, &event->name);
-    } else if (key == "pid") {
-      ok = ReadId(tokens, &event->pid);
-    } else if (key == "tid") {
-      ok = ReadId(tokens, &event->tid);
-    } else if (key == "ts") {
-      ok = ReadTime(tokens, &event->has_ts, &event->ts_ns);
-    } else if (key == "dur") {
-      ok = ReadTime(tokens, &event->has_dur, &event->dur_ns);
-    } else if (key == "args") {
-      ok = ReadArgs(tokens, event);
-    } else {
-      ok = tokens.SkipValue();
-    }
-    if (!ok) return false;
+  if (const size_t n = ScanBufferedKinetoEvent(tokens.BufferedText(), event);
+      n > 0) {
+    tokens.ConsumeRestOfObject(n);
+    return true;
   }
+  return ReadEventTokens(tokens, event);
 }
 
 }  // namespace feedprof::kineto

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "kineto/json_tokenizer.h"
 
@@ -65,7 +66,59 @@ struct KinetoEvent {
 
 // Reads the rest of an event object whose '{' the tokenizer just returned,
 // up to and including its '}'. False on a JSON error (see the tokenizer).
+// Events that lie whole in the tokenizer's buffer go through
+// ScanBufferedKinetoEvent (kineto_event_scanner.h); the rest, and every
+// event that scanner declines, token by token.
 bool ReadKinetoEvent(JsonTokenizer& tokens, KinetoEvent* event);
+
+// The fields of an event, and how one JSON value lands in them. Both ways
+// of reading an event (token by token, and the buffered scanner) classify
+// keys and convert values through these, so they read the same event the
+// same way; they differ only in how they find the tokens.
+enum class EventKey : uint8_t {
+  kPh,
+  kCat,
+  kName,
+  kPid,
+  kTid,
+  kTs,
+  kDur,
+  kArgs,
+  kOther,  // skipped
+};
+EventKey EventKeyOf(std::string_view key);
+
+enum class ArgKey : uint8_t {
+  kCorrelation,  // "correlation"
+  kExternalId,   // "External id", "external id"
+  kDevice,
+  kStream,
+  kBytes,
+  kGrid,
+  kBlock,
+  kSyncKind,  // "cuda_sync_kind"
+  kWaitOnStream,
+  kName,
+  kLabels,
+  kRank,
+  kOther,  // skipped
+};
+ArgKey ArgKeyOf(std::string_view key);
+
+// `kind` is the token of a scalar value (kString, kNumber, kTrue, kFalse,
+// kNull) and `text` its text. A value of a type a field does not take
+// leaves the field as it was.
+void ApplyPh(JsonToken kind, std::string_view text, KinetoEvent* event);
+void ApplyString(JsonToken kind, std::string_view text, std::string* out);
+void ApplyInt(JsonToken kind, std::string_view text, OptionalInt* out);
+void ApplyId(JsonToken kind, std::string_view text, IdField* out);
+void ApplyTime(JsonToken kind, std::string_view text, bool* has, int64_t* ns);
+// Element `index` of a "grid"/"block" array.
+void ApplyDim3Element(JsonToken kind, std::string_view text, int index,
+                      uint32_t out[3]);
+// A scalar value of the arg `key` (any key but kGrid, kBlock and kOther).
+void ApplyArg(ArgKey key, JsonToken kind, std::string_view text,
+              KinetoEvent* event);
 
 }  // namespace feedprof::kineto
 

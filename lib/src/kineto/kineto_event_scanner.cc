@@ -1,0 +1,328 @@
+#include "kineto/kineto_event_scanner.h"
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+
+namespace feedprof::kineto {
+namespace {
+
+// Longer strings and numbers are left to the tokenizer, which enforces its
+// token limit on them.
+constexpr size_t kMaxScannedToken = 64 * 1024;
+// Deeper nesting inside one event is left to the tokenizer's depth limit.
+constexpr int kMaxScannedDepth = 32;
+
+// As JsonTokenizer's tables.
+constexpr std::array<bool, 256> MakeNumberTable() {
+  std::array<bool, 256> table{};
+  for (char c = '0'; c <= '9'; ++c) table[static_cast<uint8_t>(c)] = true;
+  table['-'] = table['+'] = table['.'] = table['e'] = table['E'] = true;
+  return table;
+}
+constexpr std::array<bool, 256> kNumberChar = MakeNumberTable();
+
+constexpr std::array<bool, 256> MakeStructuralTable() {
+  std::array<bool, 256> table{};
+  table['"'] = table['{'] = table['}'] = table['['] = table[']'] = true;
+  return table;
+}
+constexpr std::array<bool, 256> kStructural = MakeStructuralTable();
+
+inline bool IsSpace(char c) {
+  return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+// The end of the JSON number that starts at `p` (a '-' or a digit), or
+// nullptr when the bytes there are not one number by the tokenizer's rule:
+// the longest run of number characters [0-9+-.eE] must be exactly one
+// number (so "1-2" and "1.e5" are errors, as ParseNumber finds them), and a
+// run that reaches `e` may go on past the buffer.
+const char* JsonNumberEnd(const char* p, const char* e) {
+  if (*p == '-') ++p;
+  if (p == e || !IsDigit(*p)) return nullptr;
+  if (*p == '0') {
+    ++p;
+  } else {
+    while (p < e && IsDigit(*p)) ++p;
+  }
+  if (p < e && *p == '.') {
+    ++p;
+    if (p == e || !IsDigit(*p)) return nullptr;
+    while (p < e && IsDigit(*p)) ++p;
+  }
+  if (p < e && (*p == 'e' || *p == 'E')) {
+    ++p;
+    if (p < e && (*p == '+' || *p == '-')) ++p;
+    if (p == e || !IsDigit(*p)) return nullptr;
+    while (p < e && IsDigit(*p)) ++p;
+  }
+  if (p == e || kNumberChar[static_cast<uint8_t>(*p)]) return nullptr;
+  return p;
+}
+
+// A cursor over the buffered bytes. Every method returns false to decline;
+// the scan then stops and nothing it did matters.
+class Scanner {
+ public:
+  Scanner(const char* begin, const char* end) : p_(begin), end_(end) {}
+
+  const char* position() const { return p_; }
+
+  // Skips whitespace; false when the buffer ends (more may follow).
+  bool Space() {
+    while (p_ < end_ && IsSpace(*p_)) ++p_;
+    return p_ < end_;
+  }
+  char Peek() const { return *p_; }  // after a true Space()
+  void Skip() { ++p_; }
+
+  // A string without escapes, p_ at its opening quote.
+  bool String(std::string_view* out) {
+    const char* body = p_ + 1;
+    const char* q = body;
+    // Short strings (most keys and values): a byte loop beats memchr.
+    const char* short_end = end_ - body > 24 ? body + 24 : end_;
+    while (q < short_end && *q != '"' && *q != '\\') ++q;
+    if (q == short_end) {
+      const auto* quote =
+          static_cast<const char*>(std::memchr(q, '"', end_ - q));
+      if (quote == nullptr) return false;
+      if (std::memchr(q, '\\', quote - q) != nullptr) return false;
+      q = quote;
+    } else if (*q == '\\') {
+      return false;
+    }
+    if (static_cast<size_t>(q - body) > kMaxScannedToken) return false;
+    *out = std::string_view(body, static_cast<size_t>(q - body));
+    p_ = q + 1;
+    return true;
+  }
+
+  // A scalar value, p_ at its first byte: the token it is and its text (a
+  // literal has none).
+  bool Scalar(JsonToken* kind, std::string_view* text) {
+    const char c = *p_;
+    if (c == '"') {
+      *kind = JsonToken::kString;
+      return String(text);
+    }
+    if (c == '-' || IsDigit(c)) {
+      const char* number_end = JsonNumberEnd(p_, end_);
+      if (number_end == nullptr ||
+          static_cast<size_t>(number_end - p_) > kMaxScannedToken) {
+        return false;
+      }
+      *kind = JsonToken::kNumber;
+      *text = std::string_view(p_, static_cast<size_t>(number_end - p_));
+      p_ = number_end;
+      return true;
+    }
+    *text = std::string_view();
+    if (c == 't') return Literal("true", JsonToken::kTrue, kind);
+    if (c == 'f') return Literal("false", JsonToken::kFalse, kind);
+    if (c == 'n') return Literal("null", JsonToken::kNull, kind);
+    return false;
+  }
+
+  // An object or array, p_ at its bracket, checked as SkipValue checks
+  // one: brackets that match, strings skipped (an escape skips the byte
+  // after the backslash).
+  bool SkipContainer() {
+    char open[kMaxScannedDepth];
+    int depth = 0;
+    for (;;) {
+      while (p_ < end_ && !kStructural[static_cast<uint8_t>(*p_)]) ++p_;
+      if (p_ == end_) return false;
+      const char c = *p_++;
+      if (c == '"') {
+        for (;;) {
+          const auto* quote =
+              static_cast<const char*>(std::memchr(p_, '"', end_ - p_));
+          if (quote == nullptr) return false;
+          const auto* backslash =
+              static_cast<const char*>(std::memchr(p_, '\\', quote - p_));
+          if (backslash == nullptr) {
+            p_ = quote + 1;
+            break;
+          }
+          p_ = backslash + 2;
+          if (p_ >= end_) return false;
+        }
+        continue;
+      }
+      if (c == '{' || c == '[') {
+        if (depth == kMaxScannedDepth) return false;
+        open[depth++] = c;
+        continue;
+      }
+      // '}' or ']'
+      if (depth == 0 || open[depth - 1] != (c == '}' ? '{' : '[')) {
+        return false;
+      }
+      if (--depth == 0) return true;
+    }
+  }
+
+  // Any value whose content is not needed.
+  bool SkipValue() {
+    if (*p_ == '{' || *p_ == '[') return SkipContainer();
+    JsonToken kind;
+    std::string_view text;
+    return Scalar(&kind, &text);
+  }
+
+  // After a value inside an object or array: true with `*more` when a
+  // comma follows (and a key or value after it), false to decline on
+  // anything but the comma or the closing `close`.
+  bool CommaOrEnd(char close, bool* more) {
+    if (!Space()) return false;
+    if (*p_ == ',') {
+      ++p_;
+      *more = true;
+      return Space();
+    }
+    if (*p_ != close) return false;
+    ++p_;
+    *more = false;
+    return true;
+  }
+
+  // A key and its colon, p_ at the key's quote; leaves p_ at the value.
+  bool Key(std::string_view* key) {
+    if (*p_ != '"' || !String(key) || !Space() || *p_ != ':') return false;
+    ++p_;
+    return Space();
+  }
+
+ private:
+  bool Literal(std::string_view word, JsonToken token, JsonToken* kind) {
+    if (static_cast<size_t>(end_ - p_) < word.size() ||
+        std::memcmp(p_, word.data(), word.size()) != 0) {
+      return false;
+    }
+    p_ += word.size();
+    *kind = token;
+    return true;
+  }
+
+  const char* p_;
+  const char* end_;
+};
+
+// "grid": [x, y, z], p_ at the value.
+bool ScanDim3(Scanner& s, uint32_t out[3]) {
+  if (s.Peek() != '[') return s.SkipValue();
+  s.Skip();
+  if (!s.Space()) return false;
+  if (s.Peek() == ']') {
+    s.Skip();
+    return true;
+  }
+  for (int i = 0;; ++i) {
+    if (s.Peek() == '{' || s.Peek() == '[') {
+      if (!s.SkipContainer()) return false;
+    } else {
+      JsonToken kind;
+      std::string_view text;
+      if (!s.Scalar(&kind, &text)) return false;
+      ApplyDim3Element(kind, text, i, out);
+    }
+    bool more = false;
+    if (!s.CommaOrEnd(']', &more)) return false;
+    if (!more) return true;
+  }
+}
+
+// "args": {...}, p_ at the value.
+bool ScanArgs(Scanner& s, KinetoEvent* event) {
+  if (s.Peek() != '{') return s.SkipValue();
+  s.Skip();
+  if (!s.Space()) return false;
+  if (s.Peek() == '}') {
+    s.Skip();
+    return true;
+  }
+  for (;;) {
+    std::string_view key;
+    if (!s.Key(&key)) return false;
+    const ArgKey arg = ArgKeyOf(key);
+    bool ok = true;
+    if (arg == ArgKey::kGrid) {
+      ok = ScanDim3(s, event->grid);
+    } else if (arg == ArgKey::kBlock) {
+      ok = ScanDim3(s, event->block);
+    } else if (arg == ArgKey::kOther || s.Peek() == '{' || s.Peek() == '[') {
+      ok = s.SkipValue();
+    } else {
+      JsonToken kind;
+      std::string_view text;
+      ok = s.Scalar(&kind, &text);
+      if (ok) ApplyArg(arg, kind, text, event);
+    }
+    bool more = false;
+    if (!ok || !s.CommaOrEnd('}', &more)) return false;
+    if (!more) return true;
+  }
+}
+
+}  // namespace
+
+size_t ScanBufferedKinetoEvent(std::string_view rest, KinetoEvent* event) {
+  Scanner s(rest.data(), rest.data() + rest.size());
+  event->Reset();
+  if (!s.Space()) return 0;
+  if (s.Peek() == '}') {
+    s.Skip();
+    return static_cast<size_t>(s.position() - rest.data());
+  }
+  for (;;) {
+    std::string_view key;
+    if (!s.Key(&key)) return 0;
+    const EventKey field = EventKeyOf(key);
+    bool ok = true;
+    if (field == EventKey::kArgs) {
+      ok = ScanArgs(s, event);
+    } else if (field == EventKey::kOther || s.Peek() == '{' ||
+               s.Peek() == '[') {
+      ok = s.SkipValue();
+    } else {
+      JsonToken kind;
+      std::string_view text;
+      ok = s.Scalar(&kind, &text);
+      if (ok) {
+        switch (field) {
+          case EventKey::kPh:
+            ApplyPh(kind, text, event);
+            break;
+          case EventKey::kCat:
+            ApplyString(kind, text, &event->cat);
+            break;
+          case EventKey::kName:
+            ApplyString(kind, text, &event->name);
+            break;
+          case EventKey::kPid:
+            ApplyId(kind, text, &event->pid);
+            break;
+          case EventKey::kTid:
+            ApplyId(kind, text, &event->tid);
+            break;
+          case EventKey::kTs:
+            ApplyTime(kind, text, &event->has_ts, &event->ts_ns);
+            break;
+          case EventKey::kDur:
+            ApplyTime(kind, text, &event->has_dur, &event->dur_ns);
+            break;
+          default:
+            break;
+        }
+      }
+    }
+    bool more = false;
+    if (!ok || !s.CommaOrEnd('}', &more)) return 0;
+    if (!more) return static_cast<size_t>(s.position() - rest.data());
+  }
+}
+
+}  // namespace feedprof::kineto
