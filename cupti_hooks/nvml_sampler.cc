@@ -104,6 +104,7 @@ bool NvmlSampler::Load(const char* library) {
   Lookup(library_, "nvmlDeviceGetMaxPcieLinkWidth", &get_max_link_width_);
   Lookup(library_, "nvmlDeviceGetTemperature", &get_temperature_);
   Lookup(library_, "nvmlDeviceGetPciInfo_v3", &get_pci_info_);
+  LookupStaticFactFunctions();
 
   unsigned count = 0;
   if (get_count_(&count) != kNvmlSuccess) count = 0;
@@ -219,7 +220,9 @@ size_t NvmlSampler::SampleOnce() {
 
 void* NvmlSampler::ThreadMain(void* arg) {
   auto* self = static_cast<NvmlSampler*>(arg);
-  // The first sample is taken at once, even if Stop() comes right after.
+  // The static facts and the first sample are taken at once, even if
+  // Stop() comes right after.
+  self->WriteStaticFacts();
   self->SampleOnce();
   pthread_mutex_lock(&self->mutex_);
   while (!self->stop_.load()) {

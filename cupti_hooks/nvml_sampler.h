@@ -9,7 +9,10 @@
 // so in one debug line and does nothing. Each sample of all devices becomes
 // one CounterBatch packet. Devices are numbered like CUDA numbers them when
 // the PCI bus id of the device is known from CUDA (a resolver supplies it),
-// else by NVML index.
+// else by NVML index. Before the first sample the sampler writes the
+// devices' static facts (power limits, maximum clocks, slowdown
+// temperature, persistence and ECC modes, ECC error counts, row remapping)
+// as one NvmlFacts packet (nvml_static_facts.cc).
 //
 // Threads: Start() spawns the sampling thread; Stop() (any thread) ends and
 // joins it. SampleOnce() may also be called directly (tests, benchmarks).
@@ -65,6 +68,10 @@ class NvmlSampler {
   // One sample of every device as one CounterBatch packet; returns the
   // number of counter samples written.
   size_t SampleOnce();
+  // The static facts of every device as one NvmlFacts packet; returns the
+  // number of devices written (0 when nothing could be written). The
+  // sampling thread calls it once before its first sample.
+  size_t WriteStaticFacts();
 
   // Samples every `interval_ms` on a new thread until Stop().
   bool Start(uint32_t interval_ms);
@@ -91,6 +98,7 @@ class NvmlSampler {
   };
 
   static void* ThreadMain(void* self);
+  void LookupStaticFactFunctions();
   uint32_t TraceDeviceId(uint32_t index);
 
   const RecorderSink& sink_;
@@ -116,6 +124,18 @@ class NvmlSampler {
   int (*get_max_link_width_)(Device, unsigned*) = nullptr;
   int (*get_temperature_)(Device, int, unsigned*) = nullptr;
   int (*get_pci_info_)(Device, PciInfo*) = nullptr;
+  // Static facts (nvml_static_facts.cc).
+  int (*get_name_)(Device, char*, unsigned) = nullptr;
+  int (*get_power_limit_)(Device, unsigned*) = nullptr;
+  int (*get_default_power_limit_)(Device, unsigned*) = nullptr;
+  int (*get_enforced_power_limit_)(Device, unsigned*) = nullptr;
+  int (*get_max_clock_)(Device, int, unsigned*) = nullptr;
+  int (*get_temperature_threshold_)(Device, int, unsigned*) = nullptr;
+  int (*get_persistence_)(Device, int*) = nullptr;
+  int (*get_ecc_mode_)(Device, int*, int*) = nullptr;
+  int (*get_ecc_errors_)(Device, int, int, unsigned long long*) = nullptr;
+  int (*get_remapped_rows_)(Device, unsigned*, unsigned*, unsigned*,
+                            unsigned*) = nullptr;
 
   pthread_t thread_{};
   bool thread_running_ = false;

@@ -29,6 +29,7 @@ enum PacketField : uint32_t {
   kPacketNvtxCategory = 12,
   kPacketStream = 13,
   kPacketGpuCollection = 14,
+  kPacketNvmlFacts = 15,
 };
 
 inline constexpr uint32_t kTracePacketField = 1;

@@ -1,6 +1,6 @@
 // The NVML sampler: absent library (the real case on this machine), and a
-// stand-in library with fixed readings whose CounterBatch is parsed and
-// checked value by value.
+// stand-in library with fixed readings whose CounterBatch and NvmlFacts
+// packets are parsed (by libprotobuf) and checked value by value.
 #include "cupti_hooks/nvml_sampler.h"
 
 #include <gtest/gtest.h>
@@ -104,10 +104,70 @@ TEST(NvmlSamplerTest, SamplingThreadStartsAndStops) {
   EXPECT_FALSE(sampler.Start(5));  // one thread at a time
   sampler.Stop();
   sampler.Stop();
-  // The first sample is taken at once.
-  ASSERT_GE(captured().packets.size(), 1u);
-  EXPECT_TRUE(captured().packets[0].has_counters());
-  EXPECT_EQ(captured().packets[0].counters().samples_size(), 25);
+  // The static facts and the first sample are taken at once, in that
+  // order; the facts only once.
+  ASSERT_GE(captured().packets.size(), 2u);
+  EXPECT_TRUE(captured().packets[0].has_nvml_facts());
+  EXPECT_EQ(captured().packets[0].nvml_facts().devices_size(), 2);
+  EXPECT_TRUE(captured().packets[1].has_counters());
+  EXPECT_EQ(captured().packets[1].counters().samples_size(), 25);
+  for (size_t i = 1; i < captured().packets.size(); ++i) {
+    EXPECT_FALSE(captured().packets[i].has_nvml_facts()) << i;
+  }
+}
+
+TEST(NvmlSamplerTest, StaticFactsOfEveryDevice) {
+  captured().Clear();
+  NvmlSampler sampler(CaptureSink());
+  ASSERT_TRUE(sampler.Load(FEEDPROF_FAKE_NVML));
+  sampler.set_device_resolver(&MapFirstGpuToCuda5);
+  EXPECT_EQ(sampler.WriteStaticFacts(), 2u);
+  ASSERT_EQ(captured().packets.size(), 1u);
+  ASSERT_TRUE(captured().packets[0].has_nvml_facts());
+  const trace::NvmlFacts& facts = captured().packets[0].nvml_facts();
+  EXPECT_GT(facts.ts_ns(), 0u);
+  ASSERT_EQ(facts.devices_size(), 2);
+
+  // Device 0 (CUDA 5 by its bus id): lowered power limit, persistence off,
+  // ECC errors, a pending row remap.
+  const trace::NvmlDevice& busy = facts.devices(0);
+  EXPECT_EQ(busy.device_id(), 5u);
+  EXPECT_EQ(busy.pci_bus_id(), "00000000:3B:00.0");
+  EXPECT_EQ(busy.name(), "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(busy.power_limit_mw(), 300000u);
+  EXPECT_EQ(busy.power_default_limit_mw(), 700000u);
+  EXPECT_EQ(busy.power_enforced_limit_mw(), 300000u);
+  EXPECT_EQ(busy.max_sm_clock_mhz(), 1980u);
+  EXPECT_EQ(busy.max_mem_clock_mhz(), 2619u);
+  EXPECT_EQ(busy.slowdown_temperature_c(), 87u);
+  EXPECT_EQ(busy.persistence_mode(), trace::NVML_STATE_DISABLED);
+  EXPECT_EQ(busy.ecc_mode(), trace::NVML_STATE_ENABLED);
+  EXPECT_EQ(busy.ecc_volatile_corrected(), 5u);
+  EXPECT_EQ(busy.ecc_volatile_uncorrected(), 2u);
+  EXPECT_EQ(busy.ecc_aggregate_corrected(), 11u);
+  EXPECT_EQ(busy.ecc_aggregate_uncorrected(), 3u);
+  EXPECT_EQ(busy.row_remap_pending(), trace::NVML_STATE_ENABLED);
+  EXPECT_EQ(busy.row_remap_failure(), trace::NVML_STATE_DISABLED);
+
+  // Device 1 keeps its NVML index; what NVML refuses is left out, not 0.
+  const trace::NvmlDevice& idle = facts.devices(1);
+  EXPECT_EQ(idle.device_id(), 1u);
+  EXPECT_EQ(idle.pci_bus_id(), "00000000:AF:00.0");
+  EXPECT_EQ(idle.power_limit_mw(), 700000u);
+  EXPECT_EQ(idle.persistence_mode(), trace::NVML_STATE_ENABLED);
+  EXPECT_FALSE(idle.has_slowdown_temperature_c());
+  EXPECT_EQ(idle.ecc_mode(), trace::NVML_STATE_UNKNOWN);
+  EXPECT_FALSE(idle.has_ecc_volatile_uncorrected());
+  EXPECT_FALSE(idle.has_ecc_aggregate_corrected());
+  EXPECT_EQ(idle.row_remap_pending(), trace::NVML_STATE_UNKNOWN);
+}
+
+TEST(NvmlSamplerTest, NoStaticFactsWithoutNvml) {
+  captured().Clear();
+  NvmlSampler sampler(CaptureSink());
+  EXPECT_FALSE(sampler.Load("libnvidia-ml-missing.so.1"));
+  EXPECT_EQ(sampler.WriteStaticFacts(), 0u);
+  EXPECT_TRUE(captured().packets.empty());
 }
 
 }  // namespace
