@@ -79,7 +79,9 @@ PlatformStatus Worse(PlatformStatus a, PlatformStatus b) {
 
 std::string Percent(double share) {
   const double pct = share * 100.0;
-  return absl::StrFormat(std::fabs(pct) < 1.0 ? "%.2f%%" : "%.1f%%", pct);
+  // Two literal formats: absl checks a format string at compile time.
+  return std::fabs(pct) < 1.0 ? absl::StrFormat("%.2f%%", pct)
+                              : absl::StrFormat("%.1f%%", pct);
 }
 
 std::string Fixed(double v, int digits) {
