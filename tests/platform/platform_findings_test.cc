@@ -309,6 +309,10 @@ TEST(PlatformFindings, ThrottlingFromNvmlSamplesIsGpuBoundEvidence) {
   EXPECT_NE(EvidenceWith(r, "not the limit here").find("PCIe link"),
             std::string::npos);
   EXPECT_EQ(FindingOf(r, "nvml").value, "NVML sees 1 GPU");
+  // Samples without the static facts (traces before them): no limits,
+  // persistence or ECC lines.
+  EXPECT_EQ(r.platform.Find("gpu_persistence", kGpu0), nullptr);
+  EXPECT_EQ(r.platform.Find("gpu_ecc", kGpu0), nullptr);
 }
 
 TEST(PlatformFindings, DataOnNfsIsAFinding) {
@@ -380,7 +384,185 @@ TEST(PlatformFindings, IowaitAndMemoryComeFromTheSystemSamples) {
   EXPECT_EQ(mem.status, PlatformStatus::kWarn);  // 5 GiB of 64 GiB
   EXPECT_EQ(mem.value,
             "MemAvailable 5.0 GiB of 64.0 GiB (7.8%, lowest MemAvailable, "
-            "highest Dirty and Writeback during the run)");
+            "highest Dirty and Writeback during the run); 60.0 GiB when "
+            "recording started, 5.0 GiB at the end");
+}
+
+// MemAvailable falls and Dirty + Writeback climb in the middle of the run:
+// the lowest and highest readings are judged, the start (snapshot) and the
+// end (last system sample) are shown beside them.
+TEST(PlatformFindings, MemoryAtTheStartAndTheEndOfTheRun) {
+  TimelineBuilder b = GpuBound();
+  Timeline& tl = b.timeline();
+  const uint64_t gib = uint64_t{1} << 30;
+  const struct {
+    double us;
+    uint64_t available, dirty, writeback;
+  } readings[] = {{0, 50 * gib, 1 << 20, 0},
+                  {20000, 5 * gib, 9 * gib, gib},
+                  {40000, 30 * gib, 2 * gib, gib / 2}};
+  for (const auto& r : readings) {
+    SystemSample s;
+    s.ts = Us(r.us);
+    s.pid = TimelineBuilder::kPid;
+    s.mem_available_bytes = r.available;
+    s.mem_dirty_bytes = r.dirty;
+    s.mem_writeback_bytes = r.writeback;
+    tl.system_samples.push_back(s);
+  }
+  tl.available.system_samples = true;
+  Platform p = ServerSnapshot();
+  p.memory_dirty_bytes = gib;
+  const Report r = AnalyzeWith(std::move(b), p);
+  const PlatformFinding& mem = FindingOf(r, "mem_available");
+  EXPECT_EQ(mem.status, PlatformStatus::kWarn);
+  EXPECT_EQ(mem.value,
+            "MemAvailable 5.0 GiB of 64.0 GiB (7.8%, lowest MemAvailable, "
+            "highest Dirty and Writeback during the run); 60.0 GiB when "
+            "recording started, 30.0 GiB at the end");
+  const PlatformFinding& dirty = FindingOf(r, "mem_dirty");
+  // 10 GiB waiting of 15 GiB dirtyable: past the 20 % dirty limit.
+  EXPECT_EQ(dirty.status, PlatformStatus::kFail);
+  EXPECT_EQ(dirty.value.rfind(
+                "Dirty 9.0 GiB, Writeback 1.0 GiB (lowest MemAvailable, "
+                "highest Dirty and Writeback during the run); 1.0 GiB when "
+                "recording started, 2.5 GiB at the end (Dirty + Writeback); "
+                "background writeback from 1.5 GiB, writers throttled from "
+                "3.0 GiB",
+                0),
+            0u)
+      << dirty.value;
+}
+
+// The highest 1-minute load of the system samples against the CPUs the
+// process may use (16): overloaded.
+TEST(PlatformFindings, LoadAverageComesFromTheSystemSamples) {
+  TimelineBuilder b = GpuBound();
+  Timeline& tl = b.timeline();
+  const struct {
+    double us, load;
+    uint32_t running;
+  } readings[] = {{0, 3.5, 4}, {20000, 20.25, 18}, {40000, 9, 7}};
+  for (const auto& r : readings) {
+    SystemSample s;
+    s.ts = Us(r.us);
+    s.pid = TimelineBuilder::kPid;
+    s.load_1m = r.load;
+    s.procs_running = r.running;
+    tl.system_samples.push_back(s);
+  }
+  tl.available.system_samples = true;
+  const Report r = AnalyzeWith(std::move(b), ServerSnapshot());
+  const PlatformFinding& load = FindingOf(r, "cpu_load");
+  EXPECT_EQ(load.status, PlatformStatus::kWarn);
+  EXPECT_EQ(load.value,
+            "load 20.25 (1 min) on 16 CPUs, 18 runnable, the highest during "
+            "the run");
+}
+
+TEST(PlatformFindings, LoadAverageOfOlderTracesIsUnknown) {
+  TimelineBuilder b = GpuBound();
+  Timeline& tl = b.timeline();
+  for (double us : {0.0, 40000.0}) {
+    SystemSample s;
+    s.ts = Us(us);
+    s.pid = TimelineBuilder::kPid;
+    s.procs_running = 30;  // load_1m 0: not sampled
+    tl.system_samples.push_back(s);
+  }
+  tl.available.system_samples = true;
+  const Report r = AnalyzeWith(std::move(b), ServerSnapshot());
+  const PlatformFinding& load = FindingOf(r, "cpu_load");
+  EXPECT_EQ(load.status, PlatformStatus::kUnknown);
+  EXPECT_EQ(load.meaning,
+            "not recorded: the system samples carry no load average (the "
+            "trace is from a feedprof version before it)");
+  // Without system samples at all.
+  const Report none = AnalyzeWith(GpuBound(), ServerSnapshot());
+  EXPECT_EQ(FindingOf(none, "cpu_load").meaning,
+            "no system samples in the trace (host sampling was off), so no "
+            "load average");
+}
+
+// NVML's static facts as the NVML sampler records them for GPU0 (NVML
+// numbers it device 0 too; matched by bus id).
+Platform::NvmlDevice Gpu0StaticFacts() {
+  Platform::NvmlDevice n;
+  n.pid = TimelineBuilder::kPid;
+  n.device = 0;
+  n.pci_bus_id = "00000000:3B:00.0";
+  n.name = "NVIDIA H100 80GB HBM3";
+  n.power_limit_mw = 400000;
+  n.default_power_limit_mw = 700000;
+  n.enforced_power_limit_mw = 400000;
+  n.max_sm_clock_mhz = 1980;
+  n.max_mem_clock_mhz = 2619;
+  n.slowdown_temperature_c = 87;
+  n.persistence_mode = false;
+  n.ecc_enabled = true;
+  n.ecc_volatile_uncorrected = 2;
+  n.ecc_volatile_corrected = 5;
+  n.ecc_aggregate_uncorrected = 3;
+  n.ecc_aggregate_corrected = 11;
+  n.row_remap_pending = false;
+  n.row_remap_failure = false;
+  return n;
+}
+
+TEST(PlatformFindings, NvmlStaticFactsJudgeClocksPowerPersistenceAndEcc) {
+  TimelineBuilder b = GpuBound();
+  AddNvmlSamples(&b, 50000);
+  Platform p = ServerSnapshot();
+  p.nvml_devices = {Gpu0StaticFacts()};
+  const Report r = AnalyzeWith(std::move(b), p);
+  ASSERT_EQ(r.verdict.primary, "gpu_bound");
+  // Busy at 1200 of 1980 MHz: below 80 % of the maximum.
+  const PlatformFinding& clocks = FindingOf(r, "gpu_clocks", kGpu0);
+  EXPECT_EQ(clocks.status, PlatformStatus::kWarn);
+  EXPECT_EQ(clocks.value,
+            "SM 1200 of 1980 MHz, utilization 97% over 6 NVML samples");
+  // The enforced limit, 400 W, is 57 % of the 700 W default.
+  const PlatformFinding& power = FindingOf(r, "gpu_power", kGpu0);
+  EXPECT_EQ(power.status, PlatformStatus::kWarn);
+  EXPECT_EQ(power.value, "410.5 of 400.0 W (default limit 700.0 W)");
+  const PlatformFinding& heat = FindingOf(r, "gpu_temperature", kGpu0);
+  EXPECT_EQ(heat.status, PlatformStatus::kOk);
+  EXPECT_EQ(heat.value, "71 °C (slowdown at 87 °C)");
+  const PlatformFinding& persistence = FindingOf(r, "gpu_persistence", kGpu0);
+  EXPECT_EQ(persistence.status, PlatformStatus::kWarn);
+  EXPECT_EQ(persistence.value, "disabled");
+  const PlatformFinding& ecc = FindingOf(r, "gpu_ecc", kGpu0);
+  EXPECT_EQ(ecc.status, PlatformStatus::kFail);
+  EXPECT_EQ(ecc.value,
+            "ECC on; since the driver loaded: 2 uncorrected, 5 corrected "
+            "errors (when recording started); over the GPU's life: 3 "
+            "uncorrected, 11 corrected");
+  // A trace never lists the GPU's processes.
+  EXPECT_EQ(r.platform.Find("gpu_processes", kGpu0), nullptr);
+  // The power cap is evidence for the GPU-bound verdict.
+  EXPECT_NE(EvidenceWith(r, "Platform, where it caps this: ")
+                .find("410.5 of 400.0 W (default limit 700.0 W)"),
+            std::string::npos)
+      << EvidenceWith(r, "Platform, where it caps this: ");
+}
+
+TEST(PlatformFindings, NvmlStaticFactsWithoutSamplesStillJudgeTheModes) {
+  Platform p = ServerSnapshot();
+  Platform::NvmlDevice n = Gpu0StaticFacts();
+  n.persistence_mode = true;
+  n.ecc_enabled = false;
+  p.nvml_devices = {n};
+  const Report r = AnalyzeWith(GpuBound(), p);
+  EXPECT_EQ(FindingOf(r, "nvml").value, "NVML sees 1 GPU");
+  EXPECT_EQ(FindingOf(r, "gpu_persistence", kGpu0).status, PlatformStatus::kOk);
+  EXPECT_EQ(FindingOf(r, "gpu_ecc", kGpu0).value, "ECC disabled");
+  EXPECT_EQ(FindingOf(r, "gpu_power", kGpu0).value,
+            "limit 400.0 W (default limit 700.0 W)");
+  EXPECT_EQ(FindingOf(r, "gpu_clocks", kGpu0).status, PlatformStatus::kUnknown);
+  // Facts of another process (not analysed) are not this GPU's.
+  p.nvml_devices[0].pid = TimelineBuilder::kPid + 1;
+  const Report other = AnalyzeWith(GpuBound(), p);
+  EXPECT_EQ(other.platform.Find("gpu_persistence", kGpu0), nullptr);
 }
 
 }  // namespace

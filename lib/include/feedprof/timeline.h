@@ -229,6 +229,7 @@ struct SystemSample {
   uint64_t mem_available_bytes = 0;
   uint64_t mem_dirty_bytes = 0;
   uint64_t mem_writeback_bytes = 0;
+  double load_1m = 0;  // /proc/loadavg; 0 when not recorded
 };
 
 // A GPU (or other) counter sample, e.g. NVML SM utilization.
@@ -393,6 +394,32 @@ struct Platform {
   };
   std::optional<Mount> working_directory_mount;
   std::vector<Mount> data_mounts;
+  // NVML's static facts of each GPU, read when a process's NVML sampler
+  // started (feedprof traces): limits, maximum clocks, modes and ECC error
+  // counts. `device` numbers the GPU as that process's NVML counter samples
+  // do; `pci_bus_id` is NVML's spelling ("00000000:3B:00.0"). What NVML did
+  // not report is empty.
+  struct NvmlDevice {
+    int32_t pid = 0;
+    int32_t device = 0;
+    std::string pci_bus_id;
+    std::string name;
+    std::optional<uint32_t> power_limit_mw;  // the management limit
+    std::optional<uint32_t> default_power_limit_mw;
+    std::optional<uint32_t> enforced_power_limit_mw;
+    std::optional<uint32_t> max_sm_clock_mhz;
+    std::optional<uint32_t> max_mem_clock_mhz;
+    std::optional<uint32_t> slowdown_temperature_c;
+    std::optional<bool> persistence_mode;
+    std::optional<bool> ecc_enabled;
+    std::optional<uint64_t> ecc_volatile_corrected;
+    std::optional<uint64_t> ecc_volatile_uncorrected;
+    std::optional<uint64_t> ecc_aggregate_corrected;
+    std::optional<uint64_t> ecc_aggregate_uncorrected;
+    std::optional<bool> row_remap_pending;
+    std::optional<bool> row_remap_failure;
+  };
+  std::vector<NvmlDevice> nvml_devices;
 };
 
 struct DropCounts {

@@ -86,7 +86,9 @@ std::vector<std::string> CitedChecks(const std::string& verdict) {
   if (verdict == "io_bound") {
     return {"data_filesystem", "data_device", "cpu_iowait", "mem_dirty"};
   }
-  if (verdict == "gpu_bound") return {"gpu_throttle", "gpu_clocks"};
+  // The power limit only when it is lowered (NVML's static facts recorded).
+  if (verdict == "gpu_bound")
+    return {"gpu_throttle", "gpu_clocks", "gpu_power"};
   return {};
 }
 
@@ -169,6 +171,7 @@ void AddPlatformEvidence(const Report& report, const VerdictSignals& signals,
   for (const std::string& check : cited) {
     for (const PlatformFinding& f : findings) {
       if (f.check != check || f.status == PlatformStatus::kUnknown) continue;
+      if (check == "gpu_power" && !Problem(f)) continue;
       std::string part = Cite(f);
       if (check == "gpu_pcie_link" && platform.facts.gpus.known()) {
         for (const platform::GpuFacts& g : *platform.facts.gpus) {

@@ -31,7 +31,9 @@ void SettleIdleLinkReadings(const platform::MachineFacts& facts,
                             std::vector<PlatformFinding>* findings) {
   if (!facts.gpus.known() || facts.gpus->size() != 1) return;  // whose copy?
   const platform::GpuFacts& g = facts.gpus->front();
-  if (g.nvml || !g.link.current_gts.known() || !g.link.current_width.known()) {
+  // NVML utilization says whether the GPU was busy: the link check used it.
+  if ((g.nvml && g.nvml->utilization_pct) || !g.link.current_gts.known() ||
+      !g.link.current_width.known()) {
     return;
   }
   const double achieved = FastestCopyGBps(copies);

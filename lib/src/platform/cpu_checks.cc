@@ -235,6 +235,7 @@ void CheckLoad(const MachineFacts& m, FindingBuilder* b) {
   std::string value =
       absl::StrFormat("load %.2f (1 min) on %d CPUs, %d runnable",
                       l.loadavg->load1, cpus, l.loadavg->runnable);
+  if (!l.loadavg_when.empty()) absl::StrAppend(&value, ", ", l.loadavg_when);
   if (l.cpu_pressure.known()) {
     absl::StrAppend(&value,
                     absl::StrFormat(", cpu pressure %.2f%% (some, 10 s)",

@@ -70,6 +70,9 @@ struct NvmlGpuFacts {
   std::optional<bool> ecc_enabled;
   std::optional<uint64_t> ecc_uncorrected_volatile;
   std::optional<uint64_t> ecc_corrected_volatile;
+  // Over the GPU's life (recorded traces; doctor does not read them).
+  std::optional<uint64_t> ecc_uncorrected_aggregate;
+  std::optional<uint64_t> ecc_corrected_aggregate;
   std::optional<bool> row_remap_pending;
   std::optional<bool> row_remap_failure;
   // The link as NVML reports it (generation, lanes).
@@ -81,15 +84,18 @@ struct NvmlGpuFacts {
     uint32_t pid = 0;
     uint64_t used_bytes = 0;
   };
-  std::optional<std::vector<Process>>
-      processes;  // compute processes  // How many NVML readings these are: 1
-                  // for doctor's reading now; for the
+  std::optional<std::vector<Process>> processes;  // compute processes
+  // How many NVML readings these are: 1 for doctor's reading now; for the
   // samples of a trace, the readings while the GPU was busy (the clock and
   // link while busy, the reasons seen while busy, the highest power and
-  // temperature). `from_trace`: only the sampled readings are known (no
-  // limits, persistence, ECC or processes).
+  // temperature). `from_trace`: the readings of a trace (no processes;
+  // limits, persistence and ECC only with `static_facts`).
   uint64_t samples = 0;
   bool from_trace = false;
+  // From a trace whose NVML sampler recorded the static facts (limits,
+  // maximum clock, slowdown temperature, persistence, ECC): their checks
+  // run as doctor's do. Processes are never recorded.
+  bool static_facts = false;
 };
 
 struct GpuFacts {
@@ -155,6 +161,9 @@ struct LoadFacts {
   Fact<double> iowait_share;  // of all CPU time over `interval_s`
   double interval_s = 0;
   std::string interval_label;  // "over 0.25 s", "over the run"
+  // When `loadavg` was read, for the message ("highest during the run");
+  // empty for doctor's reading now.
+  std::string loadavg_when;
 };
 
 struct MemoryFacts {
@@ -174,6 +183,16 @@ struct MemoryFacts {
   uint64_t dirty_bytes = 0;
   // "now" (doctor), "at the start of the run", "lowest during the run".
   std::string when = "now";
+  // Recordings: MemAvailable, Dirty and Writeback when recording started
+  // (the snapshot) and at the last system sample of the analysed window,
+  // shown beside the values judged. Doctor leaves them empty.
+  struct Reading {
+    uint64_t available = 0;
+    uint64_t dirty = 0;
+    uint64_t writeback = 0;
+  };
+  std::optional<Reading> at_start;
+  std::optional<Reading> at_end;
 };
 
 struct BlockDeviceFacts {

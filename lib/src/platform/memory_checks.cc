@@ -24,6 +24,23 @@ double Share(uint64_t part, uint64_t whole) {
                    : 0.0;
 }
 
+// "; 61.2 GiB when recording started, 12.0 GiB at the end": a recording's
+// readings at both ends, beside the lowest or highest one judged (a
+// pressure that built up during the run, or was there from the start).
+template <typename Of>
+std::string StartAndEnd(const MemoryFacts& mem, Of of) {
+  std::string out;
+  if (mem.at_start) {
+    absl::StrAppend(&out, "; ", Bytes(of(*mem.at_start)),
+                    " when recording started");
+  }
+  if (mem.at_end) {
+    absl::StrAppend(&out, mem.at_start ? ", " : "; ", Bytes(of(*mem.at_end)),
+                    " at the end");
+  }
+  return out;
+}
+
 void CheckAvailable(const MachineFacts& m, FindingBuilder* b) {
   const MemoryFacts& mem = m.memory;
   if (!mem.available.known() || !mem.total.known()) {
@@ -33,9 +50,12 @@ void CheckAvailable(const MachineFacts& m, FindingBuilder* b) {
     return;
   }
   const double share = Share(*mem.available, *mem.total);
-  const std::string value = absl::StrCat("MemAvailable ", Bytes(*mem.available),
-                                         " of ", Bytes(*mem.total), " (",
-                                         Percent(share), ", ", mem.when, ")");
+  std::string value = absl::StrCat("MemAvailable ", Bytes(*mem.available),
+                                   " of ", Bytes(*mem.total), " (",
+                                   Percent(share), ", ", mem.when, ")");
+  absl::StrAppend(&value, StartAndEnd(mem, [](const MemoryFacts::Reading& r) {
+    return r.available;
+  }));
   const std::string action =
       "Free memory: fewer or lighter DataLoader workers (prefetch_factor), "
       "smaller pinned pools, or other jobs off this machine.";
@@ -74,6 +94,12 @@ void CheckDirty(const MachineFacts& m, FindingBuilder* b) {
       mem.dirty_bytes > 0 ? mem.dirty_bytes : base * mem.dirty_ratio / 100;
   std::string value = absl::StrCat("Dirty ", Bytes(*mem.dirty), ", Writeback ",
                                    Bytes(*mem.writeback), " (", mem.when, ")");
+  absl::StrAppend(&value,
+                  StartAndEnd(mem,
+                              [](const MemoryFacts::Reading& r) {
+                                return r.dirty + r.writeback;
+                              }),
+                  mem.at_start || mem.at_end ? " (Dirty + Writeback)" : "");
   if (base > 0) {
     absl::StrAppend(&value, "; background writeback from ", Bytes(background),
                     ", writers throttled from ", Bytes(throttle));

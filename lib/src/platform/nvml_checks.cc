@@ -223,8 +223,9 @@ void CheckGpu(const MachineFacts& m, const GpuFacts& g, FindingBuilder* b) {
                "no temperature reading from NVML for this GPU");
   }
 
-  // The trace's samples hold no limits, persistence, ECC or processes.
-  if (n.from_trace) return;
+  // A trace holds persistence and ECC only where its NVML sampler recorded
+  // the static facts, and never the processes.
+  if (n.from_trace && !n.static_facts) return;
 
   // Persistence mode.
   if (n.persistence_mode) {
@@ -256,6 +257,12 @@ void CheckGpu(const MachineFacts& m, const GpuFacts& g, FindingBuilder* b) {
     std::string value =
         absl::StrCat("ECC on; since the driver loaded: ", uncorrected,
                      " uncorrected, ", corrected, " corrected errors");
+    if (n.from_trace) absl::StrAppend(&value, " (when recording started)");
+    if (n.ecc_uncorrected_aggregate || n.ecc_corrected_aggregate) {
+      absl::StrAppend(&value, "; over the GPU's life: ",
+                      n.ecc_uncorrected_aggregate.value_or(0), " uncorrected, ",
+                      n.ecc_corrected_aggregate.value_or(0), " corrected");
+    }
     if (n.row_remap_pending.value_or(false)) {
       absl::StrAppend(&value, "; a row remap is pending");
     }
@@ -279,6 +286,7 @@ void CheckGpu(const MachineFacts& m, const GpuFacts& g, FindingBuilder* b) {
   }
 
   // Processes.
+  if (n.from_trace) return;
   if (n.processes) {
     std::vector<std::string> others;
     uint64_t bytes = 0;

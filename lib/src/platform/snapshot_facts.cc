@@ -199,6 +199,50 @@ std::optional<NvmlGpuFacts> NvmlOf(const Timeline& tl,
   return n;
 }
 
+// NVML's static facts of the GPU at `bus_id` (normalized), recorded by an
+// analysed process's NVML sampler; null when none was.
+const Platform::NvmlDevice* StaticFactsOf(const Timeline& tl,
+                                          const RecordingScope& scope,
+                                          const std::string& bus_id) {
+  for (const Platform::NvmlDevice& n : tl.platform.nvml_devices) {
+    if (!n.pci_bus_id.empty() && NormalizeBusId(n.pci_bus_id) == bus_id &&
+        InScope(scope, n.pid)) {
+      return &n;
+    }
+  }
+  return nullptr;
+}
+
+// Adds the static facts to what the samples say (or to nothing, when the
+// GPU was not sampled in the window).
+void AddStaticFacts(const Platform::NvmlDevice* facts, GpuFacts* g) {
+  if (facts == nullptr) return;
+  if (!g->nvml) {
+    g->nvml.emplace();
+    g->nvml->from_trace = true;
+  }
+  NvmlGpuFacts& n = *g->nvml;
+  n.static_facts = true;
+  if (g->name.empty()) g->name = facts->name;
+  if (n.name.empty()) n.name = facts->name;
+  n.sm_max_clock_mhz = facts->max_sm_clock_mhz;
+  // The limit the GPU holds itself to: the enforced one, else the
+  // management limit.
+  n.power_limit_mw = facts->enforced_power_limit_mw
+                         ? facts->enforced_power_limit_mw
+                         : facts->power_limit_mw;
+  n.default_power_limit_mw = facts->default_power_limit_mw;
+  n.slowdown_temperature_c = facts->slowdown_temperature_c;
+  n.persistence_mode = facts->persistence_mode;
+  n.ecc_enabled = facts->ecc_enabled;
+  n.ecc_uncorrected_volatile = facts->ecc_volatile_uncorrected;
+  n.ecc_corrected_volatile = facts->ecc_volatile_corrected;
+  n.ecc_uncorrected_aggregate = facts->ecc_aggregate_uncorrected;
+  n.ecc_corrected_aggregate = facts->ecc_aggregate_corrected;
+  n.row_remap_pending = facts->row_remap_pending;
+  n.row_remap_failure = facts->row_remap_failure;
+}
+
 Fact<std::vector<GpuFacts>> GpusOf(const Timeline& tl,
                                    const RecordingScope& scope, bool snapshot,
                                    const Reasons& why) {
@@ -243,6 +287,7 @@ Fact<std::vector<GpuFacts>> GpusOf(const Timeline& tl,
         g.name = d->name;
         g.nvml = NvmlOf(tl, scope, d->id);
       }
+      AddStaticFacts(StaticFactsOf(tl, scope, g.bus_id), &g);
       gpus.push_back(std::move(g));
     }
     out.Set(std::move(gpus));
@@ -273,6 +318,7 @@ Fact<std::vector<GpuFacts>> GpusOf(const Timeline& tl,
     g.numa_node.Unknown(why.all);
     g.local_cpus.Unknown(why.all);
     g.nvml = NvmlOf(tl, scope, d.id);
+    AddStaticFacts(StaticFactsOf(tl, scope, bus), &g);
     gpus.push_back(std::move(g));
   }
   if (gpus.empty()) {
@@ -292,6 +338,8 @@ void SampledLoadAndMemory(const Timeline& tl, const RecordingScope& scope,
   uint64_t highest_dirty = 0;
   uint64_t highest_writeback = 0;
   bool memory = false;
+  const SystemSample* last_memory = nullptr;
+  const SystemSample* highest_load = nullptr;
   for (const SystemSample& s : tl.system_samples) {
     if (s.ts < scope.start || s.ts > scope.end || !InScope(scope, s.pid)) {
       continue;
@@ -308,7 +356,24 @@ void SampledLoadAndMemory(const Timeline& tl, const RecordingScope& scope,
       highest_dirty = std::max(highest_dirty, s.mem_dirty_bytes);
       highest_writeback = std::max(highest_writeback, s.mem_writeback_bytes);
       memory = true;
+      last_memory = &s;
     }
+    // Traces from before the load average was sampled read 0.
+    if (std::isfinite(s.load_1m) && s.load_1m > 0 &&
+        (highest_load == nullptr || s.load_1m > highest_load->load_1m)) {
+      highest_load = &s;
+    }
+  }
+  if (highest_load != nullptr) {
+    LoadAverage l;
+    l.load1 = highest_load->load_1m;
+    l.runnable = highest_load->procs_running;
+    m->load.loadavg.Set(l);
+    m->load.loadavg_when = "the highest during the run";
+  } else if (first != nullptr) {
+    m->load.loadavg.Unknown(
+        "not recorded: the system samples carry no load average (the "
+        "trace is from a feedprof version before it)");
   }
   if (first != nullptr && last != first) {
     // In doubles: damaged counters must not overflow a sum.
@@ -336,6 +401,9 @@ void SampledLoadAndMemory(const Timeline& tl, const RecordingScope& scope,
     m->memory.when =
         "lowest MemAvailable, highest Dirty and Writeback during "
         "the run";
+    m->memory.at_end = MemoryFacts::Reading{last_memory->mem_available_bytes,
+                                            last_memory->mem_dirty_bytes,
+                                            last_memory->mem_writeback_bytes};
   }
 }
 
@@ -426,10 +494,13 @@ MachineFacts FactsFromRecording(const Timeline& tl,
   SetOr(&m.cgroup.memory_limit, probed, p.cgroup_memory_limit_bytes, why.newer);
 
   const std::string no_load =
-      snapshot ? "not recorded: the trace has no load average or pressure "
-                 "readings"
-               : why.all;
-  m.load.loadavg.Unknown(no_load);
+      snapshot ? "not recorded: the trace has no pressure readings" : why.all;
+  m.load.loadavg.Unknown(
+      !snapshot ? why.all
+      : tl.system_samples.empty()
+          ? "no system samples in the trace (host sampling was off), so no "
+            "load average"
+          : "no system sample in the analysed window");
   m.load.cpu_pressure.Unknown(no_load);
   m.load.io_pressure.Unknown(no_load);
   m.load.iowait_share.Unknown(
@@ -447,6 +518,11 @@ MachineFacts FactsFromRecording(const Timeline& tl,
   SetOr(&mem.dirty, probed, p.memory_dirty_bytes, why.newer);
   SetOr(&mem.writeback, probed, p.memory_writeback_bytes, why.newer);
   mem.when = "when recording started";
+  if (probed && p.memory_available_bytes > 0) {
+    mem.at_start =
+        MemoryFacts::Reading{p.memory_available_bytes, p.memory_dirty_bytes,
+                             p.memory_writeback_bytes};
+  }
   SetOr(&mem.swap_total, probed, p.swap_total_bytes, why.newer);
   SetOr(&mem.swap_free, probed, p.swap_free_bytes, why.newer);
   SetOr(&mem.thp_enabled, probed && !p.transparent_hugepage.empty(),

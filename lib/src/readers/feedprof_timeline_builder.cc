@@ -205,6 +205,10 @@ void FeedprofTimelineBuilder::AddPacket(const trace::Packet& packet) {
     case trace::Packet::kStream:
       AddStream(packet.stream());
       break;
+    case trace::Packet::kNvmlFacts:
+      AddNvmlStaticFacts(packet.nvml_facts(), section_.pid,
+                         &timeline_->platform);
+      break;
     default:
       // Packets from a newer writer are skipped.
       break;
@@ -545,6 +549,7 @@ void FeedprofTimelineBuilder::AddHostSamples(
     out.mem_available_bytes = sample.mem_available_bytes();
     out.mem_dirty_bytes = sample.mem_dirty_bytes();
     out.mem_writeback_bytes = sample.mem_writeback_bytes();
+    out.load_1m = sample.load_1m();
     NoteTime(out.ts, out.ts);
   }
 }

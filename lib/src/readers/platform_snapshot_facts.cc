@@ -1,5 +1,8 @@
 #include "readers/platform_snapshot_facts.h"
 
+#include <algorithm>
+#include <optional>
+
 namespace feedprof::readers {
 namespace {
 
@@ -18,7 +21,61 @@ Platform::Mount MountOf(const trace::Mount& m) {
   return out;
 }
 
+std::optional<bool> StateOf(trace::NvmlEnableState s) {
+  if (s == trace::NVML_STATE_ENABLED) return true;
+  if (s == trace::NVML_STATE_DISABLED) return false;
+  return std::nullopt;
+}
+
+template <typename T, typename Has, typename Get>
+std::optional<T> Optional(Has has, Get get) {
+  return has ? std::optional<T>(get) : std::nullopt;
+}
+
 }  // namespace
+
+void AddNvmlStaticFacts(const trace::NvmlFacts& in, int32_t pid,
+                        Platform* out) {
+  for (const trace::NvmlDevice& d : in.devices()) {
+    const auto device = static_cast<int32_t>(d.device_id());
+    const bool known =
+        std::any_of(out->nvml_devices.begin(), out->nvml_devices.end(),
+                    [&](const Platform::NvmlDevice& n) {
+                      return n.pid == pid && n.device == device;
+                    });
+    if (known) continue;
+    Platform::NvmlDevice n;
+    n.pid = pid;
+    n.device = device;
+    n.pci_bus_id = d.pci_bus_id();
+    n.name = d.name();
+    n.power_limit_mw =
+        Optional<uint32_t>(d.has_power_limit_mw(), d.power_limit_mw());
+    n.default_power_limit_mw = Optional<uint32_t>(
+        d.has_power_default_limit_mw(), d.power_default_limit_mw());
+    n.enforced_power_limit_mw = Optional<uint32_t>(
+        d.has_power_enforced_limit_mw(), d.power_enforced_limit_mw());
+    n.max_sm_clock_mhz =
+        Optional<uint32_t>(d.has_max_sm_clock_mhz(), d.max_sm_clock_mhz());
+    n.max_mem_clock_mhz =
+        Optional<uint32_t>(d.has_max_mem_clock_mhz(), d.max_mem_clock_mhz());
+    n.slowdown_temperature_c = Optional<uint32_t>(
+        d.has_slowdown_temperature_c(), d.slowdown_temperature_c());
+    n.persistence_mode = StateOf(d.persistence_mode());
+    n.ecc_enabled = StateOf(d.ecc_mode());
+    n.ecc_volatile_corrected = Optional<uint64_t>(
+        d.has_ecc_volatile_corrected(), d.ecc_volatile_corrected());
+    n.ecc_volatile_uncorrected = Optional<uint64_t>(
+        d.has_ecc_volatile_uncorrected(), d.ecc_volatile_uncorrected());
+    n.ecc_aggregate_corrected = Optional<uint64_t>(
+        d.has_ecc_aggregate_corrected(), d.ecc_aggregate_corrected());
+    n.ecc_aggregate_uncorrected = Optional<uint64_t>(
+        d.has_ecc_aggregate_uncorrected(), d.ecc_aggregate_uncorrected());
+    n.row_remap_pending = StateOf(d.row_remap_pending());
+    n.row_remap_failure = StateOf(d.row_remap_failure());
+    out->nvml_devices.push_back(std::move(n));
+  }
+}
 
 void CopyPlatformSnapshotFacts(const trace::Platform& in, Platform* out) {
   // Known in every trace that has a snapshot.

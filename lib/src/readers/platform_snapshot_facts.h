@@ -1,6 +1,8 @@
 // The platform snapshot's facts for the platform checks (Platform fields
 // 16-33 and the per-process, per-node and per-PCI-function details) copied
-// from a feedprof trace header into Timeline::Platform.
+// from a feedprof trace header into Timeline::Platform, and the NVML
+// sampler's static facts of the GPUs (NvmlFacts packets) into
+// Timeline::Platform::nvml_devices.
 #ifndef FEEDPROF_READERS_PLATFORM_SNAPSHOT_FACTS_H_
 #define FEEDPROF_READERS_PLATFORM_SNAPSHOT_FACTS_H_
 
@@ -10,6 +12,10 @@
 namespace feedprof::readers {
 
 void CopyPlatformSnapshotFacts(const trace::Platform& in, Platform* out);
+
+// Adds the devices of an NvmlFacts packet of process `pid`; a device the
+// process already described keeps its first facts (those of the start).
+void AddNvmlStaticFacts(const trace::NvmlFacts& in, int32_t pid, Platform* out);
 
 }  // namespace feedprof::readers
 
