@@ -261,6 +261,63 @@ TEST_F(FullTraceTest, DecodesHostSamples) {
   EXPECT_EQ(s.mem_available_bytes, uint64_t{1} << 33);
   EXPECT_EQ(s.mem_dirty_bytes, 4096u);
   EXPECT_EQ(s.mem_writeback_bytes, 8192u);
+  EXPECT_DOUBLE_EQ(s.load_1m, 1.5);
+}
+
+TEST(TraceReader, NvmlStaticFactsReachThePlatform) {
+  TempDir dir;
+  std::vector<trace::Packet> packets = testing::FullTracePackets();
+  trace::Packet facts;
+  facts.mutable_nvml_facts()->set_ts_ns(4'000'000);
+  trace::NvmlDevice* d = facts.mutable_nvml_facts()->add_devices();
+  d->set_device_id(2);
+  d->set_pci_bus_id("00000000:3B:00.0");
+  d->set_name("NVIDIA A100-SXM4-80GB");
+  d->set_power_limit_mw(300000);
+  d->set_power_default_limit_mw(400000);
+  d->set_power_enforced_limit_mw(250000);
+  d->set_max_sm_clock_mhz(1410);
+  d->set_max_mem_clock_mhz(1593);
+  d->set_slowdown_temperature_c(0);  // reported as 0: still a reading
+  d->set_persistence_mode(trace::NVML_STATE_DISABLED);
+  d->set_ecc_mode(trace::NVML_STATE_ENABLED);
+  d->set_ecc_volatile_uncorrected(2);
+  d->set_ecc_aggregate_corrected(17);
+  d->set_row_remap_pending(trace::NVML_STATE_ENABLED);
+  // A second device of which NVML said nothing but its bus id.
+  facts.mutable_nvml_facts()->add_devices()->set_pci_bus_id("00000000:AF:00.0");
+  packets.insert(packets.end() - 1, facts);
+  // The same device again (a later packet): the first facts stay.
+  d->set_power_limit_mw(1);
+  packets.insert(packets.end() - 1, facts);
+  WriteFile(dir.File("a.fpt"), FramePackets(packets));
+  absl::StatusOr<Timeline> t = ReadFeedprofTrace(dir.File("a.fpt"));
+  ASSERT_TRUE(t.ok()) << t.status();
+
+  ASSERT_EQ(t->platform.nvml_devices.size(), 2u);
+  const Platform::NvmlDevice& a = t->platform.nvml_devices[0];
+  EXPECT_EQ(a.pid, 4242);
+  EXPECT_EQ(a.device, 2);
+  EXPECT_EQ(a.pci_bus_id, "00000000:3B:00.0");
+  EXPECT_EQ(a.name, "NVIDIA A100-SXM4-80GB");
+  EXPECT_EQ(a.power_limit_mw, 300000u);
+  EXPECT_EQ(a.default_power_limit_mw, 400000u);
+  EXPECT_EQ(a.enforced_power_limit_mw, 250000u);
+  EXPECT_EQ(a.max_sm_clock_mhz, 1410u);
+  EXPECT_EQ(a.max_mem_clock_mhz, 1593u);
+  EXPECT_EQ(a.slowdown_temperature_c, 0u);
+  EXPECT_EQ(a.persistence_mode, false);
+  EXPECT_EQ(a.ecc_enabled, true);
+  EXPECT_EQ(a.ecc_volatile_uncorrected, 2u);
+  EXPECT_FALSE(a.ecc_volatile_corrected.has_value());
+  EXPECT_EQ(a.ecc_aggregate_corrected, 17u);
+  EXPECT_EQ(a.row_remap_pending, true);
+  EXPECT_FALSE(a.row_remap_failure.has_value());
+  const Platform::NvmlDevice& b = t->platform.nvml_devices[1];
+  EXPECT_EQ(b.device, 0);
+  EXPECT_FALSE(b.power_limit_mw.has_value());
+  EXPECT_FALSE(b.persistence_mode.has_value());
+  EXPECT_FALSE(b.ecc_enabled.has_value());
 }
 
 TEST_F(FullTraceTest, DecodesCounters) {
