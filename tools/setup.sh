@@ -7,7 +7,7 @@ packages=(
   build-essential cmake pkg-config
   protobuf-compiler libprotobuf-dev libabsl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  zlib1g-dev libsqlite3-dev sqlite3 libcli11-dev
+  zlib1g-dev libisal-dev libsqlite3-dev sqlite3 libcli11-dev
   python3 binutils
   chromium python3-pil
 )

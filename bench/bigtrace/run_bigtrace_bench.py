@@ -9,11 +9,13 @@ ids) into a directory you name, then for each file, in one run:
 
   * warms the page cache with one read of the file, so every command reads
     it from memory;
-  * times `cat FILE > /dev/null` and, for .gz, `gzip -dc FILE > /dev/null`:
-    the floor a reader of that file can reach;
+  * times `cat FILE > /dev/null` and, for .gz, `gzip -dc FILE > /dev/null`
+    and the in-process inflate of zlib and of ISA-L (inflate_bench): the
+    floor a reader of that file can reach;
   * times `feedprof analyze --format json --no-what-if FILE` (the reader and
-    the analysis; the what-if replay is a feature of its own) and, for
-    reference, one run with the replay on;
+    the analysis; the what-if replay is a feature of its own), for .gz also
+    with FEEDPROF_INFLATE=zlib, and, for reference, one run with the replay
+    on;
   * reports wall time, MB/s of the file (and of the JSON text inside a .gz),
     events/s and bytes of peak RSS per event (events: the report's
     `source.events`, the events analysed), and the ratios to `cat` and to
@@ -60,10 +62,11 @@ def parse_size(text):
     return int(digits) * scale
 
 
-def run(argv, stdout=subprocess.DEVNULL):
+def run(argv, stdout=subprocess.DEVNULL, env=None):
     """Runs argv; returns (wall s, cpu s, peak RSS bytes, stdout bytes)."""
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=stdout, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(argv, stdout=stdout, stderr=subprocess.PIPE,
+                            env=env)
     out = b""
     if stdout == subprocess.PIPE:
         out = proc.stdout.read()
@@ -101,16 +104,36 @@ def inflated_bytes(path):
     return total
 
 
-def measure(feedprof, path, fmt, runs, what_if):
+def inflate_seconds(inflate_bench, path, runs):
+    """{"zlib": s, "ISA-L": s} of the in-process inflate, best of runs."""
+    if not os.access(inflate_bench, os.X_OK):
+        return {}
+    out = subprocess.run([inflate_bench, path, str(runs)], check=True,
+                         capture_output=True, text=True).stdout
+    seconds = {}
+    for line in out.splitlines():
+        name, _, rest = line.partition(": ")
+        if rest.endswith("best of " + str(runs)):
+            seconds[name] = float(rest.split(" s,")[0])
+    return seconds
+
+
+def measure(feedprof, inflate_bench, path, fmt, runs, what_if):
     size = os.path.getsize(path)
     shell_to_null(["cat"], path)  # page cache
     row = {"format": fmt, "path": path, "file_bytes": size}
     row["cat_s"] = median_run(runs, lambda: shell_to_null(["cat"], path))
+    argv = [feedprof, "analyze", "--format", "json", "--no-what-if", path]
     if path.endswith(".gz"):
         row["gzip_dc_s"] = median_run(
             runs, lambda: shell_to_null(["gzip", "-dc"], path))
         row["text_bytes"] = inflated_bytes(path)
-    argv = [feedprof, "analyze", "--format", "json", "--no-what-if", path]
+        for name, seconds in inflate_seconds(inflate_bench, path,
+                                             runs).items():
+            row[f"{name}_inflate_s"] = seconds
+        zlib_env = dict(os.environ, FEEDPROF_INFLATE="zlib")
+        row["analyze_zlib_s"] = median_run(
+            runs, lambda: run(argv, stdout=subprocess.PIPE, env=zlib_env))[0]
     wall, cpu, rss, out = median_run(
         runs, lambda: run(argv, stdout=subprocess.PIPE))
     report = json.loads(out)
@@ -150,6 +173,28 @@ def print_table(rows):
         ]
         print("| " + " | ".join(cells) + " |")
 
+    gz = [r for r in rows if "analyze_zlib_s" in r]
+    if not gz:
+        return
+    print("\n.json.gz: analyze with each inflater beside that inflater "
+          "alone (in-process, one stream, best of the runs)\n")
+    print("| input | zlib inflate s | ISA-L inflate s | analyze (zlib) s "
+          "| analyze (default inflater) s | analyze × fastest inflate |")
+    print("|---|---|---|---|---|---|")
+    for r in gz:
+        zlib = r.get("zlib_inflate_s")
+        isal = r.get("ISA-L_inflate_s")
+        fastest = min(v for v in (zlib, isal) if v is not None) \
+            if (zlib or isal) else None
+        cells = [
+            os.path.basename(r["path"]),
+            "–" if zlib is None else f"{zlib:.3f}",
+            "–" if isal is None else f"{isal:.3f}",
+            f"{r['analyze_zlib_s']:.2f}", f"{r['analyze_s']:.2f}",
+            "–" if fastest is None else ratio(r["analyze_s"], fastest),
+        ]
+        print("| " + " | ".join(cells) + " |")
+
 
 def main():
     parser = argparse.ArgumentParser(
@@ -177,11 +222,13 @@ def main():
 
     feedprof = args.feedprof or os.path.join(args.build, "tools", "feedprof")
     generator = os.path.join(args.build, "bench", "bigtrace", "make_big_traces")
+    inflate_bench = os.path.join(args.build, "bench", "bigtrace",
+                                 "inflate_bench")
     for tool in (feedprof, generator):
         if not os.access(tool, os.X_OK):
             sys.exit(f"run_bigtrace_bench: {tool} is missing: build it with "
                      f"cmake --build {args.build} --target feedprof_cli "
-                     "make_big_traces")
+                     "make_big_traces inflate_bench")
     formats = [f for f in args.formats.split(",") if f]
     for f in formats:
         if f not in FORMATS:
@@ -212,7 +259,8 @@ def main():
                 args.dir, f"{f.split('-')[0]}-{size}.{EXTENSIONS[f]}")
             what_if = args.what_if == "all" or (
                 args.what_if == "kineto" and f == "kineto")
-            row = measure(feedprof, path, f, args.runs, what_if)
+            row = measure(feedprof, inflate_bench, path, f, args.runs,
+                          what_if)
             row["size"] = size
             rows.append(row)
             print(f"{os.path.basename(path)}: analyze {row['analyze_s']:.2f} s"

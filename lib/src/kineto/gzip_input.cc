@@ -46,9 +46,7 @@ bool GzipFileInput::UnreadInputStartsWithGzipMagic() const {
 GzipFileInput::GzipFileInput(common::InputFile file)
     : file_(std::move(file)), in_(kInputChunk) {}
 
-GzipFileInput::~GzipFileInput() {
-  if (inflate_ready_) inflateEnd(&zs_);
-}
+GzipFileInput::~GzipFileInput() = default;
 
 bool GzipFileInput::FillInput() {
   if (file_eof_) return false;
@@ -97,26 +95,27 @@ size_t GzipFileInput::ReadPlain(char* out, size_t capacity) {
 }
 
 size_t GzipFileInput::ReadGzip(char* out, size_t capacity) {
-  if (!inflate_ready_) {
-    // 15 + 16: gzip wrapper only, full window.
-    if (inflateInit2(&zs_, 15 + 16) != Z_OK) {
+  if (!inflater_) {
+    inflater_ = MakeInflater();
+    if (!inflater_->StartMember()) {
       end_ = End::kCorrupt;
-      detail_ = "zlib could not be initialised";
+      detail_ = absl::StrCat(inflater_->name(), " could not be initialised");
       return 0;
     }
-    inflate_ready_ = true;
   }
   size_t produced = 0;
   while (produced < capacity) {
+    // At the end of the file the inflater may still hold output it could
+    // not hand over (ISA-L keeps some): drain it before calling the stream
+    // cut short.
+    bool draining = false;
     if (in_begin_ == in_end_ && !FillInput()) {
-      if (end_ == End::kNotYet) {
-        end_ = member_done_ ? End::kClean : End::kTruncated;
-        if (end_ == End::kTruncated) {
-          detail_ = absl::StrCat("the gzip stream ends early at byte ",
-                                 file_bytes_read(), " of the file");
-        }
+      if (end_ != End::kNotYet) break;  // a read error
+      if (member_done_) {
+        end_ = End::kClean;
+        break;
       }
-      break;
+      draining = true;
     }
     if (member_done_) {
       // Another gzip member follows, or trailing padding (zeros written
@@ -126,27 +125,39 @@ size_t GzipFileInput::ReadGzip(char* out, size_t capacity) {
         end_ = End::kClean;
         break;
       }
-      inflateReset(&zs_);
+      if (!inflater_->StartMember()) {
+        end_ = End::kCorrupt;
+        detail_ = absl::StrCat(inflater_->name(), " could not be reset");
+        break;
+      }
       member_done_ = false;
     }
-    zs_.next_in = in_.data() + in_begin_;
-    zs_.avail_in = static_cast<uInt>(in_end_ - in_begin_);
-    zs_.next_out = reinterpret_cast<Bytef*>(out + produced);
-    zs_.avail_out = static_cast<uInt>(capacity - produced);
-    const int rc = inflate(&zs_, Z_NO_FLUSH);
-    in_begin_ = in_end_ - zs_.avail_in;
-    produced = capacity - zs_.avail_out;
-    if (rc == Z_STREAM_END) {
+    const unsigned char* in = in_.data() + in_begin_;
+    size_t in_size = in_end_ - in_begin_;
+    char* next_out = out + produced;
+    size_t out_size = capacity - produced;
+    const Inflater::Status status =
+        inflater_->Inflate(&in, &in_size, &next_out, &out_size);
+    in_begin_ = in_end_ - in_size;
+    const size_t before = produced;
+    produced = capacity - out_size;
+    if (status == Inflater::Status::kMemberEnd) {
       member_done_ = true;
       continue;
     }
-    if (rc == Z_OK || rc == Z_BUF_ERROR) continue;
-    end_ = End::kCorrupt;
-    detail_ = absl::StrCat("the gzip data is corrupt near byte ",
-                           file_bytes_read() - (in_end_ - in_begin_),
-                           " of the file (",
-                           zs_.msg != nullptr ? zs_.msg : "zlib error", ")");
-    break;
+    if (status == Inflater::Status::kCorrupt) {
+      end_ = End::kCorrupt;
+      detail_ = absl::StrCat("the gzip data is corrupt near byte ",
+                             file_bytes_read() - (in_end_ - in_begin_),
+                             " of the file (", inflater_->error(), ")");
+      break;
+    }
+    if (draining && produced == before) {
+      end_ = End::kTruncated;
+      detail_ = absl::StrCat("the gzip stream ends early at byte ",
+                             file_bytes_read(), " of the file");
+      break;
+    }
   }
   return produced;
 }

@@ -4,16 +4,14 @@
 // Why: Kineto traces are usually written as `.json.gz` and are several times
 // larger once inflated; holding the inflated text in memory (let alone a DOM
 // of it) is what makes other tools run out of memory on long runs. This
-// source inflates in fixed-size chunks, so memory stays constant whatever the
-// file size. Compression is detected from the gzip magic bytes (1f 8b), not
-// from the file name; concatenated gzip members are read as one stream. How
-// the stream ended (cleanly, cut short, corrupt) is kept for the reader to
-// turn into a warning, so a truncated file still yields what came before the
-// damage.
+// source inflates in fixed-size chunks, with ISA-L or zlib (inflater.h), so
+// memory stays constant whatever the file size. Compression is detected
+// from the gzip magic bytes (1f 8b), not from the file name; concatenated
+// gzip members are read as one stream. How the stream ended (cleanly, cut
+// short, corrupt) is kept for the reader to turn into a warning, so a truncated
+// file still yields what came before the damage.
 #ifndef FEEDPROF_LIB_SRC_KINETO_GZIP_INPUT_H_
 #define FEEDPROF_LIB_SRC_KINETO_GZIP_INPUT_H_
-
-#include <zlib.h>
 
 #include <atomic>
 #include <cstdint>
@@ -24,6 +22,7 @@
 #include "absl/status/statusor.h"
 #include "common/input_file.h"
 #include "kineto/byte_source.h"
+#include "kineto/inflater.h"
 
 namespace feedprof::kineto {
 
@@ -33,7 +32,7 @@ class GzipFileInput : public ByteSource {
     kNotYet,     // still reading
     kClean,      // the whole file (every gzip member) was read
     kTruncated,  // the gzip stream stops in the middle of a member
-    kCorrupt,    // zlib rejected the data (detail() says why)
+    kCorrupt,    // the inflater rejected the data (detail() says why)
     kReadError,  // read(2) failed (detail() says why)
   };
 
@@ -50,6 +49,11 @@ class GzipFileInput : public ByteSource {
   End end() const { return end_; }
   const std::string& detail() const { return detail_; }
   bool is_gzip() const { return gzip_; }
+  // The inflater in use ("zlib", "ISA-L"); empty before the first gzip
+  // read.
+  std::string inflater_name() const {
+    return inflater_ ? inflater_->name() : std::string();
+  }
   uint64_t file_size() const { return file_.size(); }
   // Bytes of the file consumed so far; safe to read from another thread
   // (the progress display polls it while a prefetch thread reads).
@@ -69,11 +73,10 @@ class GzipFileInput : public ByteSource {
   std::atomic<uint64_t> file_bytes_read_{0};
   bool gzip_ = false;
   bool file_eof_ = false;
-  bool inflate_ready_ = false;
   bool member_done_ = false;  // between gzip members
   End end_ = End::kNotYet;
   std::string detail_;
-  z_stream zs_{};
+  std::unique_ptr<Inflater> inflater_;
   std::vector<unsigned char> in_;
   size_t in_begin_ = 0;
   size_t in_end_ = 0;
