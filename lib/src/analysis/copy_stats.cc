@@ -10,6 +10,7 @@
 
 #include "analysis/analysis_passes.h"
 #include "analysis/time_sum.h"
+#include "platform/proc_sys_text.h"
 
 namespace feedprof::analysis {
 namespace {
@@ -20,15 +21,6 @@ double LaneGBps(double gts) {
   if (gts <= 5.0) efficiency = 8.0 / 10.0;      // gen1, gen2
   if (gts >= 64.0) efficiency = 242.0 / 256.0;  // gen6 FLIT
   return gts * efficiency / 8.0;
-}
-
-double GenOf(double gts) {
-  if (gts <= 2.5) return 1;
-  if (gts <= 5) return 2;
-  if (gts <= 8) return 3;
-  if (gts <= 16) return 4;
-  if (gts <= 32) return 5;
-  return 6;
 }
 
 int DirectionIndex(CopyKind kind) {
@@ -77,7 +69,7 @@ CopyReport ComputeCopyStats(const PreparedTimeline& prepared) {
         d.pcie_max_width > 0 ? d.pcie_max_width : d.pcie_current_width;
     if (gts > 0 && width > 0) {
       r.link_known = true;
-      r.link_gen = GenOf(gts);
+      r.link_gen = platform::PcieGeneration(gts);
       r.link_width = width;
       r.link_theoretical_gbps = LaneGBps(gts) * width;
       break;

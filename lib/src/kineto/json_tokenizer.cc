@@ -6,25 +6,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/utf8.h"
+#include "kineto/json_byte_classes.h"
 
 namespace feedprof::kineto {
 namespace {
-
-// Bytes that matter while skipping a value: quotes and brackets.
-constexpr std::array<bool, 256> MakeStructuralTable() {
-  std::array<bool, 256> table{};
-  table['"'] = table['{'] = table['}'] = table['['] = table[']'] = true;
-  return table;
-}
-constexpr std::array<bool, 256> kStructural = MakeStructuralTable();
-
-constexpr std::array<bool, 256> MakeNumberTable() {
-  std::array<bool, 256> table{};
-  for (char c = '0'; c <= '9'; ++c) table[static_cast<uint8_t>(c)] = true;
-  table['-'] = table['+'] = table['.'] = table['e'] = table['E'] = true;
-  return table;
-}
-constexpr std::array<bool, 256> kNumberChar = MakeNumberTable();
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "kineto/json_byte_classes.h"
+
 namespace feedprof::kineto {
 namespace {
 
@@ -12,22 +14,6 @@ namespace {
 constexpr size_t kMaxScannedToken = 64 * 1024;
 // Deeper nesting inside one event is left to the tokenizer's depth limit.
 constexpr int kMaxScannedDepth = 32;
-
-// As JsonTokenizer's tables.
-constexpr std::array<bool, 256> MakeNumberTable() {
-  std::array<bool, 256> table{};
-  for (char c = '0'; c <= '9'; ++c) table[static_cast<uint8_t>(c)] = true;
-  table['-'] = table['+'] = table['.'] = table['e'] = table['E'] = true;
-  return table;
-}
-constexpr std::array<bool, 256> kNumberChar = MakeNumberTable();
-
-constexpr std::array<bool, 256> MakeStructuralTable() {
-  std::array<bool, 256> table{};
-  table['"'] = table['{'] = table['}'] = table['['] = table[']'] = true;
-  return table;
-}
-constexpr std::array<bool, 256> kStructural = MakeStructuralTable();
 
 inline bool IsSpace(char c) {
   return c == ' ' || c == '\n' || c == '\r' || c == '\t';

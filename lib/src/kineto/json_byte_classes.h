@@ -1,0 +1,30 @@
+// Byte classes the Kineto JSON readers look up per byte: the one-pass event
+// scanner and the tokenizer must agree on them, so they are defined once.
+#ifndef FEEDPROF_KINETO_JSON_BYTE_CLASSES_H_
+#define FEEDPROF_KINETO_JSON_BYTE_CLASSES_H_
+
+#include <array>
+#include <cstdint>
+
+namespace feedprof::kineto {
+
+// Bytes that matter while skipping a value: quotes and brackets.
+constexpr std::array<bool, 256> MakeStructuralTable() {
+  std::array<bool, 256> table{};
+  table['"'] = table['{'] = table['}'] = table['['] = table[']'] = true;
+  return table;
+}
+inline constexpr std::array<bool, 256> kStructural = MakeStructuralTable();
+
+// Bytes a JSON number may contain.
+constexpr std::array<bool, 256> MakeNumberTable() {
+  std::array<bool, 256> table{};
+  for (char c = '0'; c <= '9'; ++c) table[static_cast<uint8_t>(c)] = true;
+  table['-'] = table['+'] = table['.'] = table['e'] = table['E'] = true;
+  return table;
+}
+inline constexpr std::array<bool, 256> kNumberChar = MakeNumberTable();
+
+}  // namespace feedprof::kineto
+
+#endif  // FEEDPROF_KINETO_JSON_BYTE_CLASSES_H_
