@@ -104,4 +104,12 @@ SyncKind SyncKindOf(SyncReason reason) {
                                          : SyncKind::kHidden;
 }
 
+bool IsPageableHostCopy(const GpuOp& op) {
+  return op.kind == GpuOpKind::kMemcpy &&
+         ((op.copy_kind == CopyKind::kHtoD &&
+           op.src_kind == MemoryKind::kPageable) ||
+          (op.copy_kind == CopyKind::kDtoH &&
+           op.dst_kind == MemoryKind::kPageable));
+}
+
 }  // namespace feedprof::analysis

@@ -48,6 +48,11 @@ enum class SyncReason : uint8_t {
 const char* SyncReasonText(SyncReason reason);
 SyncKind SyncKindOf(SyncReason reason);
 
+// Whether a copy moves data from pageable host memory to the device or from
+// the device to pageable host memory: such copies are staged by the driver
+// (and their async calls block), pinned ones are not.
+bool IsPageableHostCopy(const GpuOp& op);
+
 // Whether a kernel-launch class call (kernels and graphs).
 inline bool IsLaunch(ApiClass c) {
   return c == ApiClass::kKernelLaunch || c == ApiClass::kGraphLaunch;

@@ -352,10 +352,7 @@ SyncReason PreparedTimeline::SyncReasonOf(uint32_t api) const {
       }
       return SyncReason::kSynchronousCopy;
     case ApiClass::kMemcpyAsync:
-      if (op != nullptr && ((op->copy_kind == CopyKind::kHtoD &&
-                             op->src_kind == MemoryKind::kPageable) ||
-                            (op->copy_kind == CopyKind::kDtoH &&
-                             op->dst_kind == MemoryKind::kPageable))) {
+      if (op != nullptr && IsPageableHostCopy(*op)) {
         return SyncReason::kPageableAsyncCopy;
       }
       return SyncReason::kNone;

@@ -15,9 +15,6 @@
 namespace feedprof::analysis {
 namespace {
 
-constexpr size_t kRefillBuckets = 3;  // ≤10 µs, ≤100 µs, ≤1 ms
-constexpr size_t kShortBuckets = 2;   // ≤100 µs: launch-sized gaps
-
 bool SyncClaimsInLongGaps(IdleCause c) {
   return c == IdleCause::kHostWaitSync || c == IdleCause::kHostWaitCudaApi ||
          c == IdleCause::kLaunchOverhead || c == IdleCause::kQueueLatency;

@@ -12,6 +12,13 @@
 
 namespace feedprof::analysis {
 
+// Gap histogram buckets the rules treat alike (kGapBucketUpperNs): gaps in
+// the first kRefillBuckets (≤ 1 ms) that follow a sync are the refill after
+// a drain, claimed by the sync rule; the first kShortBuckets (≤ 100 µs) are
+// launch-sized, longer ones are waits for input.
+inline constexpr size_t kRefillBuckets = 3;
+inline constexpr size_t kShortBuckets = 2;
+
 struct VerdictSignals {
   TimeNs span_ns = 0;
   TimeNs busy_ns = 0;

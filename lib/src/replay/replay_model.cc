@@ -8,6 +8,8 @@
 #include <tuple>
 #include <utility>
 
+#include "analysis/quantile.h"
+
 namespace feedprof::replay {
 namespace {
 
@@ -21,13 +23,6 @@ using analysis::SyncReason;
 constexpr TimeNs kDependencySlackNs = 10'000;
 // How far back the searches below walk before giving up.
 constexpr int kSearchLimit = 256;
-
-TimeNs Median(std::vector<TimeNs>* v) {
-  if (v->empty()) return 0;
-  auto mid = v->begin() + static_cast<std::ptrdiff_t>(v->size() / 2);
-  std::nth_element(v->begin(), mid, v->end());
-  return *mid;
-}
 
 // Device-wide syncs wait for every stream; the other blocking calls for
 // the streams whose work ended while they blocked.
@@ -239,8 +234,8 @@ void ReplayModel::ResolveOps() {
       back_to_back_samples.push_back(op.start - prev->end);
     }
   }
-  launch_floor_ = Median(&launch_samples);
-  back_to_back_floor_ = Median(&back_to_back_samples);
+  launch_floor_ = analysis::Quantile(launch_samples, 0.5);
+  back_to_back_floor_ = analysis::Quantile(back_to_back_samples, 0.5);
 
   for (size_t device = 0; device < devices_.size(); ++device) {
     const DeviceOps& d = devices_[device];

@@ -4,24 +4,22 @@
 #include <algorithm>
 #include <cmath>
 
+#include "analysis/api_classifier.h"
 #include "analysis/device_busy.h"
 #include "analysis/idle_gap_classifier.h"
+#include "analysis/verdict_signals.h"
 
 namespace feedprof::replay {
 namespace {
 
-// Gaps up to this length that follow a sync are the refill after a drain:
-// the sync rule claims them, not input (verdict_signals.cc).
-constexpr int kRefillBuckets = 3;
-constexpr int kShortBuckets = 2;  // ≤ 100 µs
-
-// The part of a gap's host wait the preprocessing and I/O rules count.
+// The part of a gap's host wait the preprocessing and I/O rules count
+// (verdict_signals.cc).
 TimeNs InputWaitOf(const IdleGap& g) {
-  const int bucket = GapBucketOf(g.end - g.start);
-  if (g.after_sync && bucket < kRefillBuckets) return 0;
+  const auto bucket = static_cast<size_t>(GapBucketOf(g.end - g.start));
+  if (g.after_sync && bucket < analysis::kRefillBuckets) return 0;
   TimeNs wait = g.by_cause[IdleCause::kHostWaitOffCpuIo] +
                 g.by_cause[IdleCause::kHostWaitOffCpuWait];
-  if (bucket >= kShortBuckets) {
+  if (bucket >= analysis::kShortBuckets) {
     wait += g.by_cause[IdleCause::kHostWaitOnCpu] +
             g.by_cause[IdleCause::kHostWaitUnknown];
   }
@@ -33,14 +31,6 @@ void Resize(std::vector<TimeNs>* v, size_t n) {
 }
 
 }  // namespace
-
-bool IsPageableCopy(const GpuOp& op) {
-  return op.kind == GpuOpKind::kMemcpy &&
-         ((op.copy_kind == CopyKind::kHtoD &&
-           op.src_kind == MemoryKind::kPageable) ||
-          (op.copy_kind == CopyKind::kDtoH &&
-           op.dst_kind == MemoryKind::kPageable));
-}
 
 ReplayEdits InputReadyEdits(const analysis::PreparedTimeline& prepared,
                             const ReplayModel& model) {
@@ -123,7 +113,7 @@ ReplayEdits PinCopiesEdits(const analysis::PreparedTimeline& prepared,
   const auto& ops = model.ops();
   for (size_t i = 0; i < ops.size(); ++i) {
     const GpuOp& g = tl.gpu_ops[ops[i].op];
-    if (!IsPageableCopy(g)) continue;
+    if (!analysis::IsPageableHostCopy(g)) continue;
     const double gbps = g.copy_kind == CopyKind::kHtoD ? htod_gbps : dtoh_gbps;
     if (gbps <= 0) continue;
     const TimeNs recorded = ops[i].end - ops[i].start;

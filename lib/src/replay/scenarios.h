@@ -40,9 +40,6 @@ ReplayEdits PinCopiesEdits(const analysis::PreparedTimeline& prepared,
 // Faster GPU: every kernel `speedup` (0.2: 20 %) shorter.
 ReplayEdits FasterGpuEdits(const ReplayModel& model, double speedup);
 
-// Whether a copy moves data from or to pageable host memory.
-bool IsPageableCopy(const GpuOp& op);
-
 }  // namespace feedprof::replay
 
 #endif  // FEEDPROF_REPLAY_SCENARIOS_H_
