@@ -380,48 +380,10 @@ uint64_t CgroupMemoryLimit(RootPaths& paths, char* text) {
 }
 
 double CgroupCpuLimit(RootPaths& paths, char* text) {
-  char cgroups[2048];
-  const long n =
-      ReadFile(paths.Get("/proc/self/cgroup"), cgroups, sizeof cgroups);
-  if (n <= 0) return 0;
-  std::string_view rest(cgroups, static_cast<size_t>(n));
-  while (!rest.empty()) {
-    const std::string_view line = NextLine(&rest);
-    // "hierarchy-id:controllers:path"
-    const size_t c1 = line.find(':');
-    const size_t c2 =
-        c1 == std::string_view::npos ? c1 : line.find(':', c1 + 1);
-    if (c2 == std::string_view::npos) continue;
-    const std::string_view controllers = line.substr(c1 + 1, c2 - c1 - 1);
-    std::string_view cg_path = line.substr(c2 + 1);
-    if (cg_path == "/") cg_path = {};
-    double limit = -1;
-    if (line.substr(0, c1) == "0" && controllers.empty()) {
-      for (const char* mount : {"/sys/fs/cgroup", "/sys/fs/cgroup/unified"}) {
-        char m[kPathBytes];
-        std::snprintf(m, sizeof m, "%s", paths.Get("%s", mount));
-        limit = CgroupLimitUnder(m, cg_path, /*v2=*/true, text);
-        if (limit > 0) return limit;
-      }
-      continue;
-    }
-    // v1: a hierarchy whose controllers include "cpu".
-    bool has_cpu = false;
-    std::string_view list = controllers;
-    while (!list.empty()) {
-      if (NextPart(&list, ',') == "cpu") has_cpu = true;
-    }
-    if (!has_cpu) continue;
-    for (const char* mount :
-         {"/sys/fs/cgroup/cpu,cpuacct", "/sys/fs/cgroup/cpu",
-          "/sys/fs/cgroup/cpuacct,cpu"}) {
-      char m[kPathBytes];
-      std::snprintf(m, sizeof m, "%s", paths.Get("%s", mount));
-      limit = CgroupLimitUnder(m, cg_path, /*v2=*/false, text);
-      if (limit >= 0) return limit;
-    }
-  }
-  return 0;
+  static const char* const kMounts[] = {"/sys/fs/cgroup/cpu,cpuacct",
+                                        "/sys/fs/cgroup/cpu",
+                                        "/sys/fs/cgroup/cpuacct,cpu", nullptr};
+  return CgroupLimit(paths, text, "cpu", kMounts, &CgroupLevelLimit);
 }
 
 void WritePciDevice(WireWriter& w, RootPaths& paths, const char* bus_id,
