@@ -13,13 +13,9 @@
 namespace feedprof::cupti {
 namespace {
 
-// NVML enum values used (nvml.h).
-constexpr int kNvmlSuccess = 0;
-constexpr int kClockSm = 1;
-constexpr int kClockMem = 2;
-constexpr int kPcieTx = 0;
-constexpr int kPcieRx = 1;
-constexpr int kTemperatureGpu = 0;
+using namespace nvml;       // NOLINT(build/namespaces): the NVML ABI names
+constexpr int kPcieTx = 0;  // NVML_PCIE_UTIL_TX_BYTES
+constexpr int kPcieRx = 1;  // NVML_PCIE_UTIL_RX_BYTES
 
 // Packet / CounterBatch / CounterSample field numbers.
 constexpr uint32_t kBatchBaseTs = 1;
@@ -80,7 +76,7 @@ bool NvmlSampler::Load(const char* library) {
   Lookup(library_, "nvmlDeviceGetCount_v2", &get_count_);
   Lookup(library_, "nvmlDeviceGetHandleByIndex_v2", &get_handle_);
   if (init_ == nullptr || shutdown_ == nullptr || get_count_ == nullptr ||
-      get_handle_ == nullptr || init_() != kNvmlSuccess) {
+      get_handle_ == nullptr || init_() != kSuccess) {
     preload::LogDebug("NVML (%s) is unusable; GPU counters are not sampled",
                       library);
     dlclose(library_);
@@ -107,10 +103,10 @@ bool NvmlSampler::Load(const char* library) {
   LookupStaticFactFunctions();
 
   unsigned count = 0;
-  if (get_count_(&count) != kNvmlSuccess) count = 0;
+  if (get_count_(&count) != kSuccess) count = 0;
   for (unsigned i = 0; i < count && device_count_ < kMaxDevices; ++i) {
     Device device = nullptr;
-    if (get_handle_(i, &device) == kNvmlSuccess) {
+    if (get_handle_(i, &device) == kSuccess) {
       devices_[device_count_++] = device;
     }
   }
@@ -124,7 +120,7 @@ bool NvmlSampler::Load(const char* library) {
 uint32_t NvmlSampler::TraceDeviceId(uint32_t index) {
   if (resolver_ == nullptr || get_pci_info_ == nullptr) return index;
   PciInfo info{};
-  if (get_pci_info_(devices_[index], &info) != kNvmlSuccess) return index;
+  if (get_pci_info_(devices_[index], &info) != kSuccess) return index;
   const int cuda = resolver_(info.bus_id);
   return cuda >= 0 ? static_cast<uint32_t>(cuda) : index;
 }
@@ -153,7 +149,7 @@ size_t NvmlSampler::SampleOnce() {
     };
     Utilization utilization{};
     if (get_utilization_ != nullptr &&
-        get_utilization_(device, &utilization) == kNvmlSuccess) {
+        get_utilization_(device, &utilization) == kSuccess) {
       set(0, utilization.gpu);
       set(1, utilization.memory);
     }

@@ -25,6 +25,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "cupti_hooks/nvml_abi.h"
 #include "cupti_hooks/recorder_sink.h"
 
 namespace feedprof::cupti {
@@ -82,20 +83,9 @@ class NvmlSampler {
   uint32_t device_count() const { return device_count_; }
 
  private:
-  using Device = void*;
-  struct PciInfo {  // nvmlPciInfo_t (v3)
-    char bus_id_legacy[16];
-    unsigned domain;
-    unsigned bus;
-    unsigned device;
-    unsigned pci_device_id;
-    unsigned pci_subsystem_id;
-    char bus_id[32];
-  };
-  struct Utilization {  // nvmlUtilization_t
-    unsigned gpu;
-    unsigned memory;
-  };
+  using Device = nvml::Device;
+  using PciInfo = nvml::PciInfo;
+  using Utilization = nvml::Utilization;
 
   static void* ThreadMain(void* self);
   void LookupStaticFactFunctions();

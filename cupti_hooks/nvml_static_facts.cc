@@ -21,15 +21,7 @@
 namespace feedprof::cupti {
 namespace {
 
-// NVML enum values used (nvml.h).
-constexpr int kNvmlSuccess = 0;
-constexpr int kClockSm = 1;
-constexpr int kClockMem = 2;
-constexpr int kThresholdSlowdown = 1;  // NVML_TEMPERATURE_THRESHOLD_SLOWDOWN
-constexpr int kErrorCorrected = 0;     // NVML_MEMORY_ERROR_TYPE_CORRECTED
-constexpr int kErrorUncorrected = 1;
-constexpr int kVolatileEcc = 0;     // NVML_VOLATILE_ECC
-constexpr int kAggregateEcc = 1;    // NVML_AGGREGATE_ECC
+using namespace nvml;  // NOLINT(build/namespaces): the NVML ABI names
 constexpr unsigned kNameSize = 96;  // NVML_DEVICE_NAME_V2_BUFFER_SIZE
 
 // NvmlFacts / NvmlDevice field numbers (proto/feedprof.proto).
@@ -90,53 +82,52 @@ size_t NvmlSampler::WriteStaticFacts() {
     const auto out = w.BeginNested(kFactsDevices, 2);
     w.Uint(kDeviceId, TraceDeviceId(d));
     PciInfo pci{};
-    if (get_pci_info_ != nullptr &&
-        get_pci_info_(device, &pci) == kNvmlSuccess) {
+    if (get_pci_info_ != nullptr && get_pci_info_(device, &pci) == kSuccess) {
       w.String(
           kDeviceBusId,
           std::string_view(pci.bus_id, strnlen(pci.bus_id, sizeof pci.bus_id)));
     }
     char name[kNameSize] = {};
     if (get_name_ != nullptr &&
-        get_name_(device, name, sizeof name) == kNvmlSuccess) {
+        get_name_(device, name, sizeof name) == kSuccess) {
       w.String(kDeviceName, std::string_view(name, strnlen(name, sizeof name)));
     }
     // A reported value is written even when it is 0 (presence matters).
     unsigned u = 0;
     if (get_power_limit_ != nullptr &&
-        get_power_limit_(device, &u) == kNvmlSuccess) {
+        get_power_limit_(device, &u) == kSuccess) {
       w.UintAlways(kPowerLimit, u);
     }
     if (get_default_power_limit_ != nullptr &&
-        get_default_power_limit_(device, &u) == kNvmlSuccess) {
+        get_default_power_limit_(device, &u) == kSuccess) {
       w.UintAlways(kPowerDefaultLimit, u);
     }
     if (get_enforced_power_limit_ != nullptr &&
-        get_enforced_power_limit_(device, &u) == kNvmlSuccess) {
+        get_enforced_power_limit_(device, &u) == kSuccess) {
       w.UintAlways(kPowerEnforcedLimit, u);
     }
     if (get_max_clock_ != nullptr &&
-        get_max_clock_(device, kClockSm, &u) == kNvmlSuccess) {
+        get_max_clock_(device, kClockSm, &u) == kSuccess) {
       w.UintAlways(kMaxSmClock, u);
     }
     if (get_max_clock_ != nullptr &&
-        get_max_clock_(device, kClockMem, &u) == kNvmlSuccess) {
+        get_max_clock_(device, kClockMem, &u) == kSuccess) {
       w.UintAlways(kMaxMemClock, u);
     }
     if (get_temperature_threshold_ != nullptr &&
         get_temperature_threshold_(device, kThresholdSlowdown, &u) ==
-            kNvmlSuccess) {
+            kSuccess) {
       w.UintAlways(kSlowdownTemperature, u);
     }
     int mode = 0;
     if (get_persistence_ != nullptr &&
-        get_persistence_(device, &mode) == kNvmlSuccess) {
+        get_persistence_(device, &mode) == kSuccess) {
       w.Uint(kPersistence, EnableState(mode != 0));
     }
     int pending = 0;
     bool ecc_on = false;
     if (get_ecc_mode_ != nullptr &&
-        get_ecc_mode_(device, &mode, &pending) == kNvmlSuccess) {
+        get_ecc_mode_(device, &mode, &pending) == kSuccess) {
       ecc_on = mode != 0;
       w.Uint(kEccMode, EnableState(ecc_on));
     }
@@ -154,7 +145,7 @@ size_t NvmlSampler::WriteStaticFacts() {
       for (const auto& c : counts) {
         unsigned long long n = 0;
         if (get_ecc_errors_(device, c.error_type, c.counter_type, &n) ==
-            kNvmlSuccess) {
+            kSuccess) {
           w.UintAlways(c.field, n);
         }
       }
@@ -165,7 +156,7 @@ size_t NvmlSampler::WriteStaticFacts() {
     unsigned remap_failure = 0;
     if (get_remapped_rows_ != nullptr &&
         get_remapped_rows_(device, &corrected_rows, &uncorrected_rows,
-                           &remap_pending, &remap_failure) == kNvmlSuccess) {
+                           &remap_pending, &remap_failure) == kSuccess) {
       w.Uint(kRowRemapPending, EnableState(remap_pending != 0));
       w.Uint(kRowRemapFailure, EnableState(remap_failure != 0));
     }

@@ -7,36 +7,14 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "cupti_hooks/nvml_abi.h"
 #include "platform/machine_reader.h"
 
 namespace feedprof::platform {
 namespace {
 
-// nvml.h values used here.
-constexpr int kSuccess = 0;
-constexpr int kInsufficientSize = 7;
-constexpr int kClockSm = 1;
-constexpr int kTemperatureGpu = 0;
-constexpr int kThresholdSlowdown = 1;
-constexpr int kErrorCorrected = 0;
-constexpr int kErrorUncorrected = 1;
-constexpr int kVolatileEcc = 0;
+using namespace nvml;  // NOLINT(build/namespaces): the NVML ABI names
 constexpr unsigned kMaxProcesses = 64;
-
-using Device = void*;
-struct PciInfo {  // nvmlPciInfo_t (v3)
-  char bus_id_legacy[16];
-  unsigned domain;
-  unsigned bus;
-  unsigned device;
-  unsigned pci_device_id;
-  unsigned pci_subsystem_id;
-  char bus_id[32];
-};
-struct Utilization {  // nvmlUtilization_t
-  unsigned gpu;
-  unsigned memory;
-};
 struct ProcessInfo {  // nvmlProcessInfo_v2_t, used by the _v2 and _v3 calls
   unsigned pid;
   unsigned long long used_gpu_memory;
