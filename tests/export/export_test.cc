@@ -57,6 +57,17 @@ TEST(NestingLanesTest, CrossingSlicesGoToTheNextLane) {
   EXPECT_EQ(lanes.lanes(), 3u);
 }
 
+TEST(NestingLanesTest, AFirstSliceThatSkipsLaneZeroOpensLaneOne) {
+  exporter::NestingLanes lanes;
+  const exporter::NestingLanes::Placement p =
+      lanes.Place(0, 10, 7, /*lane0_allowed=*/false);
+  EXPECT_EQ(p.lane, 1u);
+  EXPECT_EQ(p.parent, -1);
+  EXPECT_EQ(lanes.lanes(), 2u);
+  // Lane 0 is still free for a slice that may use it.
+  EXPECT_EQ(lanes.Place(2, 5, 8).lane, 0u);
+}
+
 TEST(NestingLanesTest, CallForestFindsRangesThatCrossACall) {
   exporter::CallForest calls;
   calls.Add(10, 20, -1);                // 0

@@ -7,7 +7,8 @@ namespace feedprof::exporter {
 NestingLanes::Placement NestingLanes::Place(TimeNs start, TimeNs end,
                                             int64_t id, bool lane0_allowed) {
   for (uint32_t lane = lane0_allowed ? 0 : 1;; ++lane) {
-    if (lane == stacks_.size()) stacks_.emplace_back();
+    // Lane 0 may never have been used when the first slice skips it.
+    if (lane >= stacks_.size()) stacks_.resize(lane + 1);
     std::vector<Open>& open = stacks_[lane];
     while (!open.empty() && open.back().end <= start) open.pop_back();
     if (open.empty() || open.back().end >= end) {
