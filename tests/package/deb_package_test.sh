@@ -92,7 +92,10 @@ for page in "$source_dir"/docs/*.md; do
 done
 # The packaged (stripped) library keeps its entry points and its rule of
 # depending on the C library family only.
-readelf --dyn-syms -W "$root/usr/$libdir/libfeedprof.so" | grep -qw InitializeInjection \
+# (Into files, then grep: with pipefail, "producer | grep -q" fails when grep
+# exits at the first match and the producer dies of SIGPIPE.)
+readelf --dyn-syms -W "$root/usr/$libdir/libfeedprof.so" >"$work/dynsyms"
+grep -qw InitializeInjection "$work/dynsyms" \
   || fail "the packaged libfeedprof.so lost InitializeInjection"
 needed="$(readelf -d "$root/usr/$libdir/libfeedprof.so" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')"
 while read -r lib; do
@@ -133,13 +136,13 @@ gz_header="$(od -An -tx1 -N8 "$root/usr/share/man/man1/feedprof.1.gz" | tr -d ' 
 zcat "$root/usr/share/man/man1/feedprof.1.gz" >"$work/feedprof.1"
 grep -q "^\.TH FEEDPROF 1 .*\"feedprof $version\"" "$work/feedprof.1" || fail "no .TH line with the version"
 if command -v groff >/dev/null; then
-  groff -man -Tutf8 -ww "$work/feedprof.1" >"$work/man.txt" 2>"$work/groff.err"
+  groff -man -Tutf8 -ww "$work/feedprof.1" 2>"$work/groff.err" | sed 's/.\x08//g' >"$work/man.txt"
   [[ ! -s "$work/groff.err" ]] || { cat "$work/groff.err"; fail "groff warned on the man page"; }
   for heading in NAME SYNOPSIS DESCRIPTION "FEEDPROF RECORD" "FEEDPROF DUMP" \
                  "FEEDPROF ANALYZE" ENVIRONMENT "EXIT STATUS"; do
-    grep -q "^$heading\$" <(sed 's/.\x08//g' "$work/man.txt") || fail "the man page has no $heading section"
+    grep -q "^$heading\$" "$work/man.txt" || fail "the man page has no $heading section"
   done
-  sed 's/.\x08//g' "$work/man.txt" | grep -q -- '--include-pre-window' \
+  grep -q -- '--include-pre-window' "$work/man.txt" \
     || fail "the analyze options are not in the rendered man page"
 else
   echo "no groff: the man page is only checked as text"
