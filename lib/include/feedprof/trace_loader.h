@@ -27,8 +27,15 @@ struct DetectedFormat {
 absl::StatusOr<DetectedFormat> DetectTraceFormat(const std::string& path);
 
 // Detects the format and reads the trace into a timeline:
-//  * a directory, a `.fpt` file, or bytes that start with a feedprof header
-//    packet: feedprof's own format (ReadFeedprofTrace);
+//  * a directory of `*.fpt` files (a session), a `.fpt` file, or bytes that
+//    start with a feedprof header packet: feedprof's own format
+//    (ReadFeedprofTrace);
+//  * a directory of Kineto JSON traces (one per rank or worker, as
+//    tensorboard_trace_handler writes them): one timeline with every file's
+//    processes, a pid that two files share renumbered in the later one with
+//    a warning. The files of a directory are read in parallel (one per core,
+//    FEEDPROF_READ_THREADS to choose); the timeline is the same for any
+//    number of threads. A directory that mixes formats is an error;
 //  * gzip magic, a first non-blank character `{` or `[`, `.json`,
 //    `.json.gz`: PyTorch profiler / Kineto JSON;
 //  * the SQLite header "SQLite format 3": an Nsight Systems export.

@@ -23,9 +23,11 @@
 namespace feedprof {
 
 // `path` is one trace file or a session directory (every `*.fpt` file in it,
-// in name order). Errors: the path does not exist, the directory holds no
-// trace file, or no file held a single readable packet; each names the file
-// and says what to do next. Salvaged damage goes to `Timeline::warnings`.
+// in name order, read in parallel: one file per core, FEEDPROF_READ_THREADS
+// to choose; the timeline is the same for any number of threads). Errors:
+// the path does not exist, the directory holds no trace file, or no file
+// held a single readable packet; each names the file and says what to do
+// next. Salvaged damage goes to `Timeline::warnings`.
 absl::StatusOr<Timeline> ReadFeedprofTrace(const std::string& path);
 
 }  // namespace feedprof

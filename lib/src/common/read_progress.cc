@@ -2,39 +2,139 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 
 namespace feedprof::common {
 namespace {
 
 constexpr auto kQuietPeriod = std::chrono::seconds(1);
 constexpr auto kRefreshPeriod = std::chrono::milliseconds(250);
+constexpr char kClearLine[] = "\r\033[K";
+
+thread_local ReadProgress* current_parent = nullptr;
+
+// "2 s", "3 min 20 s", "1 h 05 min": whole seconds, rounded up so that the
+// line never promises less than is left.
+std::string FormatTimeLeft(double seconds) {
+  const auto whole = static_cast<uint64_t>(std::ceil(seconds));
+  if (whole < 60) return absl::StrFormat("%d s", whole);
+  if (whole < 3600) {
+    return absl::StrFormat("%d min %d s", whole / 60, whole % 60);
+  }
+  return absl::StrFormat("%d h %02d min", whole / 3600, whole % 3600 / 60);
+}
+
+ReadProgress::Output DefaultOutput() {
+  ReadProgress::Output out;
+  out.write = [](std::string_view text) {
+    std::fwrite(text.data(), 1, text.size(), stderr);
+    std::fflush(stderr);
+  };
+  out.now = [] { return ReadProgress::Clock::now(); };
+  return out;
+}
 
 }  // namespace
 
+std::string FormatReadProgressLine(std::string_view what, uint64_t bytes_done,
+                                   uint64_t total_bytes,
+                                   std::chrono::nanoseconds elapsed) {
+  const uint64_t done = std::min(bytes_done, total_bytes);
+  uint64_t percent = 100;
+  if (done < total_bytes) {
+    percent = std::min<uint64_t>(
+        99, static_cast<uint64_t>(100.0 * static_cast<double>(done) /
+                                  static_cast<double>(total_bytes)));
+  }
+  std::string line =
+      absl::StrFormat("feedprof: reading %s: %d%% of %.1f MiB", what, percent,
+                      static_cast<double>(total_bytes) / (1024.0 * 1024.0));
+  const double seconds = std::chrono::duration<double>(elapsed).count();
+  if (done == 0 || seconds <= 0) return line;
+  const double bytes_per_second = static_cast<double>(done) / seconds;
+  const double mb_per_second = bytes_per_second / 1e6;
+  absl::StrAppendFormat(
+      &line, mb_per_second < 10 ? ", %.1f MB/s" : ", %.0f MB/s", mb_per_second);
+  absl::StrAppendFormat(&line, ", %s left",
+                        FormatTimeLeft(static_cast<double>(total_bytes - done) /
+                                       bytes_per_second));
+  return line;
+}
+
 ReadProgress::ReadProgress(std::string what, uint64_t total_bytes)
-    : what_(std::move(what)),
+    : ReadProgress(std::move(what), total_bytes, Output()) {}
+
+ReadProgress::ReadProgress(std::string what, uint64_t total_bytes,
+                           Output output)
+    : root_(this),
+      what_(std::move(what)),
       total_bytes_(total_bytes),
-      enabled_(::isatty(STDERR_FILENO) == 1 && total_bytes > 0),
-      start_(std::chrono::steady_clock::now()) {}
+      output_(std::move(output)),
+      enabled_(false) {
+  if (current_parent != nullptr) {
+    // One file of a directory read on a worker: count into its line.
+    root_ = current_parent->root_;
+    enabled_ = root_->enabled_;
+    return;
+  }
+  Output defaults = DefaultOutput();
+  if (!output_.write) output_.write = std::move(defaults.write);
+  if (!output_.now) output_.now = std::move(defaults.now);
+  enabled_ = total_bytes > 0 && (output_.force || ::isatty(STDERR_FILENO) == 1);
+  start_ = output_.now();
+}
+
+ReadProgress::ReadProgress(ReadProgress* parent, uint64_t total_bytes)
+    : root_(parent->root_),
+      total_bytes_(total_bytes),
+      enabled_(parent->root_->enabled_) {}
 
 ReadProgress::~ReadProgress() {
-  if (shown_) std::fputs("\r\033[K", stderr);
+  if (root_ != this) {
+    if (enabled_ && published_ < total_bytes_) Publish(total_bytes_);
+    return;
+  }
+  std::lock_guard<std::mutex> lock(show_mutex_);
+  if (shown_) output_.write(kClearLine);
+}
+
+void ReadProgress::Publish(uint64_t bytes_done) {
+  if (bytes_done <= published_) return;
+  root_->bytes_done_.fetch_add(bytes_done - published_,
+                               std::memory_order_relaxed);
+  published_ = bytes_done;
 }
 
 void ReadProgress::Report(uint64_t bytes_done) {
-  const auto now = std::chrono::steady_clock::now();
+  Publish(bytes_done);
+  root_->ShowIfDue();
+}
+
+void ReadProgress::ShowIfDue() {
+  std::unique_lock<std::mutex> lock(show_mutex_, std::try_to_lock);
+  if (!lock.owns_lock()) return;  // another reader thread is showing it
+  const Clock::time_point now = output_.now();
   if (now - start_ < kQuietPeriod) return;
   if (shown_ && now - last_shown_ < kRefreshPeriod) return;
   shown_ = true;
   last_shown_ = now;
-  const double share = 100.0 * static_cast<double>(bytes_done) /
-                       static_cast<double>(total_bytes_);
-  std::fprintf(stderr, "\r\033[Kfeedprof: reading %s: %.0f%% of %.1f MiB",
-               what_.c_str(), share,
-               static_cast<double>(total_bytes_) / (1024.0 * 1024.0));
-  std::fflush(stderr);
+  output_.write(absl::StrCat(
+      kClearLine,
+      FormatReadProgressLine(what_, bytes_done_.load(std::memory_order_relaxed),
+                             total_bytes_, now - start_)));
 }
+
+ReadProgress::ScopedParent::ScopedParent(ReadProgress* parent)
+    : previous_(current_parent) {
+  current_parent = parent;
+}
+
+ReadProgress::ScopedParent::~ScopedParent() { current_parent = previous_; }
 
 }  // namespace feedprof::common

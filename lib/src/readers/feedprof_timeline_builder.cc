@@ -645,7 +645,10 @@ Thread& FeedprofTimelineBuilder::ThreadFor(int32_t pid, int32_t tid) {
 
 void FeedprofTimelineBuilder::AddThread(const trace::ThreadInfo& info) {
   Thread& thread = ThreadFor(section_.pid, static_cast<int32_t>(info.tid()));
-  if (!info.name().empty()) thread.name = info.name();
+  if (!info.name().empty()) {
+    thread.name = info.name();
+    threads_named_by_packet_.insert(ThreadKey(thread.pid, thread.tid));
+  }
   thread.is_main = thread.is_main || info.is_main();
 }
 

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -33,6 +34,15 @@ class FeedprofTimelineBuilder {
   void AddPacket(const trace::Packet& packet);
   // Resolves the ids of the file's events; call after its last packet.
   void EndFile();
+  // Appends what `part` built from the files that follow this builder's
+  // (each ended with EndFile; `part` not Finished), so that this builder's
+  // timeline becomes exactly what one builder fed all of those files in
+  // turn builds: the part's strings and call sites re-interned and shifted
+  // (readers/timeline_append.h), its threads and devices merged with the
+  // ones earlier files reported as AddThread and AddDevice would have, the
+  // platform taken from the first file that described one. Empties `part`'s
+  // timeline. This is how a session read in parallel is put together.
+  void AppendFile(FeedprofTimelineBuilder& part);
   // Sorts every event vector by time and sets the availability flags.
   void Finish();
 
@@ -113,6 +123,10 @@ class FeedprofTimelineBuilder {
   Section section_;
   std::unordered_map<uint64_t, size_t> thread_index_;  // (pid, tid) -> index
   std::unordered_map<uint64_t, size_t> device_index_;  // (pid, id) -> index
+  // Threads a ThreadInfo packet gave a name, (pid, tid): in a later file,
+  // such a name replaces the one an earlier file gave, while a name known
+  // only from samples fills in a missing one.
+  std::unordered_set<uint64_t> threads_named_by_packet_;
   std::vector<StringId> copy_kind_names_;
   StringId memset_name_ = 0;
   bool platform_set_ = false;

@@ -1,6 +1,7 @@
 // LoadTrace / DetectTraceFormat: content first (magic bytes, a feedprof
 // header packet, a JSON opening brace), the file name second, then the
-// reader of that format.
+// reader of that format. A directory is a feedprof session or the Kineto
+// traces of a multi-rank run (readers/trace_directory.h).
 #include "feedprof/trace_loader.h"
 
 #include <cctype>
@@ -10,10 +11,12 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "common/file_magic.h"
 #include "common/input_file.h"
 #include "feedprof.pb.h"
@@ -22,7 +25,9 @@
 #include "feedprof/trace_reader.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/stubs/logging.h"
+#include "readers/kineto_directory_reader.h"
 #include "readers/string_field_repair.h"
+#include "readers/trace_directory.h"
 
 namespace feedprof {
 namespace {
@@ -93,6 +98,22 @@ DetectedFormat ByExtension(const std::string& path) {
 absl::StatusOr<DetectedFormat> DetectTraceFormat(const std::string& path) {
   std::error_code error;
   if (std::filesystem::is_directory(path, error)) {
+    absl::StatusOr<readers::TraceDirectory> directory =
+        readers::ListTraceDirectory(path);
+    if (!directory.ok()) return directory.status();
+    switch (directory->format) {
+      case SourceFormat::kKineto:
+        return DetectedFormat{
+            SourceFormat::kKineto,
+            absl::StrFormat("a directory of %d Kineto JSON traces",
+                            directory->files.size())};
+      case SourceFormat::kNsight:
+        return DetectedFormat{SourceFormat::kNsight,
+                              "a directory of Nsight Systems exports"};
+      case SourceFormat::kFeedprof:
+      case SourceFormat::kUnknown:
+        break;
+    }
     return DetectedFormat{SourceFormat::kFeedprof,
                           "a directory (feedprof session)"};
   }
@@ -141,7 +162,44 @@ absl::StatusOr<DetectedFormat> DetectTraceFormat(const std::string& path) {
                       path, FirstBytesForHumans(bytes), kSupportedFormats));
 }
 
+namespace {
+
+// A directory: a feedprof session, or the Kineto traces of a multi-rank
+// run, each read file by file in parallel.
+absl::StatusOr<Timeline> LoadTraceDirectory(const std::string& path) {
+  absl::StatusOr<readers::TraceDirectory> directory =
+      readers::ListTraceDirectory(path);
+  if (!directory.ok()) return directory.status();
+  switch (directory->format) {
+    case SourceFormat::kKineto:
+      return readers::ReadKinetoDirectory(path, directory->files);
+    case SourceFormat::kNsight: {
+      std::vector<std::string> names;
+      for (const std::string& file : directory->files) {
+        names.push_back(std::filesystem::path(file).filename().string());
+        if (names.size() == 3) break;
+      }
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: the directory holds Nsight Systems exports (%s%s), which are "
+          "read one file at a time; pass one of those files",
+          path, absl::StrJoin(names, ", "),
+          directory->files.size() > names.size() ? ", ..." : ""));
+    }
+    case SourceFormat::kFeedprof:
+    case SourceFormat::kUnknown:
+      break;
+  }
+  // No trace at all gets the session reader's words for that.
+  return ReadFeedprofTrace(path);
+}
+
+}  // namespace
+
 absl::StatusOr<Timeline> LoadTrace(const std::string& path) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) {
+    return LoadTraceDirectory(path);
+  }
   absl::StatusOr<DetectedFormat> detected = DetectTraceFormat(path);
   if (!detected.ok()) return detected.status();
 

@@ -1,0 +1,89 @@
+// FeedprofTimelineBuilder::AppendFile: puts a session read in parallel
+// together. Each file was built by its own builder into its own timeline;
+// appended in file order, the result is what one builder reading every file
+// in turn builds. What crosses files in that one builder is redone here:
+// the string table and call sites (readers/timeline_append.h), threads and
+// devices found again by (pid, tid) and (pid, device id), the platform of
+// the first file that described one, NVML facts first-wins per (pid,
+// device), and the flags Finish reads.
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "readers/feedprof_timeline_builder.h"
+#include "readers/timeline_append.h"
+
+namespace feedprof::readers {
+namespace {
+
+uint64_t PidKey(int32_t pid, int32_t id) {
+  return (static_cast<uint64_t>(static_cast<uint32_t>(pid)) << 32) |
+         static_cast<uint32_t>(id);
+}
+
+}  // namespace
+
+void FeedprofTimelineBuilder::AppendFile(FeedprofTimelineBuilder& part) {
+  Timeline& t = *timeline_;
+  Timeline& p = *part.timeline_;
+
+  for (Thread& from : p.threads) {
+    const uint64_t key = PidKey(from.pid, from.tid);
+    const bool named = part.threads_named_by_packet_.count(key) != 0;
+    if (named) threads_named_by_packet_.insert(key);
+    auto [it, inserted] = thread_index_.try_emplace(key, t.threads.size());
+    if (inserted) {
+      t.threads.push_back(std::move(from));
+      continue;
+    }
+    // As AddThread and the sampled names would have done to the thread an
+    // earlier file reported: a ThreadInfo name replaces, a sampled name
+    // only fills in.
+    Thread& to = t.threads[it->second];
+    to.is_main = to.is_main || from.is_main;
+    if (named || to.name.empty()) to.name = std::move(from.name);
+  }
+  std::vector<Thread>().swap(p.threads);
+
+  for (Device& from : p.devices) {
+    auto [it, inserted] =
+        device_index_.try_emplace(PidKey(from.pid, from.id), t.devices.size());
+    if (inserted) {
+      t.devices.push_back(std::move(from));
+      continue;
+    }
+    // As AddDevice on a device an earlier file reported: the description
+    // is the later one, the PCIe link stays the one matched at that
+    // earlier file's end.
+    Device& to = t.devices[it->second];
+    to.name = std::move(from.name);
+    to.sm_count = from.sm_count;
+    to.pci_bus_id = std::move(from.pci_bus_id);
+    to.memory_bytes = from.memory_bytes;
+  }
+  std::vector<Device>().swap(p.devices);
+
+  std::vector<Platform::NvmlDevice> nvml = std::move(p.platform.nvml_devices);
+  if (!platform_set_ && part.platform_set_) {
+    std::vector<Platform::NvmlDevice> kept = std::move(t.platform.nvml_devices);
+    t.platform = std::move(p.platform);
+    t.platform.nvml_devices = std::move(kept);
+    platform_set_ = true;
+  }
+  for (Platform::NvmlDevice& n : nvml) {
+    const bool known = std::any_of(
+        t.platform.nvml_devices.begin(), t.platform.nvml_devices.end(),
+        [&](const Platform::NvmlDevice& m) {
+          return m.pid == n.pid && m.device == n.device;
+        });
+    if (!known) t.platform.nvml_devices.push_back(std::move(n));
+  }
+  p.platform = Platform();
+
+  any_header_ = any_header_ || part.any_header_;
+  any_call_sites_ = any_call_sites_ || part.any_call_sites_;
+
+  AppendTimelineEvents(p, &t);
+}
+
+}  // namespace feedprof::readers

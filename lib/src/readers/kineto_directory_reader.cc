@@ -1,0 +1,155 @@
+#include "readers/kineto_directory_reader.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <set>
+#include <system_error>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "common/in_order_parallel_reads.h"
+#include "common/read_progress.h"
+#include "feedprof/kineto_reader.h"
+#include "readers/timeline_append.h"
+
+namespace feedprof::readers {
+namespace {
+
+// The order ReadKinetoTrace leaves its events in: by start, the longer first
+// when two start together (ranges the same, which also puts an enclosing
+// range first), marks by time. Merging two vectors sorted so, the earlier
+// file's first on ties, gives what sorting their concatenation stably does.
+template <typename T>
+bool StartsFirst(const T& a, const T& b) {
+  return a.start != b.start ? a.start < b.start : a.end > b.end;
+}
+
+template <typename T, typename Less>
+void MergeSortedRuns(std::vector<T>& events, size_t first_run_end, Less less) {
+  if (first_run_end == 0 || first_run_end == events.size()) return;
+  std::inplace_merge(events.begin(),
+                     events.begin() + static_cast<ptrdiff_t>(first_run_end),
+                     events.end(), less);
+}
+
+// Appends the timelines of a directory's files in name order.
+class KinetoRunMerge {
+ public:
+  explicit KinetoRunMerge(Timeline* into) : into_(into) {}
+
+  void Append(Timeline&& part, const std::string& file) {
+    Timeline& t = *into_;
+    RenumberCollidingPids(part, file);
+    ForEachPid(part, [&](int32_t& pid) { pid_files_.try_emplace(pid, file); });
+
+    const size_t gpu_ops = t.gpu_ops.size();
+    const size_t api_calls = t.api_calls.size();
+    const size_t syncs = t.syncs.size();
+    const size_t ranges = t.ranges.size();
+    const size_t marks = t.marks.size();
+    if (first_) t.platform = std::move(part.platform);
+    for (Thread& thread : part.threads) t.threads.push_back(std::move(thread));
+    for (Device& device : part.devices) t.devices.push_back(std::move(device));
+    Availability& a = t.available;
+    const Availability& p = part.available;
+    a.api_calls = a.api_calls || p.api_calls;
+    a.correlation = a.correlation || p.correlation;
+    a.sync_records = a.sync_records || p.sync_records;
+    a.host_samples = a.host_samples || p.host_samples;
+    a.system_samples = a.system_samples || p.system_samples;
+    a.call_sites = a.call_sites || p.call_sites;
+    a.gpu_counters = a.gpu_counters || p.gpu_counters;
+    a.ranges = a.ranges || p.ranges;
+    AppendTimelineEvents(part, &t);
+    first_ = false;
+
+    MergeSortedRuns(t.gpu_ops, gpu_ops, StartsFirst<GpuOp>);
+    MergeSortedRuns(t.api_calls, api_calls, StartsFirst<ApiCall>);
+    MergeSortedRuns(t.syncs, syncs, StartsFirst<SyncRecord>);
+    MergeSortedRuns(t.ranges, ranges, StartsFirst<Range>);
+    MergeSortedRuns(t.marks, marks,
+                    [](const Mark& x, const Mark& y) { return x.ts < y.ts; });
+  }
+
+ private:
+  void RenumberCollidingPids(Timeline& part, const std::string& file) {
+    std::set<int32_t> pids;
+    ForEachPid(part, [&](int32_t& pid) { pids.insert(pid); });
+    std::map<int32_t, int32_t> renumbered;
+    int64_t next = std::numeric_limits<int32_t>::min();
+    for (int32_t pid : pids) next = std::max<int64_t>(next, pid);
+    if (!pid_files_.empty()) {
+      next = std::max<int64_t>(next, pid_files_.rbegin()->first);
+    }
+    for (int32_t pid : pids) {
+      auto earlier = pid_files_.find(pid);
+      if (earlier == pid_files_.end()) continue;
+      ++next;
+      if (next > std::numeric_limits<int32_t>::max()) break;  // no room
+      renumbered[pid] = static_cast<int32_t>(next);
+      part.warnings.push_back(absl::StrFormat(
+          "%s: process id %d is also in %s (ranks on different hosts, or "
+          "the same trace twice?); this file's pid %d is shown as pid %d so "
+          "that the two processes stay apart",
+          file, pid, earlier->second, pid, next));
+    }
+    if (renumbered.empty()) return;
+    ForEachPid(part, [&](int32_t& pid) {
+      auto it = renumbered.find(pid);
+      if (it != renumbered.end()) pid = it->second;
+    });
+  }
+
+  Timeline* into_;
+  bool first_ = true;
+  std::map<int32_t, std::string> pid_files_;  // pid -> first file using it
+};
+
+}  // namespace
+
+absl::StatusOr<Timeline> ReadKinetoDirectory(
+    const std::string& dir, const std::vector<std::string>& files) {
+  uint64_t total_bytes = 0;
+  for (const std::string& file : files) {
+    std::error_code ignored;
+    const uintmax_t size = std::filesystem::file_size(file, ignored);
+    if (!ignored) total_bytes += size;
+  }
+  common::ReadProgress progress(dir, total_bytes);
+
+  Timeline timeline;
+  KinetoRunMerge merge(&timeline);
+  std::vector<std::string> unreadable;
+  size_t read = 0;
+  common::ReadInParallelMergeInOrder<absl::StatusOr<Timeline>>(
+      files.size(), common::ReadThreadCount(files.size()),
+      [&](size_t i) {
+        // The reader's own progress line becomes a part of the directory's.
+        common::ReadProgress::ScopedParent parent(&progress);
+        return ReadKinetoTrace(files[i]);
+      },
+      [&](size_t i, absl::StatusOr<Timeline>&& part) {
+        if (!part.ok()) {
+          unreadable.push_back(std::string(part.status().message()));
+          return;
+        }
+        merge.Append(std::move(*part), files[i]);
+        ++read;
+      });
+
+  if (read == 0) {
+    return absl::InvalidArgumentError(absl::StrJoin(unreadable, "\n"));
+  }
+  for (std::string& reason : unreadable) {
+    timeline.warnings.push_back(reason + " (skipped)");
+  }
+  timeline.format = SourceFormat::kKineto;
+  timeline.source_path = dir;
+  return timeline;
+}
+
+}  // namespace feedprof::readers
