@@ -32,8 +32,9 @@ std::string DescribeByte(char c) {
 
 }  // namespace
 
-JsonTokenizer::JsonTokenizer(ByteSource* source, Limits limits)
-    : source_(source), limits_(limits) {
+JsonTokenizer::JsonTokenizer(ByteSource* source, Limits limits,
+                             uint64_t start_offset)
+    : source_(source), limits_(limits), base_(start_offset) {
   cap_ = limits_.initial_buffer_bytes < 64 ? 64 : limits_.initial_buffer_bytes;
   buf_ = std::make_unique<char[]>(cap_);
   stack_.reserve(limits_.max_depth);
@@ -180,6 +181,12 @@ void JsonTokenizer::ConsumeRestOfObject(size_t n) {
   token_offset_ = base_ + pos_ - 1;  // the closing '}'
   stack_.pop_back();
   AfterValue();
+}
+
+void JsonTokenizer::ConsumeArrayElements(size_t n) {
+  pos_ += n;
+  token_offset_ = base_ + pos_ - 1;  // the last element's closing '}'
+  state_ = State::kCommaOrEnd;
 }
 
 JsonToken JsonTokenizer::OpenContainer(bool object) {

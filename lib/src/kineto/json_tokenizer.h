@@ -51,7 +51,10 @@ class JsonTokenizer {
   };
 
   explicit JsonTokenizer(ByteSource* source) : JsonTokenizer(source, {}) {}
-  JsonTokenizer(ByteSource* source, Limits limits);
+  // `start_offset` is where the source's first byte lies in a larger text
+  // (offsets and error messages count from there): a piece of a document
+  // cut out by a caller is tokenized with the offsets of the whole.
+  JsonTokenizer(ByteSource* source, Limits limits, uint64_t start_offset = 0);
 
   // The next token. After kKey, the next call yields that key's value.
   JsonToken Next();
@@ -75,6 +78,15 @@ class JsonTokenizer {
   // that those bytes are exactly that, by the rules this tokenizer applies:
   // nothing is checked here.
   void ConsumeRestOfObject(size_t n);
+  // Consumes the first `n` bytes of BufferedText() as whole elements of the
+  // innermost open array, the last of them an object whose closing '}' is
+  // the n-th byte: the caller found them with the tokenizer's rules (the
+  // separators checked, the objects to be checked by whoever reads them).
+  // The tokenizer then expects ',' or ']'.
+  void ConsumeArrayElements(size_t n);
+  // Reads more of the source into the buffer, keeping BufferedText(); false
+  // when nothing more came (the source ended, or the tokenizer failed).
+  bool Refill() { return Fill(pos_); }
 
   // Valid until the next call to Next/Skip*.
   std::string_view text() const { return text_; }

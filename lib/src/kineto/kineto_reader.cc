@@ -3,8 +3,11 @@
 // errors and salvage warnings users see.
 #include "feedprof/kineto_reader.h"
 
+#include <algorithm>
+#include <functional>
 #include <memory>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -13,9 +16,12 @@
 #include "kineto/gzip_input.h"
 #include "kineto/json_tokenizer.h"
 #include "kineto/kineto_event.h"
+#include "kineto/kineto_event_batch_pipeline.h"
 #include "kineto/kineto_event_mapper.h"
+#include "kineto/kineto_read_options.h"
 #include "kineto/kineto_time.h"
 #include "kineto/prefetching_byte_source.h"
+#include "kineto/trace_events_array.h"
 
 namespace feedprof {
 namespace {
@@ -26,6 +32,11 @@ using kineto::JsonTokenizer;
 // Files smaller than this are read on the calling thread: starting a
 // thread costs more than it saves.
 constexpr uint64_t kPrefetchThresholdBytes = 512 * 1024;
+// Cores past this many add little: mapping on the calling thread, in file
+// order, is then the limit.
+constexpr unsigned kMaxEventThreads = 7;
+// Longer events are read by the tokenizer on the calling thread.
+constexpr size_t kMaxSplitEventBytes = 256 * 1024;
 
 // Reads one scalar integer value (a container is skipped). False on error.
 bool ReadIntValue(JsonTokenizer& tokens, bool* present, int64_t* value) {
@@ -123,63 +134,84 @@ struct DocumentResult {
   bool trace_events_is_array = true;
 };
 
-// Walks the document; returns false when the tokenizer failed (the caller
-// decides between error and salvage).
+// Walks the document; returns false with `*failure` when the JSON is
+// malformed or ends early (the caller decides between error and salvage).
 bool ReadDocument(JsonTokenizer& tokens, kineto::KinetoEventMapper& mapper,
-                  common::ReadProgress& progress,
-                  const kineto::GzipFileInput& file, DocumentResult* result,
-                  bool* top_level_not_object) {
+                  const kineto::TraceEventsBatching& batching,
+                  const std::function<void()>& on_mapped,
+                  DocumentResult* result, bool* top_level_not_object,
+                  kineto::JsonFailure* failure) {
+  auto tokenizer_failed = [&] {
+    failure->message = tokens.error();
+    failure->offset = tokens.error_offset();
+    failure->truncated = tokens.truncated();
+    return false;
+  };
   JsonToken t = tokens.Next();
-  if (t == JsonToken::kError) return false;
+  if (t == JsonToken::kError) return tokenizer_failed();
   if (t != JsonToken::kObjectBegin) {
     *top_level_not_object = true;
     return true;
   }
-  kineto::KinetoEvent event;
   for (;;) {
     t = tokens.Next();
     if (t == JsonToken::kObjectEnd) break;
-    if (t != JsonToken::kKey) return false;
+    if (t != JsonToken::kKey) return tokenizer_failed();
     const std::string_view key = tokens.text();
     if (key == "traceEvents") {
       result->saw_trace_events = true;
       t = tokens.Next();
-      if (t == JsonToken::kError) return false;
+      if (t == JsonToken::kError) return tokenizer_failed();
       if (t != JsonToken::kArrayBegin) {
         result->trace_events_is_array = false;
         if ((t == JsonToken::kObjectBegin) && !tokens.SkipRestOfContainer()) {
-          return false;
+          return tokenizer_failed();
         }
         continue;
       }
-      for (;;) {
-        t = tokens.Next();
-        if (t == JsonToken::kArrayEnd) break;
-        if (t == JsonToken::kError) return false;
-        if (t == JsonToken::kArrayBegin) {
-          if (!tokens.SkipRestOfContainer()) return false;
-          continue;
-        }
-        if (t != JsonToken::kObjectBegin) continue;
-        if (!kineto::ReadKinetoEvent(tokens, &event)) return false;
-        mapper.Add(event);
-        progress.Update(file.file_bytes_read());
-      }
+      const bool ok = batching.pipeline != nullptr
+                          ? kineto::ReadTraceEventsInBatches(
+                                tokens, mapper, batching, on_mapped, failure)
+                          : kineto::ReadTraceEventsSerially(tokens, mapper,
+                                                            on_mapped, failure);
+      if (!ok) return false;
     } else if (key == "deviceProperties") {
-      if (!ReadDeviceProperties(tokens, mapper)) return false;
+      if (!ReadDeviceProperties(tokens, mapper)) return tokenizer_failed();
     } else if (key == "distributedInfo") {
-      if (!ReadDistributedInfo(tokens, mapper)) return false;
+      if (!ReadDistributedInfo(tokens, mapper)) return tokenizer_failed();
     } else if (!tokens.SkipValue()) {
-      return false;
+      return tokenizer_failed();
     }
   }
   t = tokens.Next();
-  return t == JsonToken::kEnd;
+  if (t == JsonToken::kEnd) return true;
+  return tokenizer_failed();
+}
+
+// Threads that read events besides the calling one, for a file of
+// `file_bytes` on disk; -1: read serially.
+int EventThreads(const kineto::KinetoReadOptions& options,
+                 uint64_t file_bytes) {
+  if (options.event_threads == 0 ||
+      file_bytes < options.threads_from_file_bytes) {
+    return -1;
+  }
+  if (options.event_threads > 0) return options.event_threads;
+  const unsigned cores = std::thread::hardware_concurrency();
+  if (cores <= 1) return -1;
+  return static_cast<int>(std::min<unsigned>(cores - 1, kMaxEventThreads));
 }
 
 }  // namespace
 
 absl::StatusOr<Timeline> ReadKinetoTrace(const std::string& path) {
+  return kineto::ReadKinetoTraceWithOptions(path, kineto::KinetoReadOptions());
+}
+
+namespace kineto {
+
+absl::StatusOr<Timeline> ReadKinetoTraceWithOptions(
+    const std::string& path, const KinetoReadOptions& options) {
   auto opened = kineto::GzipFileInput::Open(path);
   if (!opened.ok()) return opened.status();
   std::unique_ptr<kineto::GzipFileInput> file = std::move(*opened);
@@ -202,16 +234,35 @@ absl::StatusOr<Timeline> ReadKinetoTrace(const std::string& path) {
       prefetch = std::make_unique<kineto::PrefetchingByteSource>(file.get());
       source = prefetch.get();
     }
-    JsonTokenizer tokens(source);
+    JsonTokenizer::Limits limits;
+    limits.initial_buffer_bytes = options.buffer_bytes;
+    JsonTokenizer tokens(source, limits);
     common::ReadProgress progress(path, file->file_size());
-    document_ok = ReadDocument(tokens, mapper, progress, *file, &result,
-                               &top_level_not_object);
-    if (!document_ok) {
-      tokenizer_error = tokens.error();
-      truncated = tokens.truncated();
-      truncated_at = tokens.error_offset();
+    const kineto::GzipFileInput& input = *file;
+    const std::function<void()> on_mapped = [&progress, &input] {
+      progress.Update(input.file_bytes_read());
+    };
+    kineto::TraceEventsBatching batching;
+    std::unique_ptr<kineto::KinetoEventBatchPipeline> pipeline;
+    if (const int threads = EventThreads(options, file->file_size());
+        threads >= 0) {
+      pipeline = std::make_unique<kineto::KinetoEventBatchPipeline>(
+          threads, 2 * (threads + 1) + 2);
     }
-    // `prefetch` stops its thread here, before `file` is inspected.
+    batching.pipeline = pipeline.get();
+    batching.batch_bytes = options.batch_bytes;
+    batching.split.max_event_bytes =
+        std::min<size_t>(kMaxSplitEventBytes, options.buffer_bytes / 2);
+    kineto::JsonFailure failure;
+    document_ok = ReadDocument(tokens, mapper, batching, on_mapped, &result,
+                               &top_level_not_object, &failure);
+    if (!document_ok) {
+      tokenizer_error = failure.message;
+      truncated = failure.truncated;
+      truncated_at = failure.offset;
+    }
+    // `pipeline` and `prefetch` stop their threads here, before `file` is
+    // inspected.
   }
 
   using Gz = kineto::GzipFileInput;
@@ -311,4 +362,5 @@ absl::StatusOr<Timeline> ReadKinetoTrace(const std::string& path) {
   return timeline;
 }
 
+}  // namespace kineto
 }  // namespace feedprof
