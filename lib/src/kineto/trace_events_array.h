@@ -25,7 +25,7 @@ namespace feedprof::kineto {
 
 struct TraceEventsBatching {
   KinetoEventBatchPipeline* pipeline = nullptr;
-  size_t batch_bytes = 512 * 1024;
+  size_t batch_bytes = 64 * 1024;
   SplitLimits split;
 };
 
