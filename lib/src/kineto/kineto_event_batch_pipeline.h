@@ -51,8 +51,6 @@ class KinetoEventBatchPipeline {
   KinetoEventBatch* TakeOldest(bool wait);
   // Returns a taken batch to the free ring.
   void Release(KinetoEventBatch* batch);
-  // Whether a submitted batch has not been taken yet.
-  bool HasSubmitted() const { return !submitted_.empty(); }
 
  private:
   enum class State : unsigned char {
