@@ -1,18 +1,18 @@
 // Range order and nesting depth shared by the readers (see range_nesting.h).
 #include "common/range_nesting.h"
 
-#include <algorithm>
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
 
+#include "common/stable_time_sort.h"
+
 namespace feedprof::common {
 
 void SortAndNestRanges(std::span<Range> ranges) {
-  std::stable_sort(
-      ranges.begin(), ranges.end(), [](const Range& a, const Range& b) {
-        return a.start != b.start ? a.start < b.start : a.end > b.end;
-      });
+  StableSortByKeys(
+      ranges, [](const Range& r) { return r.start; },
+      [](const Range& r) { return -r.end; });
   // End times of the ranges still open, per thread, innermost last.
   std::unordered_map<uint64_t, std::vector<TimeNs>> open_ends;
   for (Range& r : ranges) {

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <set>
+#include <span>
 #include <string_view>
 
 #include "common/cuda_names.h"
 #include "common/range_nesting.h"
+#include "common/stable_time_sort.h"
 #include "common/time_limits.h"
 #include "kineto/kineto_time.h"
 
@@ -459,15 +461,17 @@ void KinetoEventMapper::Finish() {
 
   BuildProcessesAndThreads(main_pid);
 
-  auto by_start = [](const auto& a, const auto& b) {
-    return a.start != b.start ? a.start < b.start : a.end > b.end;
-  };
-  std::stable_sort(t.gpu_ops.begin(), t.gpu_ops.end(), by_start);
-  std::stable_sort(t.api_calls.begin(), t.api_calls.end(), by_start);
-  std::stable_sort(t.syncs.begin(), t.syncs.end(), by_start);
+  // By start, the longer first when two start together.
+  auto start = [](const auto& e) { return e.start; };
+  auto later_end_first = [](const auto& e) { return -e.end; };
+  common::StableSortByKeys(std::span<GpuOp>(t.gpu_ops), start, later_end_first);
+  common::StableSortByKeys(std::span<ApiCall>(t.api_calls), start,
+                           later_end_first);
+  common::StableSortByKeys(std::span<SyncRecord>(t.syncs), start,
+                           later_end_first);
   common::SortAndNestRanges(t.ranges);
-  std::stable_sort(t.marks.begin(), t.marks.end(),
-                   [](const Mark& a, const Mark& b) { return a.ts < b.ts; });
+  common::StableSortByKey(std::span<Mark>(t.marks),
+                          [](const Mark& e) { return e.ts; });
 
   t.available.api_calls = !t.api_calls.empty();
   t.available.correlation = any_matched;

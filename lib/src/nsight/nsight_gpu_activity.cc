@@ -11,10 +11,12 @@
 #include <algorithm>
 #include <array>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 
 #include "absl/strings/str_cat.h"
+#include "common/stable_time_sort.h"
 #include "nsight/nsight_enums.h"
 #include "nsight/nsight_import_context.h"
 
@@ -151,9 +153,8 @@ void ReadGpuActivity(ImportContext& ctx) {
   ReadKernels(ctx);
   ReadMemcpys(ctx);
   ReadMemsets(ctx);
-  std::stable_sort(
-      ctx.timeline.gpu_ops.begin(), ctx.timeline.gpu_ops.end(),
-      [](const GpuOp& a, const GpuOp& b) { return a.start < b.start; });
+  common::StableSortByKey(std::span<GpuOp>(ctx.timeline.gpu_ops),
+                          [](const GpuOp& e) { return e.start; });
   JoinOpsToApiCalls(ctx);
 }
 
@@ -193,10 +194,8 @@ void ReadSyncRecords(ImportContext& ctx) {
     if (sync.type == SyncType::kUnknown) ++unknown;
     ctx.timeline.syncs.push_back(sync);
   });
-  std::stable_sort(ctx.timeline.syncs.begin(), ctx.timeline.syncs.end(),
-                   [](const SyncRecord& a, const SyncRecord& b) {
-                     return a.start < b.start;
-                   });
+  common::StableSortByKey(std::span<SyncRecord>(ctx.timeline.syncs),
+                          [](const SyncRecord& e) { return e.start; });
   if (by_enum > 0) {
     ctx.timeline.warnings.push_back(absl::StrCat(
         by_enum,

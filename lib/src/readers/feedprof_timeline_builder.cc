@@ -4,11 +4,13 @@
 #include <cctype>
 #include <cstdio>
 #include <limits>
+#include <span>
 #include <string_view>
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "common/cuda_names.h"
+#include "common/stable_time_sort.h"
 #include "common/time_limits.h"
 #include "readers/api_call_correlation.h"
 #include "readers/platform_snapshot_facts.h"
@@ -121,10 +123,7 @@ std::string NormalizePciBusId(std::string_view bus_id) {
 
 template <typename T, typename Key>
 void SortBy(std::vector<T>& events, Key key) {
-  auto less = [&key](const T& a, const T& b) { return key(a) < key(b); };
-  if (!std::is_sorted(events.begin(), events.end(), less)) {
-    std::stable_sort(events.begin(), events.end(), less);
-  }
+  common::StableSortByKey(std::span<T>(events), key);
 }
 
 }  // namespace
@@ -815,7 +814,9 @@ void FeedprofTimelineBuilder::Finish() {
   SortBy(t.gpu_ops, [](const GpuOp& e) { return e.start; });
   SortBy(t.syncs, [](const SyncRecord& e) { return e.start; });
   // Enclosing ranges first when two start together.
-  SortBy(t.ranges, [](const Range& e) { return std::pair(e.start, e.depth); });
+  common::StableSortByKeys(
+      std::span<Range>(t.ranges), [](const Range& e) { return e.start; },
+      [](const Range& e) { return static_cast<int64_t>(e.depth); });
   SortBy(t.marks, [](const Mark& e) { return e.ts; });
   SortBy(t.thread_samples, [](const ThreadSample& e) { return e.ts; });
   SortBy(t.process_samples, [](const ProcessSample& e) { return e.ts; });

@@ -1,0 +1,41 @@
+// ParallelFor: a shared job counter and one thread per core (see
+// parallel_for.h).
+#include "common/parallel_for.h"
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+#include <vector>
+
+namespace feedprof::common {
+
+size_t ParallelWorkers(size_t jobs, size_t max_threads) {
+  size_t cores = std::thread::hardware_concurrency();
+  if (cores == 0) cores = 1;
+  const size_t limit = max_threads == 0 ? cores : std::min(max_threads, cores);
+  return std::max<size_t>(1, std::min(jobs, limit));
+}
+
+void ParallelFor(size_t jobs, size_t max_threads,
+                 const std::function<void(size_t job, size_t worker)>& body) {
+  const size_t workers = ParallelWorkers(jobs, max_threads);
+  if (workers <= 1) {
+    for (size_t job = 0; job < jobs; ++job) body(job, 0);
+    return;
+  }
+  std::atomic<size_t> next{0};
+  auto work = [&](size_t worker) {
+    for (size_t job = next.fetch_add(1); job < jobs; job = next.fetch_add(1)) {
+      body(job, worker);
+    }
+  };
+  std::vector<std::thread> threads;
+  threads.reserve(workers - 1);
+  for (size_t worker = 1; worker < workers; ++worker) {
+    threads.emplace_back(work, worker);
+  }
+  work(0);
+  for (std::thread& t : threads) t.join();
+}
+
+}  // namespace feedprof::common

@@ -1,0 +1,30 @@
+// Runs independent pieces of work on the machine's cores.
+//
+// Several analysis steps are a handful of independent jobs over read-only
+// data (the what-if scenarios, say): each is slow on a big trace and none
+// needs another's result. ParallelFor hands the jobs to up to one thread
+// per core, each job to exactly one thread, and returns when all are done;
+// `worker` tells a job which thread runs it, so each thread can keep its
+// own scratch buffers. Results must go to per-job slots so that the output
+// does not depend on the scheduling.
+#ifndef FEEDPROF_COMMON_PARALLEL_FOR_H_
+#define FEEDPROF_COMMON_PARALLEL_FOR_H_
+
+#include <cstddef>
+#include <functional>
+
+namespace feedprof::common {
+
+// How many threads ParallelFor uses for `jobs` jobs when allowed
+// `max_threads` (0: one per core): at least 1.
+size_t ParallelWorkers(size_t jobs, size_t max_threads = 0);
+
+// Calls body(job, worker) once for every job in [0, jobs), on
+// ParallelWorkers(jobs, max_threads) threads (the calling thread is worker
+// 0). With one worker everything runs in order on the calling thread.
+void ParallelFor(size_t jobs, size_t max_threads,
+                 const std::function<void(size_t job, size_t worker)>& body);
+
+}  // namespace feedprof::common
+
+#endif  // FEEDPROF_COMMON_PARALLEL_FOR_H_

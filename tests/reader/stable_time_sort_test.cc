@@ -1,0 +1,139 @@
+// StableSortByKey(s) must give exactly std::stable_sort's order (ties in
+// input order) on every input the readers can produce: few and many ties,
+// negative times, the full ±2^62 range, a constant secondary key, and
+// payloads that must survive the in-place moves.
+#include "common/stable_time_sort.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace feedprof::common {
+namespace {
+
+struct Event {
+  int64_t start = 0;
+  int64_t end = 0;
+  uint32_t depth = 0;
+  std::string payload;  // moved, never copied, by the sort
+  bool operator==(const Event&) const = default;
+};
+
+std::vector<Event> RandomEvents(size_t n, int64_t low, int64_t high,
+                                uint32_t seed) {
+  std::mt19937_64 random(seed);
+  std::uniform_int_distribution<int64_t> time(low, high);
+  std::uniform_int_distribution<uint32_t> depth(0, 3);
+  std::vector<Event> events(n);
+  for (size_t i = 0; i < n; ++i) {
+    events[i].start = time(random);
+    events[i].end = events[i].start + static_cast<int64_t>(random() % 1000);
+    events[i].depth = depth(random);
+    events[i].payload = "event " + std::to_string(i);
+  }
+  return events;
+}
+
+auto Start = [](const Event& e) { return e.start; };
+auto LaterEndFirst = [](const Event& e) { return -e.end; };
+auto Depth = [](const Event& e) { return static_cast<int64_t>(e.depth); };
+
+void ExpectSameAsStableSortByStart(std::vector<Event> events) {
+  std::vector<Event> expected = events;
+  std::stable_sort(
+      expected.begin(), expected.end(),
+      [](const Event& a, const Event& b) { return a.start < b.start; });
+  StableSortByKey(std::span<Event>(events), Start);
+  ASSERT_EQ(events.size(), expected.size());
+  for (size_t i = 0; i < events.size(); ++i) {
+    ASSERT_EQ(events[i], expected[i]) << "position " << i;
+  }
+}
+
+void ExpectSameAsStableSortByStartThen(std::vector<Event> events, bool depth) {
+  std::vector<Event> expected = events;
+  std::stable_sort(expected.begin(), expected.end(),
+                   [depth](const Event& a, const Event& b) {
+                     if (a.start != b.start) return a.start < b.start;
+                     return depth ? a.depth < b.depth : a.end > b.end;
+                   });
+  if (depth) {
+    StableSortByKeys(std::span<Event>(events), Start, Depth);
+  } else {
+    StableSortByKeys(std::span<Event>(events), Start, LaterEndFirst);
+  }
+  ASSERT_EQ(events.size(), expected.size());
+  for (size_t i = 0; i < events.size(); ++i) {
+    ASSERT_EQ(events[i], expected[i]) << "position " << i;
+  }
+}
+
+TEST(StableTimeSortTest, ManyTiesKeepTheirInputOrder) {
+  // 100,000 events on 50 distinct times: ~2,000 ties each.
+  ExpectSameAsStableSortByStart(RandomEvents(100'000, 0, 49, 1));
+}
+
+TEST(StableTimeSortTest, SmallInputsUseTheSameOrder) {
+  for (size_t n : {0, 1, 2, 17, 2047, 2048, 2049}) {
+    ExpectSameAsStableSortByStart(RandomEvents(n, -5, 5, 2));
+  }
+}
+
+TEST(StableTimeSortTest, NegativeAndFullRangeTimes) {
+  constexpr int64_t kLimit = int64_t{1} << 62;
+  std::vector<Event> events = RandomEvents(50'000, -kLimit, kLimit, 3);
+  events[10].start = -kLimit;
+  events[20].start = kLimit;
+  events[30].start = kLimit;  // a tie at the top
+  ExpectSameAsStableSortByStart(events);
+}
+
+TEST(StableTimeSortTest, SecondaryKeyBreaksTiesBeforeInputOrder) {
+  ExpectSameAsStableSortByStartThen(RandomEvents(80'000, 0, 999, 4), false);
+  ExpectSameAsStableSortByStartThen(RandomEvents(80'000, 0, 999, 5), true);
+  std::vector<Event> flat = RandomEvents(80'000, 0, 999, 6);
+  for (Event& e : flat) e.depth = 7;  // a constant secondary key
+  ExpectSameAsStableSortByStartThen(flat, true);
+}
+
+TEST(StableTimeSortTest, NearlySortedRunsOfThreadBatches) {
+  // Four threads' batches of 1,000 sorted events, interleaved batch by
+  // batch, as a recorder flushes them.
+  std::vector<Event> events;
+  for (int batch = 0; batch < 40; ++batch) {
+    const int thread = batch % 4;
+    for (int i = 0; i < 1000; ++i) {
+      Event e;
+      e.start = (batch / 4) * 10'000 + i * 10 + thread;
+      e.end = e.start + 5;
+      e.payload = std::to_string(batch) + ":" + std::to_string(i);
+      events.push_back(e);
+    }
+  }
+  std::vector<Event> sorted = events;
+  StableSortByKey(std::span<Event>(sorted), Start);
+  EXPECT_TRUE(std::is_sorted(
+      sorted.begin(), sorted.end(),
+      [](const Event& a, const Event& b) { return a.start < b.start; }));
+  EXPECT_EQ(sorted.front().payload, "0:0");
+  EXPECT_EQ(sorted[1].payload, "1:0");  // thread 1's first event, 1 ns later
+  ExpectSameAsStableSortByStart(events);
+}
+
+TEST(StableTimeSortTest, SortedInputIsLeftAlone) {
+  std::vector<Event> events = RandomEvents(10'000, 0, 1'000'000, 7);
+  std::stable_sort(
+      events.begin(), events.end(),
+      [](const Event& a, const Event& b) { return a.start < b.start; });
+  const std::vector<Event> before = events;
+  StableSortByKey(std::span<Event>(events), Start);
+  EXPECT_EQ(events, before);
+}
+
+}  // namespace
+}  // namespace feedprof::common
