@@ -1,6 +1,7 @@
 // Analyze(): runs the passes over a prepared timeline and assembles the
 // report, then the per-rank summaries and the verdict.
 #include <algorithm>
+#include <future>
 #include <map>
 #include <utility>
 
@@ -15,6 +16,18 @@
 
 namespace feedprof {
 namespace {
+
+// Below this many events a second thread costs more than it saves.
+constexpr uint64_t kParallelPassesMinEvents = 200'000;
+
+// The results of the passes that need only the prepared timeline and the
+// devices' busy intervals (see Analyze).
+struct IndependentPasses {
+  LaunchStats launch;
+  analysis::SyncPointResult syncs;
+  CopyReport copies;
+  HostReport host;
+};
 
 const char* FormatName(SourceFormat f) {
   switch (f) {
@@ -111,6 +124,23 @@ absl::StatusOr<Report> Analyze(const Timeline& timeline,
   for (const DeviceView& d : prepared.devices()) {
     busy.push_back(DeviceBusy{d.pid, d.device, BusyIntervals(d.ops)});
   }
+  // The launch, sync, copy and host passes read only the prepared timeline
+  // and the busy intervals: on a big trace they run on a second core while
+  // this one does the steps and the devices. Either way the results are
+  // the same.
+  IndependentPasses independent;
+  auto run_independent = [&prepared, &busy, &independent] {
+    independent.launch = ComputeLaunchStats(prepared);
+    independent.syncs = ComputeSyncPoints(prepared, busy);
+    independent.copies = ComputeCopyStats(prepared);
+    independent.host = ComputeHostStats(prepared);
+  };
+  std::future<void> independent_done;
+  if (prepared.event_count() >= kParallelPassesMinEvents) {
+    independent_done = std::async(std::launch::async, run_independent);
+  } else {
+    run_independent();
+  }
   // Steps first: the timeline overview splits their time by what the
   // devices did while the device pass classifies the gaps.
   report.steps = ComputeSteps(prepared, options, busy);
@@ -123,12 +153,12 @@ absl::StatusOr<Report> Analyze(const Timeline& timeline,
         ComputeDeviceReport(prepared, d, busy[i].busy, add_gap));
     report.has_gpu_activity |= !d.ops.empty();
   }
-  report.launch = ComputeLaunchStats(prepared);
-  SyncPointResult syncs = ComputeSyncPoints(prepared, busy);
-  report.sync_points = std::move(syncs.points);
-  report.gpu_side_waits = syncs.gpu_side_waits;
-  report.copies = ComputeCopyStats(prepared);
-  report.host = ComputeHostStats(prepared);
+  if (independent_done.valid()) independent_done.get();
+  report.launch = std::move(independent.launch);
+  report.sync_points = std::move(independent.syncs.points);
+  report.gpu_side_waits = independent.syncs.gpu_side_waits;
+  report.copies = std::move(independent.copies);
+  report.host = std::move(independent.host);
   report.timeline = overview.Finish(report.host);
   if (!options.step_range_name.empty() && !report.steps.available) {
     report.warnings.push_back(absl::StrCat(

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -17,6 +18,7 @@
 #include "analysis/device_busy.h"
 #include "analysis/quantile.h"
 #include "analysis/units.h"
+#include "common/parallel_for.h"
 #include "replay/replay_engine.h"
 #include "replay/replay_model.h"
 #include "replay/scenarios.h"
@@ -39,6 +41,9 @@ constexpr uint64_t kMinPinnedBytes = 1 << 20;
 constexpr double kDefaultPinnedGbps = 25.0;
 // An async call's cost when the trace has no other figure.
 constexpr TimeNs kDefaultAsyncCallNs = 5'000;
+// Below this many calls and GPU operations in the models, the scenarios
+// replay on the calling thread: starting threads would cost more.
+constexpr uint64_t kParallelReplayMinEvents = 100'000;
 
 struct Figures {
   TimeNs median = 0;
@@ -400,11 +405,23 @@ WhatIf ComputeWhatIf(const analysis::PreparedTimeline& prepared,
   }
   const TimeNs async_call = AsyncCallCost(runs, report);
 
-  // The scenarios.
-  auto run_scenario = [&](WhatIfScenario s, auto&& edits_of) {
+  // The scenarios: each one edit of every rank's model, replayed. They are
+  // independent, so they run on as many cores as there are, each thread
+  // with its own replay arrays; each scenario's result goes to its own slot
+  // and they are listed in this order whatever the scheduling.
+  struct ScenarioJob {
+    WhatIfScenario scenario;
+    std::function<ReplayEdits(const ProcessRun&)> edits_of;
+  };
+  std::vector<ScenarioJob> jobs;
+  auto run_scenario = [&jobs](WhatIfScenario s, auto&& edits_of) {
+    jobs.push_back({std::move(s), std::forward<decltype(edits_of)>(edits_of)});
+  };
+  auto replay_scenario = [&](ScenarioJob& job, ReplayTimes* times) {
+    WhatIfScenario& s = job.scenario;
     std::vector<TimeNs> medians, means;
     for (const ProcessRun& r : runs) {
-      const ReplayEdits edits = edits_of(r);
+      const ReplayEdits edits = job.edits_of(r);
       s.edits += edits.edits;
       WhatIfRank rank{r.pid,
                       r.rank,
@@ -413,8 +430,8 @@ WhatIf ComputeWhatIf(const analysis::PreparedTimeline& prepared,
                       r.observed.median,
                       r.observed.mean};
       if (edits.edits > 0) {
-        Replay(r.model, edits, &scratch);
-        const Figures f = Measure(r, edits, &scratch);
+        Replay(r.model, edits, times);
+        const Figures f = Measure(r, edits, times);
         rank.predicted_median_ns = f.median;
         rank.predicted_mean_ns = f.mean;
       }
@@ -429,7 +446,6 @@ WhatIf ComputeWhatIf(const analysis::PreparedTimeline& prepared,
                          ? static_cast<double>(s.saving_ns) /
                                static_cast<double>(w.observed_median_ns)
                          : 0.0;
-    w.scenarios.push_back(std::move(s));
   };
 
   run_scenario(
@@ -473,7 +489,7 @@ WhatIf ComputeWhatIf(const analysis::PreparedTimeline& prepared,
     s.sync_api = p.api;
     s.sync_reason = p.reason;
     s.sync_call_site = p.call_site;
-    run_scenario(std::move(s), [&](const ProcessRun& r) {
+    run_scenario(std::move(s), [g](const ProcessRun& r) {
       return RemoveSyncEdits(r.model, static_cast<int32_t>(g));
     });
   }
@@ -500,6 +516,16 @@ WhatIf ComputeWhatIf(const analysis::PreparedTimeline& prepared,
       [&](const ProcessRun& r) {
         return FasterGpuEdits(r.model, options.gpu_speedup);
       });
+
+  // Small models replay faster than threads start.
+  const size_t max_threads = events >= kParallelReplayMinEvents ? 0 : 1;
+  std::vector<ReplayTimes> worker_times(
+      common::ParallelWorkers(jobs.size(), max_threads));
+  worker_times[0] = std::move(scratch);
+  common::ParallelFor(jobs.size(), max_threads, [&](size_t job, size_t worker) {
+    replay_scenario(jobs[job], &worker_times[worker]);
+  });
+  for (ScenarioJob& job : jobs) w.scenarios.push_back(std::move(job.scenario));
 
   std::stable_sort(w.scenarios.begin(), w.scenarios.end(),
                    [](const WhatIfScenario& a, const WhatIfScenario& b) {
