@@ -166,6 +166,26 @@ TEST(KinetoDirectoryTest, RenumbersAPidAnEarlierFileUsed) {
   ExpectEachRankAsAlone(*t, {dir.File("a.json"), dir.File("b.json")});
 }
 
+TEST(KinetoDirectoryTest, MovesACollidingStringPidDownWithoutAWarning) {
+  TempDir dir;
+  // A string pid ("Traces") is -1 in each file's reading.
+  const std::string traces_mark =
+      R"(, {"ph": "i", "s": "t", "name": "mark", "pid": "Traces", "tid": 1,
+      "ts": 1001})";
+  std::string a = KinetoTrace(100, 0, 1000);
+  a.insert(a.rfind(']'), traces_mark);
+  std::string b = KinetoTrace(200, 1, 2000);
+  b.insert(b.rfind(']'), traces_mark);
+  WriteFile(dir.File("a.json"), a);
+  WriteFile(dir.File("b.json"), b);
+  absl::StatusOr<Timeline> t = LoadTrace(dir.path());
+  ASSERT_TRUE(t.ok()) << t.status();
+  ASSERT_EQ(t->marks.size(), 2u);
+  EXPECT_EQ(t->marks[0].pid, -1);
+  EXPECT_EQ(t->marks[1].pid, -2);
+  EXPECT_TRUE(t->warnings.empty()) << t->warnings.front();
+}
+
 TEST(KinetoDirectoryTest, SkipsAnUnreadableRankFileWithAWarning) {
   TempDir dir;
   WriteFile(dir.File("rank0.json"), KinetoTrace(100, 0, 1000));

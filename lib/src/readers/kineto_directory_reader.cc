@@ -76,26 +76,35 @@ class KinetoRunMerge {
   }
 
  private:
+  // Real pids (>= 0) move up past every pid seen, with a warning; the
+  // reader's stand-ins for string pids (< 0, numbered from -1 in each
+  // file) move down past every one seen, silently: they name no process.
   void RenumberCollidingPids(Timeline& part, const std::string& file) {
     std::set<int32_t> pids;
     ForEachPid(part, [&](int32_t& pid) { pids.insert(pid); });
-    std::map<int32_t, int32_t> renumbered;
-    int64_t next = std::numeric_limits<int32_t>::min();
-    for (int32_t pid : pids) next = std::max<int64_t>(next, pid);
+    if (pids.empty()) return;
+    int64_t up = std::max<int64_t>(*pids.rbegin(), -1);
+    int64_t down = std::min<int64_t>(*pids.begin(), 0);
     if (!pid_files_.empty()) {
-      next = std::max<int64_t>(next, pid_files_.rbegin()->first);
+      up = std::max<int64_t>(up, pid_files_.rbegin()->first);
+      down = std::min<int64_t>(down, pid_files_.begin()->first);
     }
+    std::map<int32_t, int32_t> renumbered;
     for (int32_t pid : pids) {
       auto earlier = pid_files_.find(pid);
       if (earlier == pid_files_.end()) continue;
-      ++next;
-      if (next > std::numeric_limits<int32_t>::max()) break;  // no room
-      renumbered[pid] = static_cast<int32_t>(next);
+      if (pid < 0) {
+        if (--down < std::numeric_limits<int32_t>::min()) continue;
+        renumbered[pid] = static_cast<int32_t>(down);
+        continue;
+      }
+      if (++up > std::numeric_limits<int32_t>::max()) continue;  // no room
+      renumbered[pid] = static_cast<int32_t>(up);
       part.warnings.push_back(absl::StrFormat(
           "%s: process id %d is also in %s (ranks on different hosts, or "
           "the same trace twice?); this file's pid %d is shown as pid %d so "
           "that the two processes stay apart",
-          file, pid, earlier->second, pid, next));
+          file, pid, earlier->second, pid, up));
     }
     if (renumbered.empty()) return;
     ForEachPid(part, [&](int32_t& pid) {

@@ -11,7 +11,9 @@
 // container's pid 1, the same trace copied twice. A pid that an earlier
 // file of the directory already used is renumbered in the later file, in
 // all its events, to the next number above every pid of both, and a warning
-// says so; the processes stay apart.
+// says so; the processes stay apart. The reader's negative stand-ins for
+// string pids ("Spans", "Traces") are per-file labels: a colliding one
+// moves below every one seen, without a warning.
 #ifndef FEEDPROF_READERS_KINETO_DIRECTORY_READER_H_
 #define FEEDPROF_READERS_KINETO_DIRECTORY_READER_H_
 
