@@ -1,15 +1,18 @@
-// Stable sort of timeline events by integer keys, in linear time.
+// Stable sort of timeline events by integer keys.
 //
 // Every reader ends by ordering millions of events by start time, and
 // std::stable_sort on structs of 40 to 100 bytes was the largest single
-// cost of reading a big trace: O(n log n) moves of whole structs through a
-// temporary buffer half as large as the vector. Here the keys are
-// radix-sorted instead (least significant digit first, which is stable, so
-// ties keep their input order) as 16-byte (key, index) pairs, and each event
-// is then moved once, in place, along the cycles of the permutation. The
-// result is exactly what std::stable_sort gives with the comparator
-// "primary, then secondary": the order is unique once ties fall back on the
-// input order. Scratch memory is 32 bytes per event, freed on return.
+// cost of reading a big trace file: O(n log n) moves of whole structs. Most
+// events are only a short way from their place (a file holds each thread's
+// batches in order), so here the keys are radix-sorted (least significant
+// digit first, which is stable, so ties keep their input order) as 16-byte
+// (key, index) pairs and each event is then moved once, in place, along
+// the cycles of the permutation. Where events must move far (several files
+// interleaved), in-place moves are one cache miss after another, and
+// std::stable_sort, whose merges stream, is used instead. Either way the
+// result is exactly std::stable_sort's with the comparator "primary, then
+// secondary": the order is unique once ties fall back on the input order.
+// Scratch memory: 32 bytes per event for the keys, freed on return.
 #ifndef FEEDPROF_COMMON_STABLE_TIME_SORT_H_
 #define FEEDPROF_COMMON_STABLE_TIME_SORT_H_
 
@@ -41,11 +44,27 @@ inline constexpr size_t kRadixThreshold = 2048;
 void RadixSortByKey(std::vector<KeyIndex>& items,
                     std::vector<KeyIndex>& scratch, uint64_t max_key);
 
+// Events that move at most this many bytes are permuted in place: the
+// cycles then stay within the caches. When they move farther (the files of
+// a session interleaved, say) each move is a cache miss that waits for the
+// one before it, and std::stable_sort's merges, which stream, are faster.
+inline constexpr size_t kInPlaceMaxMoveBytes = size_t{4} << 20;
+
+// The farthest any event moves under `order`, in events.
+inline size_t FarthestMove(const std::vector<KeyIndex>& order) {
+  size_t farthest = 0;
+  for (size_t i = 0; i < order.size(); ++i) {
+    const size_t from = order[i].index;
+    farthest = std::max(farthest, from > i ? from - i : i - from);
+  }
+  return farthest;
+}
+
 // Moves events[order[i].index] to position i for every i, in place, along
-// the cycles of the permutation: one move per event plus one per cycle, and
-// no second copy of the events.
+// the cycles of the permutation: one move per event plus one per cycle, no
+// second copy of the events. Clobbers `order`'s keys.
 template <typename T>
-void ApplyOrder(std::span<T> events, std::vector<KeyIndex>& order) {
+void PermuteInPlace(std::span<T> events, std::vector<KeyIndex>& order) {
   constexpr uint64_t kDone = ~uint64_t{0};
   for (size_t start = 0; start < order.size(); ++start) {
     if (order[start].key == kDone) continue;
@@ -62,7 +81,6 @@ void ApplyOrder(std::span<T> events, std::vector<KeyIndex>& order) {
         events[position] = std::move(held);
         break;
       }
-      __builtin_prefetch(&order[order[from].index]);
       events[position] = std::move(events[from]);
       position = from;
     }
@@ -127,7 +145,13 @@ void StableSortByKeys(std::span<T> events, Primary primary,
   max_key = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
   internal::RadixSortByKey(order, scratch, max_key);
   scratch = {};
-  internal::ApplyOrder(events, order);
+  if (internal::FarthestMove(order) * sizeof(T) >
+      internal::kInPlaceMaxMoveBytes) {
+    order = {};
+    std::stable_sort(events.begin(), events.end(), less);
+    return;
+  }
+  internal::PermuteInPlace(events, order);
 }
 
 // Sorts `events` by key(e) (int64_t), ties in input order.
@@ -146,7 +170,13 @@ void StableSortByKey(std::span<T> events, Key key) {
       std::span<const T>(events.data(), events.size()), key, order);
   internal::RadixSortByKey(order, scratch, max_key);
   scratch = {};
-  internal::ApplyOrder(events, order);
+  if (internal::FarthestMove(order) * sizeof(T) >
+      internal::kInPlaceMaxMoveBytes) {
+    order = {};
+    std::stable_sort(events.begin(), events.end(), less);
+    return;
+  }
+  internal::PermuteInPlace(events, order);
 }
 
 }  // namespace feedprof::common

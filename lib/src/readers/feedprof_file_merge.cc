@@ -83,6 +83,20 @@ void FeedprofTimelineBuilder::AppendFile(FeedprofTimelineBuilder& part) {
   any_header_ = any_header_ || part.any_header_;
   any_call_sites_ = any_call_sites_ || part.any_call_sites_;
 
+  // Sorted parts become runs Finish merges; one unsorted part and Finish
+  // sorts everything.
+  runs_sorted_ = runs_sorted_ && part.events_sorted_;
+  if (runs_sorted_) {
+    runs_.api_calls.Begin(t.api_calls.size());
+    runs_.gpu_ops.Begin(t.gpu_ops.size());
+    runs_.syncs.Begin(t.syncs.size());
+    runs_.ranges.Begin(t.ranges.size());
+    runs_.marks.Begin(t.marks.size());
+    runs_.thread_samples.Begin(t.thread_samples.size());
+    runs_.process_samples.Begin(t.process_samples.size());
+    runs_.system_samples.Begin(t.system_samples.size());
+    runs_.counters.Begin(t.counters.size());
+  }
   AppendTimelineEvents(p, &t);
 }
 

@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "common/cuda_names.h"
+#include "common/sorted_runs.h"
 #include "common/stable_time_sort.h"
 #include "common/time_limits.h"
 #include "readers/api_call_correlation.h"
@@ -132,6 +133,9 @@ FeedprofTimelineBuilder::FeedprofTimelineBuilder(Timeline* timeline)
     : timeline_(timeline) {}
 
 void FeedprofTimelineBuilder::BeginFile(const std::string& path) {
+  // Events read here are no sorted run: Finish sorts them with the rest.
+  runs_sorted_ = false;
+  events_sorted_ = false;
   section_ = Section();
   section_.path = path;
   StartSection();
@@ -808,12 +812,29 @@ void FeedprofTimelineBuilder::EndSection() {
   section_.has_packets = false;
 }
 
-void FeedprofTimelineBuilder::Finish() {
+namespace {
+
+// The order of every event vector: by time, ties in the order read (an
+// enclosing range first when two start together).
+bool RangeFirst(const Range& a, const Range& b) {
+  return a.start != b.start ? a.start < b.start : a.depth < b.depth;
+}
+template <typename T>
+bool StartsFirst(const T& a, const T& b) {
+  return a.start < b.start;
+}
+template <typename T>
+bool EarlierSample(const T& a, const T& b) {
+  return a.ts < b.ts;
+}
+
+}  // namespace
+
+void FeedprofTimelineBuilder::SortEvents() {
   Timeline& t = *timeline_;
   SortBy(t.api_calls, [](const ApiCall& e) { return e.start; });
   SortBy(t.gpu_ops, [](const GpuOp& e) { return e.start; });
   SortBy(t.syncs, [](const SyncRecord& e) { return e.start; });
-  // Enclosing ranges first when two start together.
   common::StableSortByKeys(
       std::span<Range>(t.ranges), [](const Range& e) { return e.start; },
       [](const Range& e) { return static_cast<int64_t>(e.depth); });
@@ -822,6 +843,27 @@ void FeedprofTimelineBuilder::Finish() {
   SortBy(t.process_samples, [](const ProcessSample& e) { return e.ts; });
   SortBy(t.system_samples, [](const SystemSample& e) { return e.ts; });
   SortBy(t.counters, [](const CounterSample& e) { return e.ts; });
+  events_sorted_ = true;
+}
+
+void FeedprofTimelineBuilder::Finish() {
+  Timeline& t = *timeline_;
+  if (runs_sorted_) {
+    runs_.api_calls.MergeInto(t.api_calls, StartsFirst<ApiCall>);
+    runs_.gpu_ops.MergeInto(t.gpu_ops, StartsFirst<GpuOp>);
+    runs_.syncs.MergeInto(t.syncs, StartsFirst<SyncRecord>);
+    runs_.ranges.MergeInto(t.ranges, RangeFirst);
+    runs_.marks.MergeInto(t.marks, EarlierSample<Mark>);
+    runs_.thread_samples.MergeInto(t.thread_samples,
+                                   EarlierSample<ThreadSample>);
+    runs_.process_samples.MergeInto(t.process_samples,
+                                    EarlierSample<ProcessSample>);
+    runs_.system_samples.MergeInto(t.system_samples,
+                                   EarlierSample<SystemSample>);
+    runs_.counters.MergeInto(t.counters, EarlierSample<CounterSample>);
+  }
+  // Merged runs are sorted already; this only checks that.
+  SortEvents();
 
   Availability& a = t.available;
   a.api_calls = !t.api_calls.empty();

@@ -18,6 +18,7 @@
 #include "feedprof/trace_reader.h"
 #include "readers/feedprof_timeline_builder.h"
 #include "readers/packet_stream.h"
+#include "readers/timeline_append.h"
 #include "readers/trace_files.h"
 
 namespace feedprof {
@@ -29,6 +30,7 @@ struct FileRead {
   std::unique_ptr<readers::FeedprofTimelineBuilder> builder =
       std::make_unique<readers::FeedprofTimelineBuilder>(timeline.get());
   uint64_t packets = 0;
+  uint64_t bytes = 0;       // the file's size
   absl::Status open_error;  // the file could not be opened
   std::string unreadable;   // why nothing of it was read; empty when read
 };
@@ -38,6 +40,7 @@ FileRead ReadOneFile(const std::string& file, common::ReadProgress* progress) {
   std::error_code ignored;
   const uintmax_t size = std::filesystem::file_size(file, ignored);
   common::ReadProgress part(progress, ignored ? 0 : size);
+  read.bytes = ignored ? 0 : size;
 
   absl::StatusOr<std::unique_ptr<readers::PacketStreamReader>> stream =
       readers::PacketStreamReader::Open(file);
@@ -54,6 +57,8 @@ FileRead ReadOneFile(const std::string& file, common::ReadProgress* progress) {
     part.Update(packets.bytes_consumed());
   }
   read.builder->EndFile();
+  // Sorted here, on the worker: the merged session then only merges runs.
+  read.builder->SortEvents();
   read.packets = packets.packets_read();
 
   if (packets.packets_read() == 0) {
@@ -93,6 +98,7 @@ absl::StatusOr<Timeline> ReadFeedprofTrace(const std::string& path) {
   common::ReadProgress progress(path, total_bytes);
 
   uint64_t total_packets = 0;
+  uint64_t bytes_appended = 0;
   absl::Status single_file_error;
   std::vector<std::string> unreadable;
   common::ReadInParallelMergeInOrder<FileRead>(
@@ -105,6 +111,8 @@ absl::StatusOr<Timeline> ReadFeedprofTrace(const std::string& path) {
         }
         total_packets += read.packets;
         builder.AppendFile(*read.builder);
+        bytes_appended += read.bytes;
+        readers::ReserveForTheRest(&timeline, bytes_appended, total_bytes);
       });
 
   if (files->size() == 1 && !single_file_error.ok()) return single_file_error;

@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "common/in_order_parallel_reads.h"
 #include "common/read_progress.h"
+#include "common/sorted_runs.h"
 #include "feedprof/kineto_reader.h"
 #include "readers/timeline_append.h"
 
@@ -28,14 +29,6 @@ bool StartsFirst(const T& a, const T& b) {
   return a.start != b.start ? a.start < b.start : a.end > b.end;
 }
 
-template <typename T, typename Less>
-void MergeSortedRuns(std::vector<T>& events, size_t first_run_end, Less less) {
-  if (first_run_end == 0 || first_run_end == events.size()) return;
-  std::inplace_merge(events.begin(),
-                     events.begin() + static_cast<ptrdiff_t>(first_run_end),
-                     events.end(), less);
-}
-
 // Appends the timelines of a directory's files in name order.
 class KinetoRunMerge {
  public:
@@ -46,11 +39,11 @@ class KinetoRunMerge {
     RenumberCollidingPids(part, file);
     ForEachPid(part, [&](int32_t& pid) { pid_files_.try_emplace(pid, file); });
 
-    const size_t gpu_ops = t.gpu_ops.size();
-    const size_t api_calls = t.api_calls.size();
-    const size_t syncs = t.syncs.size();
-    const size_t ranges = t.ranges.size();
-    const size_t marks = t.marks.size();
+    gpu_ops_.Begin(t.gpu_ops.size());
+    api_calls_.Begin(t.api_calls.size());
+    syncs_.Begin(t.syncs.size());
+    ranges_.Begin(t.ranges.size());
+    marks_.Begin(t.marks.size());
     if (first_) t.platform = std::move(part.platform);
     for (Thread& thread : part.threads) t.threads.push_back(std::move(thread));
     for (Device& device : part.devices) t.devices.push_back(std::move(device));
@@ -66,16 +59,21 @@ class KinetoRunMerge {
     a.ranges = a.ranges || p.ranges;
     AppendTimelineEvents(part, &t);
     first_ = false;
+  }
 
-    MergeSortedRuns(t.gpu_ops, gpu_ops, StartsFirst<GpuOp>);
-    MergeSortedRuns(t.api_calls, api_calls, StartsFirst<ApiCall>);
-    MergeSortedRuns(t.syncs, syncs, StartsFirst<SyncRecord>);
-    MergeSortedRuns(t.ranges, ranges, StartsFirst<Range>);
-    MergeSortedRuns(t.marks, marks,
-                    [](const Mark& x, const Mark& y) { return x.ts < y.ts; });
+  // Merges the files' sorted runs into the order one sorted file has.
+  void Finish() {
+    Timeline& t = *into_;
+    gpu_ops_.MergeInto(t.gpu_ops, StartsFirst<GpuOp>);
+    api_calls_.MergeInto(t.api_calls, StartsFirst<ApiCall>);
+    syncs_.MergeInto(t.syncs, StartsFirst<SyncRecord>);
+    ranges_.MergeInto(t.ranges, StartsFirst<Range>);
+    marks_.MergeInto(t.marks,
+                     [](const Mark& x, const Mark& y) { return x.ts < y.ts; });
   }
 
  private:
+  common::SortedRuns gpu_ops_, api_calls_, syncs_, ranges_, marks_;
   // Real pids (>= 0) move up past every pid seen, with a warning; the
   // reader's stand-ins for string pids (< 0, numbered from -1 in each
   // file) move down past every one seen, silently: they name no process.
@@ -123,11 +121,14 @@ class KinetoRunMerge {
 absl::StatusOr<Timeline> ReadKinetoDirectory(
     const std::string& dir, const std::vector<std::string>& files) {
   uint64_t total_bytes = 0;
+  std::vector<uint64_t> file_bytes;
   for (const std::string& file : files) {
     std::error_code ignored;
     const uintmax_t size = std::filesystem::file_size(file, ignored);
-    if (!ignored) total_bytes += size;
+    file_bytes.push_back(ignored ? 0 : size);
+    total_bytes += file_bytes.back();
   }
+  uint64_t bytes_appended = 0;
   common::ReadProgress progress(dir, total_bytes);
 
   Timeline timeline;
@@ -147,12 +148,15 @@ absl::StatusOr<Timeline> ReadKinetoDirectory(
           return;
         }
         merge.Append(std::move(*part), files[i]);
+        bytes_appended += file_bytes[i];
+        ReserveForTheRest(&timeline, bytes_appended, total_bytes);
         ++read;
       });
 
   if (read == 0) {
     return absl::InvalidArgumentError(absl::StrJoin(unreadable, "\n"));
   }
+  merge.Finish();
   for (std::string& reason : unreadable) {
     timeline.warnings.push_back(reason + " (skipped)");
   }

@@ -26,6 +26,14 @@ namespace feedprof::readers {
 // nothing yet the vectors are moved whole, without a copy.
 void AppendTimelineEvents(Timeline& part, Timeline* into);
 
+// After `bytes_read` of the `total_bytes` of a multi-file read were
+// appended to `into`, reserves room in each event vector for the rest at
+// the same events per byte (plus 5 %), so that the appends of the files to
+// come do not copy the vectors again each time they outgrow them. Reserved
+// room that is never filled costs address space, not memory.
+void ReserveForTheRest(Timeline* into, uint64_t bytes_read,
+                       uint64_t total_bytes);
+
 // Calls `visit(int32_t& pid)` on every process id `timeline` holds: its
 // processes, threads, devices, events, samples, streams and NVML facts (not
 // Platform::pid, which is 0 where no snapshot named a process).
