@@ -6,7 +6,11 @@
 // input is read as written (gzip bytes go through the gzip path by their
 // magic), and input that is not gzip is also read gzip-compressed: the two
 // reads must agree, which checks the decompressing byte source against the
-// plain one at every chunk boundary the compressor happens to make.
+// plain one at every chunk boundary the compressor happens to make. The
+// plain input is read once more through the batched, multi-threaded path
+// (forced, with batch and buffer sizes taken from the input's length so
+// that events straddle every border), which must give the same result,
+// error message included, as the serial read.
 #include <zlib.h>
 
 #include <cstddef>
@@ -16,6 +20,7 @@
 #include <string>
 
 #include "feedprof/kineto_reader.h"
+#include "kineto/kineto_read_options.h"
 #include "tests/fuzz/fuzz_input_file.h"
 
 namespace {
@@ -53,6 +58,27 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       feedprof::ReadKinetoTrace(plain_input.Write(data, size));
   const bool is_gzip = size >= 2 && data[0] == 0x1f && data[1] == 0x8b;
   if (is_gzip) return 0;
+
+  feedprof::kineto::KinetoReadOptions batched;
+  batched.event_threads = 1 + static_cast<int>(size % 2);
+  batched.threads_from_file_bytes = 0;
+  batched.batch_bytes = 1 + size % 509;
+  batched.buffer_bytes = 256 + size % 3001;
+  const absl::StatusOr<feedprof::Timeline> parallel =
+      feedprof::kineto::ReadKinetoTraceWithOptions(plain_input.path(),
+                                                   batched);
+  if (plain.status() != parallel.status() ||
+      (plain.ok() && (EventCount(*plain) != EventCount(*parallel) ||
+                      plain->warnings != parallel->warnings))) {
+    std::fprintf(stderr,
+                 "serial and batched reads disagree: serial %s (%zu events), "
+                 "batched %s (%zu events)\n",
+                 plain.status().ToString().c_str(),
+                 plain.ok() ? EventCount(*plain) : 0,
+                 parallel.status().ToString().c_str(),
+                 parallel.ok() ? EventCount(*parallel) : 0);
+    std::abort();
+  }
 
   const absl::StatusOr<feedprof::Timeline> unzipped =
       feedprof::ReadKinetoTrace(gzip_input.Write(Gzip(data, size)));

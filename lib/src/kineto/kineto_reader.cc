@@ -32,10 +32,6 @@ using kineto::JsonTokenizer;
 // Files smaller than this are read on the calling thread: starting a
 // thread costs more than it saves.
 constexpr uint64_t kPrefetchThresholdBytes = 512 * 1024;
-// A cap on the threads that read events (one fewer than the cores): the
-// calling thread maps every event in file order, so past a few readers it
-// is the limit, and more threads only add memory. Measured on 2 cores only.
-constexpr unsigned kMaxEventThreads = 7;
 // Longer events are read by the tokenizer on the calling thread.
 constexpr size_t kMaxSplitEventBytes = 256 * 1024;
 
@@ -200,7 +196,8 @@ int EventThreads(const kineto::KinetoReadOptions& options,
   if (options.event_threads > 0) return options.event_threads;
   const unsigned cores = std::thread::hardware_concurrency();
   if (cores <= 1) return -1;
-  return static_cast<int>(std::min<unsigned>(cores - 1, kMaxEventThreads));
+  return static_cast<int>(
+      std::min<unsigned>(cores - 1, kineto::kMaxKinetoEventThreads));
 }
 
 }  // namespace

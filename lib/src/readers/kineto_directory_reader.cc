@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 #include <system_error>
+#include <thread>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -15,6 +16,7 @@
 #include "common/read_progress.h"
 #include "common/sorted_runs.h"
 #include "feedprof/kineto_reader.h"
+#include "kineto/kineto_read_options.h"
 #include "readers/timeline_append.h"
 
 namespace feedprof::readers {
@@ -135,12 +137,22 @@ absl::StatusOr<Timeline> ReadKinetoDirectory(
   KinetoRunMerge merge(&timeline);
   std::vector<std::string> unreadable;
   size_t read = 0;
+  // The cores are shared out: files read side by side each get the event
+  // threads their share of the cores leaves (none when every core reads a
+  // file of its own), instead of one file's full count each.
+  const unsigned readers = common::ReadThreadCount(files.size());
+  kineto::KinetoReadOptions per_file;
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  if (readers > 1) {
+    per_file.event_threads = static_cast<int>(std::min(
+        kineto::kMaxKinetoEventThreads, std::max(1u, cores / readers) - 1));
+  }
   common::ReadInParallelMergeInOrder<absl::StatusOr<Timeline>>(
-      files.size(), common::ReadThreadCount(files.size()),
+      files.size(), readers,
       [&](size_t i) {
         // The reader's own progress line becomes a part of the directory's.
         common::ReadProgress::ScopedParent parent(&progress);
-        return ReadKinetoTrace(files[i]);
+        return kineto::ReadKinetoTraceWithOptions(files[i], per_file);
       },
       [&](size_t i, absl::StatusOr<Timeline>&& part) {
         if (!part.ok()) {
