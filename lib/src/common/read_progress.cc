@@ -59,8 +59,11 @@ std::string FormatReadProgressLine(std::string_view what, uint64_t bytes_done,
   if (done == 0 || seconds <= 0) return line;
   const double bytes_per_second = static_cast<double>(done) / seconds;
   const double mb_per_second = bytes_per_second / 1e6;
-  absl::StrAppendFormat(
-      &line, mb_per_second < 10 ? ", %.1f MB/s" : ", %.0f MB/s", mb_per_second);
+  if (mb_per_second < 10) {
+    absl::StrAppendFormat(&line, ", %.1f MB/s", mb_per_second);
+  } else {
+    absl::StrAppendFormat(&line, ", %.0f MB/s", mb_per_second);
+  }
   absl::StrAppendFormat(&line, ", %s left",
                         FormatTimeLeft(static_cast<double>(total_bytes - done) /
                                        bytes_per_second));
