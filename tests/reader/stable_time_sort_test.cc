@@ -125,6 +125,43 @@ TEST(StableTimeSortTest, NearlySortedRunsOfThreadBatches) {
   ExpectSameAsStableSortByStart(events);
 }
 
+TEST(StableTimeSortTest, MovesOfEveryDistanceThroughTheWindow) {
+  // Each event displaced by up to `shift` places, for shifts around the
+  // window's block size (4096) and its multiples.
+  for (size_t shift : {1, 100, 4095, 4096, 4097, 9000, 30'000}) {
+    std::vector<Event> events(60'000);
+    std::mt19937 random(static_cast<uint32_t>(shift));
+    for (size_t i = 0; i < events.size(); ++i) {
+      events[i].start = static_cast<int64_t>(i + random() % (shift + 1));
+      events[i].payload = std::to_string(i);
+    }
+    ExpectSameAsStableSortByStart(events);
+  }
+}
+
+TEST(StableTimeSortTest, FarMovesFallBackOnStableSort) {
+  // 300,000 events of 256 bytes in reverse order: the window would need
+  // all 77 MB of them, more than kMaxWindowBytes.
+  struct Big {
+    int64_t start = 0;
+    uint32_t serial = 0;
+    char padding[244] = {};
+  };
+  static_assert(sizeof(Big) == 256);
+  std::vector<Big> events(300'000);
+  for (size_t i = 0; i < events.size(); ++i) {
+    events[i].start = static_cast<int64_t>((events.size() - i) / 3);
+    events[i].serial = static_cast<uint32_t>(i);
+  }
+  StableSortByKey(std::span<Big>(events), [](const Big& e) { return e.start; });
+  for (size_t i = 1; i < events.size(); ++i) {
+    ASSERT_LE(events[i - 1].start, events[i].start) << i;
+    if (events[i - 1].start == events[i].start) {
+      ASSERT_LT(events[i - 1].serial, events[i].serial) << i;
+    }
+  }
+}
+
 TEST(StableTimeSortTest, SortedInputIsLeftAlone) {
   std::vector<Event> events = RandomEvents(10'000, 0, 1'000'000, 7);
   std::stable_sort(

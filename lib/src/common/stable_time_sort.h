@@ -5,18 +5,22 @@
 // cost of reading a big trace file: O(n log n) moves of whole structs. Most
 // events are only a short way from their place (a file holds each thread's
 // batches in order), so here the keys are radix-sorted (least significant
-// digit first, which is stable, so ties keep their input order) as 16-byte
-// (key, index) pairs and each event is then moved once, in place, along
-// the cycles of the permutation. Where events must move far (several files
-// interleaved), in-place moves are one cache miss after another, and
+// digit first, which is stable, so ties keep their input order) as
+// (key, index) words, and the events then stream through a ring buffer a
+// few times as long as the farthest any of them moves, each moved twice.
+// Where events move too far for such a window (several files interleaved),
 // std::stable_sort, whose merges stream, is used instead. Either way the
 // result is exactly std::stable_sort's with the comparator "primary, then
 // secondary": the order is unique once ties fall back on the input order.
-// Scratch memory: 32 bytes per event for the keys, freed on return.
+// Scratch memory: 16 bytes per event for the keys (32 where a key's range
+// and the event count need more than 64 bits together), and the window (at
+// most kMaxWindowBytes), freed on return.
 #ifndef FEEDPROF_COMMON_STABLE_TIME_SORT_H_
 #define FEEDPROF_COMMON_STABLE_TIME_SORT_H_
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -28,70 +32,122 @@ namespace feedprof::common {
 
 namespace stable_time_sort_internal {
 
-// One event's key (relative to the smallest, so unsigned) and where the
-// event stood before sorting.
+// Below this many events std::stable_sort is as fast and needs no scratch.
+inline constexpr size_t kRadixThreshold = 2048;
+
+// The most memory the window of PermuteThroughWindow may take. Events that
+// move farther than this allows (files of a session interleaved, say) are
+// sorted by std::stable_sort, whose merges stream.
+inline constexpr size_t kMaxWindowBytes = size_t{64} << 20;
+
+// A key (relative to the smallest, so unsigned) and the input position of
+// the event it belongs to, in one word: the key above `index_bits`.
+struct PackedCodec {
+  int index_bits = 0;
+  uint64_t Make(uint64_t key, size_t index) const {
+    return (key << index_bits) | index;
+  }
+  uint64_t Key(uint64_t item) const { return item >> index_bits; }
+  size_t Index(uint64_t item) const {
+    return static_cast<size_t>(item & ((uint64_t{1} << index_bits) - 1));
+  }
+};
+
+// The same in two words, for keys and counts that need more than 64 bits.
 struct KeyIndex {
   uint64_t key;
   uint64_t index;
 };
-
-// Below this many events std::stable_sort is as fast and needs no scratch.
-inline constexpr size_t kRadixThreshold = 2048;
-
-// Stable LSD radix sort of `items` by their `key`, 8 bits at a time over
-// the bits `max_key` needs; `scratch` has the same size. Digits that every
-// key shares are skipped.
-void RadixSortByKey(std::vector<KeyIndex>& items,
-                    std::vector<KeyIndex>& scratch, uint64_t max_key);
-
-// Events that move at most this many bytes are permuted in place: the
-// cycles then stay within the caches. When they move farther (the files of
-// a session interleaved, say) each move is a cache miss that waits for the
-// one before it, and std::stable_sort's merges, which stream, are faster.
-inline constexpr size_t kInPlaceMaxMoveBytes = size_t{4} << 20;
-
-// The farthest any event moves under `order`, in events.
-inline size_t FarthestMove(const std::vector<KeyIndex>& order) {
-  size_t farthest = 0;
-  for (size_t i = 0; i < order.size(); ++i) {
-    const size_t from = order[i].index;
-    farthest = std::max(farthest, from > i ? from - i : i - from);
+struct WideCodec {
+  KeyIndex Make(uint64_t key, size_t index) const { return {key, index}; }
+  uint64_t Key(const KeyIndex& item) const { return item.key; }
+  size_t Index(const KeyIndex& item) const {
+    return static_cast<size_t>(item.index);
   }
-  return farthest;
-}
+};
 
-// Moves events[order[i].index] to position i for every i, in place, along
-// the cycles of the permutation: one move per event plus one per cycle, no
-// second copy of the events. Clobbers `order`'s keys.
-template <typename T>
-void PermuteInPlace(std::span<T> events, std::vector<KeyIndex>& order) {
-  constexpr uint64_t kDone = ~uint64_t{0};
-  for (size_t start = 0; start < order.size(); ++start) {
-    if (order[start].key == kDone) continue;
-    if (order[start].index == start) {
-      order[start].key = kDone;
+// Stable LSD radix sort of `items` by codec.Key, 8 bits at a time over the
+// bits `max_key` needs; digits every key shares are skipped. `scratch` is
+// reused.
+template <typename Item, typename Codec>
+void RadixSortByKey(std::vector<Item>& items, std::vector<Item>& scratch,
+                    uint64_t max_key, const Codec& codec) {
+  const int digits = (std::bit_width(max_key) + 7) / 8;
+  if (digits == 0) return;
+  // Every digit's histogram in one read of the keys.
+  std::vector<std::array<size_t, 256>> counts(static_cast<size_t>(digits));
+  for (std::array<size_t, 256>& c : counts) c.fill(0);
+  for (const Item& item : items) {
+    uint64_t key = codec.Key(item);
+    for (int d = 0; d < digits; ++d) {
+      ++counts[static_cast<size_t>(d)][key & 0xFF];
+      key >>= 8;
+    }
+  }
+  scratch.resize(items.size());
+  for (int d = 0; d < digits; ++d) {
+    std::array<size_t, 256>& count = counts[static_cast<size_t>(d)];
+    if (std::find(count.begin(), count.end(), items.size()) != count.end()) {
       continue;
     }
-    T held = std::move(events[start]);
-    size_t position = start;
-    for (;;) {
-      const size_t from = order[position].index;
-      order[position].key = kDone;
-      if (from == start) {
-        events[position] = std::move(held);
-        break;
+    size_t offset = 0;
+    for (size_t& c : count) {
+      const size_t here = c;
+      c = offset;
+      offset += here;
+    }
+    const int shift = 8 * d;
+    for (const Item& item : items) {
+      scratch[count[(codec.Key(item) >> shift) & 0xFF]++] = item;
+    }
+    items.swap(scratch);
+  }
+}
+
+// How many events the window holds for events that move at most
+// `farthest`: a power of two of at least one block plus twice `farthest`.
+inline size_t WindowEvents(size_t farthest, size_t events) {
+  const size_t block = std::max<size_t>(farthest, 4096);
+  return std::min(std::bit_ceil(block + 2 * farthest + 1),
+                  std::bit_ceil(std::max<size_t>(events, 1)));
+}
+
+// Moves events[codec.Index(order[i])] to position i for every i, where no
+// event moves more than `farthest` places. The events stream through a
+// ring buffer of WindowEvents(farthest) of them: each block of output
+// positions is filled from the ring (the reads prefetched ahead,
+// independent of each other), after the ring was topped up with the input
+// up to `farthest` past the block. An input event leaves the ring only
+// once it is more than `farthest` before the block, when its output place
+// is already written.
+template <typename T, typename Item, typename Codec>
+void PermuteThroughWindow(std::span<T> events, const std::vector<Item>& order,
+                          size_t farthest, const Codec& codec) {
+  constexpr size_t kPrefetchAhead = 16;
+  const size_t n = events.size();
+  const size_t mask = WindowEvents(farthest, n) - 1;
+  const size_t block = std::max<size_t>(farthest, 4096);
+  std::vector<T> ring(mask + 1);
+  size_t loaded = 0;  // input positions [0, loaded) went into the ring
+  for (size_t begin = 0; begin < n; begin += block) {
+    const size_t end = std::min(n, begin + block);
+    const size_t wanted = std::min(n, end + farthest);
+    for (; loaded < wanted; ++loaded) {
+      ring[loaded & mask] = std::move(events[loaded]);
+    }
+    for (size_t i = begin; i < end; ++i) {
+      if (i + kPrefetchAhead < end) {
+        __builtin_prefetch(
+            &ring[codec.Index(order[i + kPrefetchAhead]) & mask]);
       }
-      events[position] = std::move(events[from]);
-      position = from;
+      events[i] = std::move(ring[codec.Index(order[i]) & mask]);
     }
   }
 }
 
-// The keys of `events` in input order, relative to their minimum; returns
-// the largest relative key.
+// The smallest value and the spread of `key` over `events`.
 template <typename T, typename Key>
-uint64_t RelativeKeys(std::span<const T> events, Key key,
-                      std::vector<KeyIndex>& out) {
+std::pair<int64_t, uint64_t> KeyRange(std::span<const T> events, Key key) {
   int64_t low = std::numeric_limits<int64_t>::max();
   int64_t high = std::numeric_limits<int64_t>::min();
   for (const T& e : events) {
@@ -99,12 +155,69 @@ uint64_t RelativeKeys(std::span<const T> events, Key key,
     low = std::min(low, k);
     high = std::max(high, k);
   }
-  out.resize(events.size());
-  for (size_t i = 0; i < events.size(); ++i) {
-    out[i] = {
-        static_cast<uint64_t>(key(events[i])) - static_cast<uint64_t>(low), i};
+  return {low, static_cast<uint64_t>(high) - static_cast<uint64_t>(low)};
+}
+
+// Sorts `events` by the keys, the last one most significant, ties in input
+// order, with `codec`'s words; false (nothing moved) when the events would
+// move too far for the window.
+template <typename Item, typename Codec, typename T, typename... Keys>
+bool RadixSortEvents(std::span<T> events, const Codec& codec,
+                     const std::pair<int64_t, uint64_t>* ranges, Keys... keys) {
+  std::vector<Item> order(events.size());
+  std::vector<Item> scratch;
+  bool first = true;
+  size_t phase = 0;
+  auto sort_by = [&](auto key) {
+    const auto [low, spread] = ranges[phase++];
+    auto relative = [&](size_t index) {
+      return static_cast<uint64_t>(key(events[index])) -
+             static_cast<uint64_t>(low);
+    };
+    if (first) {
+      for (size_t i = 0; i < order.size(); ++i) {
+        order[i] = codec.Make(relative(i), i);
+      }
+      first = false;
+    } else {
+      for (Item& item : order) {
+        const size_t index = codec.Index(item);
+        item = codec.Make(relative(index), index);
+      }
+    }
+    RadixSortByKey(order, scratch, spread, codec);
+  };
+  (sort_by(keys), ...);
+  scratch = {};
+  size_t farthest = 0;
+  for (size_t i = 0; i < order.size(); ++i) {
+    const size_t from = codec.Index(order[i]);
+    farthest = std::max(farthest, from > i ? from - i : i - from);
   }
-  return static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
+  if (WindowEvents(farthest, events.size()) * sizeof(T) > kMaxWindowBytes) {
+    return false;
+  }
+  PermuteThroughWindow(events, order, farthest, codec);
+  return true;
+}
+
+// Sorts by the keys (least significant first) with one-word items where
+// every key's spread and the event count fit in 64 bits together, else
+// with two-word ones; false when the events move too far for the window.
+template <typename T, typename... Keys>
+bool RadixSortEvents(std::span<T> events, Keys... keys) {
+  const std::span<const T> view(events.data(), events.size());
+  const std::pair<int64_t, uint64_t> ranges[] = {KeyRange(view, keys)...};
+  const int index_bits = std::bit_width(events.size());
+  bool packed = true;
+  for (const auto& [low, spread] : ranges) {
+    packed = packed && std::bit_width(spread) + index_bits <= 64;
+  }
+  if (packed) {
+    return RadixSortEvents<uint64_t>(events, PackedCodec{index_bits}, ranges,
+                                     keys...);
+  }
+  return RadixSortEvents<KeyIndex>(events, WideCodec{}, ranges, keys...);
 }
 
 }  // namespace stable_time_sort_internal
@@ -121,37 +234,11 @@ void StableSortByKeys(std::span<T> events, Primary primary,
     return pa != pb ? pa < pb : secondary(a) < secondary(b);
   };
   if (std::is_sorted(events.begin(), events.end(), less)) return;
-  if (events.size() < internal::kRadixThreshold) {
+  // Least significant key first: by secondary, then stably by primary.
+  if (events.size() < internal::kRadixThreshold ||
+      !internal::RadixSortEvents(events, secondary, primary)) {
     std::stable_sort(events.begin(), events.end(), less);
-    return;
   }
-  std::vector<internal::KeyIndex> order;
-  std::vector<internal::KeyIndex> scratch(events.size());
-  const std::span<const T> view(events.data(), events.size());
-  // Least significant key first: sorted by secondary, then stably by
-  // primary, so the order is by (primary, secondary, input position).
-  uint64_t max_key = internal::RelativeKeys(view, secondary, order);
-  internal::RadixSortByKey(order, scratch, max_key);
-  int64_t low = std::numeric_limits<int64_t>::max();
-  int64_t high = std::numeric_limits<int64_t>::min();
-  for (const T& e : events) {
-    low = std::min(low, primary(e));
-    high = std::max(high, primary(e));
-  }
-  for (internal::KeyIndex& item : order) {
-    item.key = static_cast<uint64_t>(primary(events[item.index])) -
-               static_cast<uint64_t>(low);
-  }
-  max_key = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
-  internal::RadixSortByKey(order, scratch, max_key);
-  scratch = {};
-  if (internal::FarthestMove(order) * sizeof(T) >
-      internal::kInPlaceMaxMoveBytes) {
-    order = {};
-    std::stable_sort(events.begin(), events.end(), less);
-    return;
-  }
-  internal::PermuteInPlace(events, order);
 }
 
 // Sorts `events` by key(e) (int64_t), ties in input order.
@@ -160,23 +247,10 @@ void StableSortByKey(std::span<T> events, Key key) {
   namespace internal = stable_time_sort_internal;
   auto less = [&](const T& a, const T& b) { return key(a) < key(b); };
   if (std::is_sorted(events.begin(), events.end(), less)) return;
-  if (events.size() < internal::kRadixThreshold) {
+  if (events.size() < internal::kRadixThreshold ||
+      !internal::RadixSortEvents(events, key)) {
     std::stable_sort(events.begin(), events.end(), less);
-    return;
   }
-  std::vector<internal::KeyIndex> order;
-  std::vector<internal::KeyIndex> scratch(events.size());
-  const uint64_t max_key = internal::RelativeKeys(
-      std::span<const T>(events.data(), events.size()), key, order);
-  internal::RadixSortByKey(order, scratch, max_key);
-  scratch = {};
-  if (internal::FarthestMove(order) * sizeof(T) >
-      internal::kInPlaceMaxMoveBytes) {
-    order = {};
-    std::stable_sort(events.begin(), events.end(), less);
-    return;
-  }
-  internal::PermuteInPlace(events, order);
 }
 
 }  // namespace feedprof::common
