@@ -106,17 +106,6 @@ std::vector<trace::Packet> ProcessPackets(uint32_t pid, uint32_t id_shift,
   return packets;
 }
 
-trace::Packet Strings(
-    const std::vector<std::pair<uint32_t, std::string>>& strings) {
-  trace::Packet packet;
-  for (const auto& [id, value] : strings) {
-    trace::InternedString* s = packet.mutable_strings()->add_strings();
-    s->set_id(id);
-    s->set_value(value);
-  }
-  return packet;
-}
-
 trace::Packet NvmlFacts(uint32_t device, const std::string& bus_id,
                         uint32_t power_limit_mw) {
   trace::Packet packet;
@@ -146,7 +135,7 @@ void WriteSession(const TempDir& dir) {
 
   std::vector<trace::Packet> b = ProcessPackets(5000, 100, true);
   b.insert(b.begin() + 1, NvmlFacts(0, "00000000:3B:00.0", 500'000));
-  b.push_back(Strings({{300, "resnet_block"}}));
+  b.push_back(testing::StringsPacket({{300, "resnet_block"}}));
   trace::Packet gpu;
   gpu.mutable_events()->set_base_ts_ns(3'100'000);
   trace::Memcpy* copy = gpu.mutable_events()->add_memcpys();
@@ -174,10 +163,10 @@ void WriteSession(const TempDir& dir) {
   header.mutable_header()->set_pid(4242);
   header.mutable_header()->mutable_clock()->set_monotonic_ns(21'000'000);
   c.push_back(header);
-  c.push_back(Strings({{1, "late_kernel"},
-                       {2, "main-sampled"},
-                       {3, "worker-4244"},
-                       {4, "Memcpy HtoD"}}));
+  c.push_back(testing::StringsPacket({{1, "late_kernel"},
+                                      {2, "main-sampled"},
+                                      {3, "worker-4244"},
+                                      {4, "Memcpy HtoD"}}));
   trace::Packet thread;
   thread.mutable_thread()->set_tid(4243);
   thread.mutable_thread()->set_name("renamed_worker");

@@ -18,17 +18,6 @@ void AppendVarint(uint64_t value, std::string* out) {
   out->push_back(static_cast<char>(value));
 }
 
-trace::Packet StringsPacket(
-    const std::vector<std::pair<uint32_t, std::string>>& strings) {
-  trace::Packet packet;
-  for (const auto& [id, value] : strings) {
-    trace::InternedString* s = packet.mutable_strings()->add_strings();
-    s->set_id(id);
-    s->set_value(value);
-  }
-  return packet;
-}
-
 }  // namespace
 
 std::string FramePacket(const trace::Packet& packet) {
@@ -43,6 +32,17 @@ std::string FramePackets(const std::vector<trace::Packet>& packets) {
   std::string out;
   for (const trace::Packet& packet : packets) out += FramePacket(packet);
   return out;
+}
+
+trace::Packet StringsPacket(
+    const std::vector<std::pair<uint32_t, std::string>>& strings) {
+  trace::Packet packet;
+  for (const auto& [id, value] : strings) {
+    trace::InternedString* s = packet.mutable_strings()->add_strings();
+    s->set_id(id);
+    s->set_value(value);
+  }
+  return packet;
 }
 
 void WriteFile(const std::string& path, std::string_view bytes) {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "feedprof.pb.h"
@@ -18,6 +19,10 @@ namespace feedprof::testing {
 // One packet framed as a Trace.packet field.
 std::string FramePacket(const trace::Packet& packet);
 std::string FramePackets(const std::vector<trace::Packet>& packets);
+
+// A packet that defines the given (id, text) interned strings.
+trace::Packet StringsPacket(
+    const std::vector<std::pair<uint32_t, std::string>>& strings);
 
 void WriteFile(const std::string& path, std::string_view bytes);
 std::string ReadFile(const std::string& path);
