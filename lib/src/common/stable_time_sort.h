@@ -234,11 +234,33 @@ void StableSortByKeys(std::span<T> events, Primary primary,
     return pa != pb ? pa < pb : secondary(a) < secondary(b);
   };
   if (std::is_sorted(events.begin(), events.end(), less)) return;
-  // Least significant key first: by secondary, then stably by primary.
-  if (events.size() < internal::kRadixThreshold ||
-      !internal::RadixSortEvents(events, secondary, primary)) {
+  if (events.size() < internal::kRadixThreshold) {
     std::stable_sort(events.begin(), events.end(), less);
+    return;
   }
+  // Where both keys fit in one (a range's small depth under its start),
+  // one sort by the combined key, which reads the events in order;
+  // otherwise least significant first: by secondary, then stably by
+  // primary.
+  const std::span<const T> view(events.data(), events.size());
+  const auto [primary_low, primary_spread] = internal::KeyRange(view, primary);
+  const auto [secondary_low, secondary_spread] =
+      internal::KeyRange(view, secondary);
+  const int secondary_bits = std::bit_width(secondary_spread);
+  bool sorted = false;
+  if (std::bit_width(primary_spread) + secondary_bits <= 62) {
+    auto combined = [&](const T& e) {
+      const uint64_t p = static_cast<uint64_t>(primary(e)) -
+                         static_cast<uint64_t>(primary_low);
+      const uint64_t q = static_cast<uint64_t>(secondary(e)) -
+                         static_cast<uint64_t>(secondary_low);
+      return static_cast<int64_t>((p << secondary_bits) | q);
+    };
+    sorted = internal::RadixSortEvents(events, combined);
+  } else {
+    sorted = internal::RadixSortEvents(events, secondary, primary);
+  }
+  if (!sorted) std::stable_sort(events.begin(), events.end(), less);
 }
 
 // Sorts `events` by key(e) (int64_t), ties in input order.
