@@ -2,6 +2,7 @@
 #include "replay/replay_model.h"
 
 #include <algorithm>
+#include <future>
 #include <iterator>
 #include <limits>
 #include <string_view>
@@ -23,6 +24,9 @@ using analysis::SyncReason;
 constexpr TimeNs kDependencySlackNs = 10'000;
 // How far back the searches below walk before giving up.
 constexpr int kSearchLimit = 256;
+// From this many calls and ops a second thread helps the build more than
+// starting it costs.
+constexpr size_t kConcurrentBuildMinEvents = 100'000;
 
 // Device-wide syncs wait for every stream; the other blocking calls for
 // the streams whose work ended while they blocked.
@@ -39,10 +43,30 @@ ReplayModel ReplayModel::Build(const analysis::PreparedTimeline& prepared,
   ReplayModel m(prepared, pid);
   m.AddThreads(sync_groups);
   m.AddOps();
-  m.ResolveOps();
-  m.ResolveBlockingCalls();
-  m.Order();
+  // The three passes write disjoint fields and read only what AddOps and
+  // AddThreads set: on a big model the op constraints are resolved on a
+  // second thread while this one resolves the blocking calls and orders
+  // the events.
+  if (m.calls_.size() + m.ops_.size() >= kConcurrentBuildMinEvents) {
+    std::future<void> ops_done =
+        std::async(std::launch::async, [&m] { m.ResolveOps(); });
+    m.ResolveBlockingCalls();
+    m.Order();
+    ops_done.get();
+  } else {
+    m.ResolveOps();
+    m.ResolveBlockingCalls();
+    m.Order();
+  }
+  m.ReleaseBuildData();
   return m;
+}
+
+void ReplayModel::ReleaseBuildData() {
+  streams_ = {};
+  devices_ = {};
+  stream_of_op_ = {};
+  by_end_ = {};
 }
 
 int32_t ReplayModel::CallOfApi(uint32_t api) const {
@@ -200,9 +224,10 @@ void ReplayModel::AddOps() {
     device.by_end = ByEnd(device.begin, device.end);
     devices_.push_back(std::move(device));
   }
-  // One device: its order is the process's.
-  by_end_ = devices_.size() == 1 ? devices_.front().by_end
-                                 : ByEnd(0, static_cast<uint32_t>(ops_.size()));
+  // One device: its order is the process's (ProcessByEnd).
+  if (devices_.size() > 1) {
+    by_end_ = ByEnd(0, static_cast<uint32_t>(ops_.size()));
+  }
 }
 
 std::vector<uint32_t> ReplayModel::ByEnd(uint32_t begin, uint32_t end) const {
@@ -305,6 +330,7 @@ void ReplayModel::ResolveBlockingCalls() {
   const auto launch_time = [this](const ReplayOp& op) {
     return op.call >= 0 ? calls_[static_cast<size_t>(op.call)].start : op.start;
   };
+  const std::vector<uint32_t>& by_end = ProcessByEnd();
   std::vector<uint32_t> waited_streams;
   for (ReplayCall& c : calls_) {
     c.awaited_begin = c.awaited_end = static_cast<uint32_t>(awaited_.size());
@@ -320,9 +346,9 @@ void ReplayModel::ResolveBlockingCalls() {
     } else {
       // The streams whose work, submitted by then, ended while it blocked.
       auto it = std::upper_bound(
-          by_end_.begin(), by_end_.end(), c.start,
+          by_end.begin(), by_end.end(), c.start,
           [this](TimeNs t, uint32_t k) { return t < ops_[k].end; });
-      for (; it != by_end_.end() && ops_[*it].end <= c.end; ++it) {
+      for (; it != by_end.end() && ops_[*it].end <= c.end; ++it) {
         if (launch_time(ops_[*it]) > c.start) continue;
         const uint32_t s = stream_of_op_[*it];
         if (std::find(waited_streams.begin(), waited_streams.end(), s) ==
@@ -355,34 +381,168 @@ void ReplayModel::ResolveBlockingCalls() {
   }
 }
 
+namespace {
+
+// An event with the recorded time the replay visits it at.
+struct KeyedEvent {
+  TimeNs key;
+  ReplayEvent event;
+};
+
+bool Before(const KeyedEvent& a, const KeyedEvent& b) {
+  return std::tie(a.key, a.event.kind, a.event.index) <
+         std::tie(b.key, b.event.kind, b.event.index);
+}
+
+}  // namespace
+
 void ReplayModel::Order() {
   // Each thread's events are in order by construction (a call's start, its
   // end when it blocks, the next call's start); each device's ops nearly
   // so. The order is their merge: O(n log runs) instead of a full sort.
-  struct Keyed {
-    TimeNs key;
-    ReplayEvent event;
+  // (kind, index) names one event, so the sorted order is unique and any
+  // merge of sorted runs gives it; the runs are read in place rather than
+  // copied, and only a device whose ops are out of order is sorted apart.
+  const auto op_key = [this](uint32_t i) {
+    const ReplayOp& op = ops_[i];
+    TimeNs key = op.start;
+    if (op.call >= 0) {
+      key = std::max(key, calls_[static_cast<size_t>(op.call)].start);
+    }
+    return key;
   };
-  const auto before = [](const Keyed& a, const Keyed& b) {
-    return std::tie(a.key, a.event.kind, a.event.index) <
-           std::tie(b.key, b.event.kind, b.event.index);
+  // A run: a thread's calls, a device's ops in place, or a device's ops
+  // sorted apart.
+  struct Run {
+    enum class Kind : uint8_t { kThread, kDevice, kSorted } kind;
+    uint32_t pos = 0;
+    uint32_t end = 0;
+    bool pending_end = false;  // kThread: the end of call `pos` is next
+    std::vector<KeyedEvent> sorted;
   };
-  std::vector<std::vector<Keyed>> runs;
+  const auto next = [&](Run& r, KeyedEvent* out) {
+    switch (r.kind) {
+      case Run::Kind::kThread: {
+        if (r.pending_end) {
+          *out = {calls_[r.pos].end, {ReplayEvent::Kind::kCallEnd, r.pos}};
+          r.pending_end = false;
+          ++r.pos;
+          return true;
+        }
+        if (r.pos == r.end) return false;
+        const ReplayCall& c = calls_[r.pos];
+        *out = {c.start, {ReplayEvent::Kind::kCallStart, r.pos}};
+        // A blocking call of no length ends where it starts (the replay
+        // computes its end with its start).
+        if (Blocking(c) && c.end > c.start) {
+          r.pending_end = true;
+        } else {
+          ++r.pos;
+        }
+        return true;
+      }
+      case Run::Kind::kDevice:
+        if (r.pos == r.end) return false;
+        *out = {op_key(r.pos), {ReplayEvent::Kind::kOpStart, r.pos}};
+        ++r.pos;
+        return true;
+      case Run::Kind::kSorted:
+        if (r.pos == r.end) return false;
+        *out = r.sorted[r.pos++];
+        return true;
+    }
+    return false;
+  };
+  std::vector<Run> runs;
+  runs.reserve(threads_.size() + devices_.size());
+  size_t count = 0;
   for (const ReplayThread& t : threads_) {
-    std::vector<Keyed>& run = runs.emplace_back();
+    Run r{Run::Kind::kThread, t.call_begin, t.call_end, false, {}};
+    // Check the run is in order (it is unless clocks disagree).
+    Run probe = r;
+    KeyedEvent previous{}, e{};
+    bool first = true;
+    while (next(probe, &e)) {
+      if (!first && Before(e, previous)) {
+        OrderByPairwiseMerge();
+        return;
+      }
+      first = false;
+      previous = e;
+      ++count;
+    }
+    runs.push_back(std::move(r));
+  }
+  for (const DeviceOps& d : devices_) {
+    Run r{Run::Kind::kDevice, d.begin, d.end, false, {}};
+    bool in_order = true;
+    for (uint32_t i = d.begin; i + 1 < d.end && in_order; ++i) {
+      in_order = op_key(i) <= op_key(i + 1);  // ties: by index, as they are
+    }
+    if (!in_order) {
+      r.kind = Run::Kind::kSorted;
+      r.sorted.reserve(d.end - d.begin);
+      for (uint32_t i = d.begin; i < d.end; ++i) {
+        r.sorted.push_back({op_key(i), {ReplayEvent::Kind::kOpStart, i}});
+      }
+      std::sort(r.sorted.begin(), r.sorted.end(), Before);
+      r.pos = 0;
+      r.end = static_cast<uint32_t>(r.sorted.size());
+    }
+    count += d.end - d.begin;
+    runs.push_back(std::move(r));
+  }
+  order_.reserve(count);
+  // The runs' heads in a heap, earliest on top.
+  struct Head {
+    KeyedEvent event;
+    uint32_t run;
+  };
+  const auto later = [](const Head& a, const Head& b) {
+    return Before(b.event, a.event);
+  };
+  std::vector<Head> heads;
+  heads.reserve(runs.size());
+  for (uint32_t r = 0; r < runs.size(); ++r) {
+    Head h{{}, r};
+    if (next(runs[r], &h.event)) heads.push_back(h);
+  }
+  std::make_heap(heads.begin(), heads.end(), later);
+  while (heads.size() > 1) {
+    std::pop_heap(heads.begin(), heads.end(), later);
+    Head& h = heads.back();
+    order_.push_back(h.event.event);
+    if (next(runs[h.run], &h.event)) {
+      std::push_heap(heads.begin(), heads.end(), later);
+    } else {
+      heads.pop_back();
+    }
+  }
+  if (!heads.empty()) {
+    Head& h = heads.front();
+    do {
+      order_.push_back(h.event.event);
+    } while (next(runs[h.run], &h.event));
+  }
+}
+
+void ReplayModel::OrderByPairwiseMerge() {
+  // A thread's events out of order: the runs are merged pairwise as they
+  // are, which fixes the order such a trace replays in.
+  std::vector<std::vector<KeyedEvent>> runs;
+  for (const ReplayThread& t : threads_) {
+    std::vector<KeyedEvent>& run = runs.emplace_back();
     run.reserve(2 * (t.call_end - t.call_begin));
     for (uint32_t i = t.call_begin; i < t.call_end; ++i) {
       const ReplayCall& c = calls_[i];
       run.push_back({c.start, {ReplayEvent::Kind::kCallStart, i}});
-      // A blocking call of no length ends where it starts (the replay
-      // computes its end with its start).
       if (Blocking(c) && c.end > c.start) {
         run.push_back({c.end, {ReplayEvent::Kind::kCallEnd, i}});
       }
     }
   }
   for (const DeviceOps& d : devices_) {
-    std::vector<Keyed>& run = runs.emplace_back();
+    std::vector<KeyedEvent>& run = runs.emplace_back();
     run.reserve(d.end - d.begin);
     for (uint32_t i = d.begin; i < d.end; ++i) {
       const ReplayOp& op = ops_[i];
@@ -392,28 +552,29 @@ void ReplayModel::Order() {
       }
       run.push_back({key, {ReplayEvent::Kind::kOpStart, i}});
     }
-    if (!std::is_sorted(run.begin(), run.end(), before)) {
-      std::sort(run.begin(), run.end(), before);
+    if (!std::is_sorted(run.begin(), run.end(), Before)) {
+      std::sort(run.begin(), run.end(), Before);
     }
   }
   // Merged pairwise, runs of similar size first, until one is left.
-  std::vector<Keyed> merged;
+  std::vector<KeyedEvent> merged;
   while (runs.size() > 1) {
-    std::vector<std::vector<Keyed>> next;
+    std::vector<std::vector<KeyedEvent>> next;
     for (size_t r = 0; r + 1 < runs.size(); r += 2) {
       merged.clear();
       merged.reserve(runs[r].size() + runs[r + 1].size());
       std::merge(runs[r].begin(), runs[r].end(), runs[r + 1].begin(),
-                 runs[r + 1].end(), std::back_inserter(merged), before);
+                 runs[r + 1].end(), std::back_inserter(merged), Before);
       next.push_back(std::move(merged));
       merged = {};
     }
     if (runs.size() % 2 == 1) next.push_back(std::move(runs.back()));
     runs = std::move(next);
   }
+  order_.clear();
   if (!runs.empty()) {
     order_.reserve(runs.front().size());
-    for (const Keyed& k : runs.front()) order_.push_back(k.event);
+    for (const KeyedEvent& k : runs.front()) order_.push_back(k.event);
   }
 }
 

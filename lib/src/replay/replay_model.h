@@ -130,6 +130,9 @@ class ReplayModel {
   void ResolveOps();
   void ResolveBlockingCalls();
   void Order();
+  void OrderByPairwiseMerge();
+  // Frees what only the build needs.
+  void ReleaseBuildData();
 
   const analysis::PreparedTimeline* prepared_;
   int32_t pid_ = 0;
@@ -150,7 +153,10 @@ class ReplayModel {
   };
   std::vector<DeviceOps> devices_;
   std::vector<uint32_t> stream_of_op_;  // index into streams_
-  std::vector<uint32_t> by_end_;        // every op, by end
+  std::vector<uint32_t> by_end_;        // every op, by end (2+ devices)
+  const std::vector<uint32_t>& ProcessByEnd() const {
+    return devices_.size() == 1 ? devices_.front().by_end : by_end_;
+  }
   TimeNs launch_floor_ = 0;
   TimeNs back_to_back_floor_ = 0;
   TimeNs unlaunched_ns_ = 0;

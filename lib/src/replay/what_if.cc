@@ -2,10 +2,10 @@
 #include "replay/what_if.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <functional>
 #include <limits>
-#include <map>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -70,29 +70,65 @@ struct ProcessRun {
   // Per step, the thread whose calls map its times: the thread the step's
   // range was recorded on when it makes CUDA calls, else the main one.
   std::vector<uint32_t> step_threads;
-  // The step whose host range holds the op's launching call, -1: none.
-  std::vector<int32_t> step_of_op;
+  // The ops of each step (those whose launching call started in its host
+  // range), in ops() order: step k's are step_ops[step_first[k] ..
+  // step_first[k + 1]). Empty without steps.
+  std::vector<uint32_t> step_first;
+  std::vector<uint32_t> step_ops;
   Figures observed;
 };
 
-// Assigns each op to the step in which its launching call started.
+// Groups the ops by the step in which their launching call started.
 void AssignOpsToSteps(ProcessRun* run) {
   const auto& ops = run->model.ops();
   const auto& calls = run->model.calls();
-  run->step_of_op.assign(ops.size(), -1);
+  run->step_first.clear();
+  run->step_ops.clear();
   if (run->steps.empty()) return;
+  const auto& steps = run->steps;
+  std::vector<int32_t> step_of_op(ops.size(), -1);
+  const size_t n = steps.size();
+  // Launches come nearly in time order: the step found last is tried
+  // before a search.
+  const bool sorted = std::is_sorted(
+      steps.begin(), steps.end(),
+      [](const std::pair<TimeNs, TimeNs>& a,
+         const std::pair<TimeNs, TimeNs>& b) { return a.first < b.first; });
+  size_t hint = 0;  // upper bound found last (0: none)
   for (size_t i = 0; i < ops.size(); ++i) {
     if (ops[i].call < 0 || ops[i].excluded) continue;
     const TimeNs t = calls[static_cast<size_t>(ops[i].call)].start;
-    auto it =
-        std::upper_bound(run->steps.begin(), run->steps.end(), t,
-                         [](TimeNs v, const std::pair<TimeNs, TimeNs>& s) {
-                           return v < s.first;
-                         });
-    if (it == run->steps.begin()) continue;
-    --it;
-    if (t < it->second) {
-      run->step_of_op[i] = static_cast<int32_t>(it - run->steps.begin());
+    // The first step starting after t.
+    size_t upper = 0;
+    if (sorted && hint > 0 && steps[hint - 1].first <= t &&
+        (hint == n || t < steps[hint].first)) {
+      upper = hint;
+    } else {
+      upper = static_cast<size_t>(
+          std::upper_bound(steps.begin(), steps.end(), t,
+                           [](TimeNs v, const std::pair<TimeNs, TimeNs>& s) {
+                             return v < s.first;
+                           }) -
+          steps.begin());
+      hint = upper;
+    }
+    if (upper == 0) continue;
+    if (t < steps[upper - 1].second) {
+      step_of_op[i] = static_cast<int32_t>(upper - 1);
+    }
+  }
+  run->step_first.assign(n + 1, 0);
+  for (int32_t s : step_of_op) {
+    if (s >= 0) ++run->step_first[static_cast<size_t>(s) + 1];
+  }
+  for (size_t k = 0; k < n; ++k) run->step_first[k + 1] += run->step_first[k];
+  run->step_ops.resize(run->step_first[n]);
+  std::vector<uint32_t> fill(run->step_first.begin(),
+                             run->step_first.end() - 1);
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const int32_t s = step_of_op[i];
+    if (s >= 0) {
+      run->step_ops[fill[static_cast<size_t>(s)]++] = static_cast<uint32_t>(i);
     }
   }
 }
@@ -115,26 +151,12 @@ Figures Measure(const ProcessRun& run, const ReplayEdits& edits,
   std::vector<TimeNs> samples;
   if (!run.steps.empty()) {
     // The GPU time of each step's work: the union of its ops' intervals.
-    // Ops are grouped by step with a counting pass; the union (a sort of
-    // the step's ops by start) is needed only where their summed time
-    // exceeds the host range, since the union is never longer than the sum.
+    // The union (a sort of the step's ops by start) is needed only where
+    // their summed time exceeds the host range, since the union is never
+    // longer than the sum.
     const size_t n = run.steps.size();
-    std::vector<uint32_t> first(n + 1, 0);
-    std::vector<TimeNs> summed(n, 0);
-    for (size_t i = 0; i < ops.size(); ++i) {
-      const int32_t s = run.step_of_op[i];
-      if (s < 0) continue;
-      ++first[static_cast<size_t>(s) + 1];
-      summed[static_cast<size_t>(s)] += op_end(i) - op_start(i);
-    }
-    for (size_t k = 0; k < n; ++k) first[k + 1] += first[k];
-    std::vector<uint32_t> members(first[n]);
-    std::vector<uint32_t> fill(first.begin(), first.end() - 1);
-    for (size_t i = 0; i < ops.size(); ++i) {
-      const int32_t s = run.step_of_op[i];
-      if (s >= 0)
-        members[fill[static_cast<size_t>(s)]++] = static_cast<uint32_t>(i);
-    }
+    const std::vector<uint32_t>& first = run.step_first;
+    const std::vector<uint32_t>& members = run.step_ops;
     std::vector<std::pair<TimeNs, TimeNs>> intervals;
     samples.reserve(n);
     for (size_t k = 0; k < n; ++k) {
@@ -145,8 +167,12 @@ Figures Measure(const ProcessRun& run, const ReplayEdits& edits,
         host = MapHostTime(run.model, edits, *times, thread, end) -
                MapHostTime(run.model, edits, *times, thread, start);
       }
+      TimeNs summed = 0;
+      for (uint32_t m = first[k]; m < first[k + 1]; ++m) {
+        summed += op_end(members[m]) - op_start(members[m]);
+      }
       TimeNs device = 0;
-      if (summed[k] > host) {
+      if (summed > host) {
         intervals.clear();
         for (uint32_t m = first[k]; m < first[k + 1]; ++m) {
           intervals.emplace_back(op_start(members[m]), op_end(members[m]));
@@ -270,24 +296,81 @@ WhatIf ComputeWhatIf(const analysis::PreparedTimeline& prepared,
       pids.push_back(d.pid);
     }
   }
-  std::vector<ProcessRun> runs;
   const bool steps_basis = report.steps.available;
-  // The thread each step range was recorded on (StepInfo keeps no tid).
-  std::map<std::tuple<int32_t, TimeNs, TimeNs>, int32_t> step_tids;
+  // The thread each step range was recorded on (StepInfo keeps no tid): the
+  // first range with the step's pid and times. Sorted keys, searched for
+  // every range.
+  struct StepKey {
+    std::tuple<int32_t, TimeNs, TimeNs> key;
+    int32_t tid;
+  };
+  std::vector<StepKey> step_tids;
+  const auto by_key = [](const StepKey& a, const StepKey& b) {
+    return a.key < b.key;
+  };
+  const auto find_step = [&step_tids, &by_key](int32_t pid, TimeNs start,
+                                               TimeNs end) -> StepKey* {
+    const StepKey probe{{pid, start, end}, -1};
+    const auto it =
+        std::lower_bound(step_tids.begin(), step_tids.end(), probe, by_key);
+    return it != step_tids.end() && it->key == probe.key ? &*it : nullptr;
+  };
   if (steps_basis) {
+    step_tids.reserve(report.steps.steps.size());
     for (const StepInfo& s : report.steps.steps) {
-      step_tids.emplace(std::make_tuple(s.pid, s.start, s.end), -1);
+      step_tids.push_back({{s.pid, s.start, s.end}, -1});
     }
-    for (const Range& r : tl.ranges) {
-      const auto it = step_tids.find({r.pid, r.start, r.end});
-      if (it != step_tids.end() && it->second < 0) it->second = r.tid;
+    std::sort(step_tids.begin(), step_tids.end(), by_key);
+    step_tids.erase(std::unique(step_tids.begin(), step_tids.end(),
+                                [](const StepKey& a, const StepKey& b) {
+                                  return a.key == b.key;
+                                }),
+                    step_tids.end());
+    if (!step_tids.empty()) {
+      // Ranges outside the steps' start times are passed over unsearched.
+      TimeNs lo = std::numeric_limits<TimeNs>::max();
+      TimeNs hi = std::numeric_limits<TimeNs>::min();
+      for (const StepKey& k : step_tids) {
+        lo = std::min(lo, std::get<1>(k.key));
+        hi = std::max(hi, std::get<1>(k.key));
+      }
+      for (const Range& r : tl.ranges) {
+        if (r.start < lo || r.start > hi) continue;
+        StepKey* k = find_step(r.pid, r.start, r.end);
+        if (k != nullptr && k->tid < 0) k->tid = r.tid;
+      }
     }
   }
-  for (int32_t pid : pids) {
-    ProcessRun run{pid, -1, ReplayModel::Build(prepared, pid, groups), {}, {},
-                   {},  {}};
-    for (const Process& p : tl.processes) {
-      if (p.pid == pid) run.rank = p.rank;
+  // The processes' models are independent: on a big trace with several
+  // processes they are built side by side, each with its steps grouped and
+  // its recorded figures measured.
+  uint64_t timeline_events = 0;
+  for (const analysis::DeviceView& d : prepared.devices()) {
+    timeline_events += d.ops.size();
+  }
+  for (const analysis::ThreadView& t : prepared.threads()) {
+    timeline_events += t.calls.size();
+  }
+  const size_t build_threads =
+      timeline_events >= kParallelReplayMinEvents ? 0 : 1;
+  std::vector<std::optional<ProcessRun>> built(pids.size());
+  common::ParallelFor(pids.size(), build_threads, [&](size_t p, size_t) {
+    built[p].emplace(ProcessRun{pids[p],
+                                -1,
+                                ReplayModel::Build(prepared, pids[p], groups),
+                                {},
+                                {},
+                                {},
+                                {},
+                                {}});
+  });
+  std::vector<ProcessRun> runs;
+  runs.reserve(pids.size());
+  for (size_t p = 0; p < pids.size(); ++p) {
+    const int32_t pid = pids[p];
+    ProcessRun& run = *built[p];
+    for (const Process& proc : tl.processes) {
+      if (proc.pid == pid) run.rank = proc.rank;
     }
     const int32_t main = run.model.MainThread();
     if (main < 0) {
@@ -310,63 +393,43 @@ WhatIf ComputeWhatIf(const analysis::PreparedTimeline& prepared,
       for (const StepInfo& s : report.steps.steps) {
         if (s.pid != pid) continue;
         run.steps.emplace_back(s.start, s.end);
-        const auto it = step_tids.find({s.pid, s.start, s.end});
+        const StepKey* k = find_step(s.pid, s.start, s.end);
         const ReplayThread* t =
-            it != step_tids.end() ? run.model.FindThread(it->second) : nullptr;
+            k != nullptr ? run.model.FindThread(k->tid) : nullptr;
         run.step_threads.push_back(
             t != nullptr ? static_cast<uint32_t>(t - run.model.threads().data())
                          : static_cast<uint32_t>(main));
       }
     }
     runs.push_back(std::move(run));
+    built[p].reset();
   }
+  built.clear();
   // Steps are the basis only when every replayed process has some.
   const bool by_steps =
       std::all_of(runs.begin(), runs.end(),
                   [](const ProcessRun& r) { return !r.steps.empty(); });
+  uint64_t events = 0;
   for (ProcessRun& r : runs) {
     if (!by_steps) {
       r.steps.clear();
       r.step_threads.clear();
     }
-    AssignOpsToSteps(&r);
-    r.observed = Measure(r, ReplayEdits(), nullptr);
+    events += r.model.calls().size() + r.model.ops().size();
   }
+  common::ParallelFor(runs.size(), build_threads, [&](size_t p, size_t) {
+    AssignOpsToSteps(&runs[p]);
+    runs[p].observed = Measure(runs[p], ReplayEdits(), nullptr);
+  });
   w.basis = by_steps ? "steps" : "span";
   for (const ProcessRun& r : runs) w.steps += r.steps.size();
-
-  // Self-check: the unedited replay reproduces the recording.
-  ReplayTimes scratch;  // reused by every replay
-  uint64_t events = 0, out_of_order = 0;
   for (const ProcessRun& r : runs) {
-    const ReplayEdits none;
-    Replay(r.model, none, &scratch);
-    const ReplayTimes& times = scratch;
-    const Figures replayed = Measure(r, none, &times);
-    w.self_check_error = std::max(
-        {w.self_check_error, RelativeError(replayed.median, r.observed.median),
-         RelativeError(replayed.mean, r.observed.mean)});
-    events += r.model.calls().size() + r.model.ops().size();
-    out_of_order += times.out_of_order;
     w.observed_median_ns = std::max(w.observed_median_ns, r.observed.median);
     w.observed_mean_ns = std::max(w.observed_mean_ns, r.observed.mean);
-    w.replayed_median_ns = std::max(w.replayed_median_ns, replayed.median);
   }
-  if (events > 0 &&
-      static_cast<double>(out_of_order) / static_cast<double>(events) >
-          kMaxOutOfOrderShare) {
-    return unavailable(absl::StrCat(
-        out_of_order, " of ", events,
-        " calls and ops depend on work the trace records later (host and "
-        "device clocks disagree): the replay cannot order them"));
-  }
-  if (w.self_check_error > kSelfCheckTolerance) {
-    return unavailable(
-        absl::StrCat("the unedited replay reproduces the recorded ",
-                     by_steps ? "step times" : "span", " only within ",
-                     FormatPercent(w.self_check_error), " (at most ",
-                     FormatPercent(kSelfCheckTolerance), " is required)"));
-  }
+
+  // The report as it stands before the parameters, for a failed self-check.
+  WhatIf unchecked = w;
 
   // Parameters.
   if (options.launch_cost_fraction) {
@@ -517,14 +580,78 @@ WhatIf ComputeWhatIf(const analysis::PreparedTimeline& prepared,
         return FasterGpuEdits(r.model, options.gpu_speedup);
       });
 
+  // The self-check (the unedited replay of each process) runs first, side
+  // by side with the scenarios; the scenarios are dropped when it fails
+  // (and those not yet started are skipped).
+  struct SelfCheck {
+    Figures replayed;
+    uint64_t out_of_order = 0;
+  };
+  std::vector<SelfCheck> checks(runs.size());
+  std::atomic<bool> check_failed{false};
+  const auto self_check = [&](size_t p, ReplayTimes* times) {
+    const ProcessRun& r = runs[p];
+    const ReplayEdits none;
+    Replay(r.model, none, times);
+    checks[p].replayed = Measure(r, none, times);
+    checks[p].out_of_order = times->out_of_order;
+    const double error =
+        std::max(RelativeError(checks[p].replayed.median, r.observed.median),
+                 RelativeError(checks[p].replayed.mean, r.observed.mean));
+    if (error > kSelfCheckTolerance ||
+        static_cast<double>(times->out_of_order) >
+            kMaxOutOfOrderShare * static_cast<double>(events)) {
+      check_failed = true;
+    }
+  };
   // Small models replay faster than threads start.
   const size_t max_threads = events >= kParallelReplayMinEvents ? 0 : 1;
+  const size_t all_jobs = runs.size() + jobs.size();
   std::vector<ReplayTimes> worker_times(
-      common::ParallelWorkers(jobs.size(), max_threads));
-  worker_times[0] = std::move(scratch);
-  common::ParallelFor(jobs.size(), max_threads, [&](size_t job, size_t worker) {
-    replay_scenario(jobs[job], &worker_times[worker]);
+      common::ParallelWorkers(all_jobs, max_threads));
+  common::ParallelFor(all_jobs, max_threads, [&](size_t job, size_t worker) {
+    if (job < runs.size()) {
+      self_check(job, &worker_times[worker]);
+    } else if (!check_failed) {
+      replay_scenario(jobs[job - runs.size()], &worker_times[worker]);
+    }
   });
+  worker_times.clear();
+
+  // Self-check: the unedited replay reproduces the recording.
+  uint64_t out_of_order = 0;
+  for (size_t p = 0; p < runs.size(); ++p) {
+    const ProcessRun& r = runs[p];
+    const Figures& replayed = checks[p].replayed;
+    w.self_check_error = std::max(
+        {w.self_check_error, RelativeError(replayed.median, r.observed.median),
+         RelativeError(replayed.mean, r.observed.mean)});
+    out_of_order += checks[p].out_of_order;
+    w.replayed_median_ns = std::max(w.replayed_median_ns, replayed.median);
+  }
+  const bool too_out_of_order =
+      events > 0 &&
+      static_cast<double>(out_of_order) / static_cast<double>(events) >
+          kMaxOutOfOrderShare;
+  if (too_out_of_order || w.self_check_error > kSelfCheckTolerance) {
+    // Reported as before any parameter was chosen.
+    const double self_check_error = w.self_check_error;
+    const TimeNs replayed_median_ns = w.replayed_median_ns;
+    w = std::move(unchecked);
+    w.self_check_error = self_check_error;
+    w.replayed_median_ns = replayed_median_ns;
+    if (too_out_of_order) {
+      return unavailable(absl::StrCat(
+          out_of_order, " of ", events,
+          " calls and ops depend on work the trace records later (host and "
+          "device clocks disagree): the replay cannot order them"));
+    }
+    return unavailable(
+        absl::StrCat("the unedited replay reproduces the recorded ",
+                     by_steps ? "step times" : "span", " only within ",
+                     FormatPercent(w.self_check_error), " (at most ",
+                     FormatPercent(kSelfCheckTolerance), " is required)"));
+  }
   for (ScenarioJob& job : jobs) w.scenarios.push_back(std::move(job.scenario));
 
   std::stable_sort(w.scenarios.begin(), w.scenarios.end(),
