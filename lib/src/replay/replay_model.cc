@@ -41,19 +41,31 @@ ReplayModel ReplayModel::Build(const analysis::PreparedTimeline& prepared,
                                int32_t pid,
                                const std::vector<SyncPoint>& sync_groups) {
   ReplayModel m(prepared, pid);
-  m.AddThreads(sync_groups);
-  m.AddOps();
-  // The three passes write disjoint fields and read only what AddOps and
-  // AddThreads set: on a big model the op constraints are resolved on a
-  // second thread while this one resolves the blocking calls and orders
-  // the events.
-  if (m.calls_.size() + m.ops_.size() >= kConcurrentBuildMinEvents) {
-    std::future<void> ops_done =
+  size_t events = 0;
+  for (const analysis::ThreadView& t : prepared.threads()) {
+    if (t.pid == pid) events += t.calls.size();
+  }
+  for (const analysis::DeviceView& d : prepared.devices()) {
+    if (d.pid == pid) events += d.ops.size() + d.excluded.size();
+  }
+  m.IndexCalls();
+  // The passes paired below write disjoint fields and read only what the
+  // passes before them set: on a big model each pair runs on two threads
+  // (the calls beside the ops, then the op constraints beside the
+  // blocking calls and the order).
+  if (events >= kConcurrentBuildMinEvents) {
+    std::future<void> ops_added =
+        std::async(std::launch::async, [&m] { m.AddOps(); });
+    m.AddThreads(sync_groups);
+    ops_added.get();
+    std::future<void> ops_resolved =
         std::async(std::launch::async, [&m] { m.ResolveOps(); });
     m.ResolveBlockingCalls();
     m.Order();
-    ops_done.get();
+    ops_resolved.get();
   } else {
+    m.AddThreads(sync_groups);
+    m.AddOps();
     m.ResolveOps();
     m.ResolveBlockingCalls();
     m.Order();
@@ -97,9 +109,18 @@ const ReplayThread* ReplayModel::FindThread(int32_t tid) const {
   return nullptr;
 }
 
+void ReplayModel::IndexCalls() {
+  // The calls() index AddThreads gives each call.
+  call_of_api_.assign(prepared_->timeline().api_calls.size(), -1);
+  int32_t index = 0;
+  for (const analysis::ThreadView& t : prepared_->threads()) {
+    if (t.pid != pid_) continue;
+    for (const analysis::ThreadCall& c : t.calls) call_of_api_[c.api] = index++;
+  }
+}
+
 void ReplayModel::AddThreads(const std::vector<SyncPoint>& sync_groups) {
   const Timeline& tl = prepared_->timeline();
-  call_of_api_.assign(tl.api_calls.size(), -1);
   size_t count = 0;
   for (const analysis::ThreadView& t : prepared_->threads()) {
     if (t.pid == pid_) count += t.calls.size();
@@ -134,7 +155,6 @@ void ReplayModel::AddThreads(const std::vector<SyncPoint>& sync_groups) {
           }
         }
       }
-      call_of_api_[c.api] = static_cast<int32_t>(calls_.size());
       calls_.push_back(rc);
     }
     rt.call_end = static_cast<uint32_t>(calls_.size());
@@ -457,21 +477,10 @@ void ReplayModel::Order() {
   runs.reserve(threads_.size() + devices_.size());
   size_t count = 0;
   for (const ReplayThread& t : threads_) {
-    Run r{Run::Kind::kThread, t.call_begin, t.call_end, false, {}};
-    // Check the run is in order (it is unless clocks disagree).
-    Run probe = r;
-    KeyedEvent previous{}, e{};
-    bool first = true;
-    while (next(probe, &e)) {
-      if (!first && Before(e, previous)) {
-        OrderByPairwiseMerge();
-        return;
-      }
-      first = false;
-      previous = e;
-      ++count;
-    }
-    runs.push_back(std::move(r));
+    runs.push_back({Run::Kind::kThread, t.call_begin, t.call_end, false, {}});
+  }
+  for (const ReplayCall& c : calls_) {
+    count += Blocking(c) && c.end > c.start ? 2 : 1;
   }
   for (const DeviceOps& d : devices_) {
     Run r{Run::Kind::kDevice, d.begin, d.end, false, {}};
@@ -493,13 +502,13 @@ void ReplayModel::Order() {
     runs.push_back(std::move(r));
   }
   order_.reserve(count);
-  // The runs' heads in a heap, earliest on top.
+  // The runs' heads; the earliest is taken until every run is empty. A
+  // thread's events out of order (clocks that disagree) show as a head
+  // before the event its run gave last: then the runs are merged as the
+  // model always merged them.
   struct Head {
     KeyedEvent event;
     uint32_t run;
-  };
-  const auto later = [](const Head& a, const Head& b) {
-    return Before(b.event, a.event);
   };
   std::vector<Head> heads;
   heads.reserve(runs.size());
@@ -507,22 +516,46 @@ void ReplayModel::Order() {
     Head h{{}, r};
     if (next(runs[r], &h.event)) heads.push_back(h);
   }
+  const auto out_of_order = [this]() {
+    order_.clear();
+    OrderByPairwiseMerge();
+  };
+  // Few runs (a thread or two and a device): the earliest by a scan; many:
+  // by a heap.
+  constexpr size_t kScanRuns = 8;
+  if (heads.size() <= kScanRuns) {
+    while (!heads.empty()) {
+      size_t best = 0;
+      for (size_t h = 1; h < heads.size(); ++h) {
+        if (Before(heads[h].event, heads[best].event)) best = h;
+      }
+      Head& h = heads[best];
+      order_.push_back(h.event.event);
+      const KeyedEvent taken = h.event;
+      if (!next(runs[h.run], &h.event)) {
+        heads.erase(heads.begin() + static_cast<std::ptrdiff_t>(best));
+      } else if (Before(h.event, taken)) {
+        return out_of_order();
+      }
+    }
+    return;
+  }
+  const auto later = [](const Head& a, const Head& b) {
+    return Before(b.event, a.event);
+  };
   std::make_heap(heads.begin(), heads.end(), later);
-  while (heads.size() > 1) {
+  while (!heads.empty()) {
     std::pop_heap(heads.begin(), heads.end(), later);
     Head& h = heads.back();
     order_.push_back(h.event.event);
-    if (next(runs[h.run], &h.event)) {
-      std::push_heap(heads.begin(), heads.end(), later);
-    } else {
+    const KeyedEvent taken = h.event;
+    if (!next(runs[h.run], &h.event)) {
       heads.pop_back();
+    } else if (Before(h.event, taken)) {
+      return out_of_order();
+    } else {
+      std::push_heap(heads.begin(), heads.end(), later);
     }
-  }
-  if (!heads.empty()) {
-    Head& h = heads.front();
-    do {
-      order_.push_back(h.event.event);
-    } while (next(runs[h.run], &h.event));
   }
 }
 

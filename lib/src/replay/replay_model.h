@@ -39,12 +39,14 @@ struct ReplayCall {
   // Blocking calls: the ops it waited for (the last op of each stream it
   // waited on), a range in ReplayModel::awaited(); `blocked` when one of
   // them ended inside the call. A blocked call ends `wake_ns` after the
-  // later of its start and the last awaited op's end.
+  // later of its start and the last awaited op's end. (`blocked` sits with
+  // the other small fields: a model holds one call per CUDA call.)
+  bool blocked = false;
   uint32_t awaited_begin = 0;
   uint32_t awaited_end = 0;
-  bool blocked = false;
   TimeNs wake_ns = 0;
 };
+static_assert(sizeof(ReplayCall) <= 56, "ReplayCall grew: check its padding");
 
 struct ReplayThread {
   int32_t tid = 0;
@@ -123,6 +125,8 @@ class ReplayModel {
  private:
   ReplayModel(const analysis::PreparedTimeline& prepared, int32_t pid)
       : prepared_(&prepared), pid_(pid) {}
+  // Fills call_of_api_ as AddThreads will number the calls.
+  void IndexCalls();
   void AddThreads(const std::vector<SyncPoint>& sync_groups);
   void AddOps();
   // Indices [begin, end) of ops() by end time.

@@ -327,15 +327,22 @@ WhatIf ComputeWhatIf(const analysis::PreparedTimeline& prepared,
                                 }),
                     step_tids.end());
     if (!step_tids.empty()) {
-      // Ranges outside the steps' start times are passed over unsearched.
-      TimeNs lo = std::numeric_limits<TimeNs>::max();
-      TimeNs hi = std::numeric_limits<TimeNs>::min();
+      // Most ranges are not steps: a bit per hashed start time passes
+      // them over unsearched.
+      constexpr int kStartBits = 16;
+      const auto start_bit = [](TimeNs start) {
+        return static_cast<size_t>(
+            (static_cast<uint64_t>(start) * 0x9E3779B97F4A7C15ull) >>
+            (64 - kStartBits));
+      };
+      std::vector<uint64_t> step_starts((size_t{1} << kStartBits) / 64, 0);
       for (const StepKey& k : step_tids) {
-        lo = std::min(lo, std::get<1>(k.key));
-        hi = std::max(hi, std::get<1>(k.key));
+        const size_t bit = start_bit(std::get<1>(k.key));
+        step_starts[bit / 64] |= uint64_t{1} << (bit % 64);
       }
       for (const Range& r : tl.ranges) {
-        if (r.start < lo || r.start > hi) continue;
+        const size_t bit = start_bit(r.start);
+        if ((step_starts[bit / 64] >> (bit % 64) & 1) == 0) continue;
         StepKey* k = find_step(r.pid, r.start, r.end);
         if (k != nullptr && k->tid < 0) k->tid = r.tid;
       }
