@@ -167,11 +167,6 @@ void ReplayModel::AddOps() {
   op_of_op_.assign(tl.gpu_ops.size(), -1);
   // The device's streams (few): stream id → index into streams_.
   std::vector<std::pair<int64_t, uint32_t>> stream_index;
-  struct Entry {
-    analysis::OpRef ref;
-    bool excluded;
-  };
-  std::vector<Entry> all;
   size_t count = 0;
   for (const analysis::DeviceView& d : prepared_->devices()) {
     if (d.pid == pid_) count += d.ops.size() + d.excluded.size();
@@ -182,35 +177,26 @@ void ReplayModel::AddOps() {
     if (d.pid != pid_) continue;
     // Work launched before recording began still occupies its stream.
     stream_index.clear();
-    // Both lists are sorted by start: merge them.
-    all.clear();
-    all.reserve(d.ops.size() + d.excluded.size());
+    // Both lists are sorted by start: they are merged as they are read.
     const auto by_start = [](const analysis::OpRef& a,
                              const analysis::OpRef& b) {
       return std::tie(a.start, a.end, a.op) < std::tie(b.start, b.end, b.op);
     };
+    DeviceOps device;
+    device.begin = static_cast<uint32_t>(ops_.size());
     size_t a = 0, x = 0;
     while (a < d.ops.size() || x < d.excluded.size()) {
       const bool take_excluded =
           a == d.ops.size() ||
           (x < d.excluded.size() && by_start(d.excluded[x], d.ops[a]));
-      if (take_excluded) {
-        all.push_back({d.excluded[x++], true});
-      } else {
-        all.push_back({d.ops[a++], false});
-      }
-    }
-    DeviceOps device;
-    device.begin = static_cast<uint32_t>(ops_.size());
-    for (const Entry& entry : all) {
-      const analysis::OpRef& ref = entry.ref;
+      const analysis::OpRef& ref = take_excluded ? d.excluded[x++] : d.ops[a++];
       const GpuOp& g = tl.gpu_ops[ref.op];
       ReplayOp op;
       op.start = ref.start;
       op.end = ref.end;
       op.op = ref.op;
       op.kind = g.kind;
-      op.excluded = entry.excluded;
+      op.excluded = take_excluded;
       if (ref.api >= 0) {
         const int32_t top = prepared_->TopOf(static_cast<uint32_t>(ref.api));
         if (top >= 0) op.call = CallOfApi(static_cast<uint32_t>(top));
@@ -251,15 +237,21 @@ void ReplayModel::AddOps() {
 }
 
 std::vector<uint32_t> ReplayModel::ByEnd(uint32_t begin, uint32_t end) const {
+  std::vector<uint32_t> out;
+  out.reserve(end - begin);
+  bool in_order = true;
+  for (uint32_t i = begin; i + 1 < end && in_order; ++i) {
+    in_order = ops_[i].end <= ops_[i + 1].end;  // ties: by index, as they are
+  }
+  if (in_order) {
+    for (uint32_t i = begin; i < end; ++i) out.push_back(i);
+    return out;
+  }
   // Sorted as (end, index) pairs: the sort then reads contiguous memory.
   std::vector<std::pair<TimeNs, uint32_t>> keyed;
   keyed.reserve(end - begin);
   for (uint32_t i = begin; i < end; ++i) keyed.emplace_back(ops_[i].end, i);
-  if (!std::is_sorted(keyed.begin(), keyed.end())) {
-    std::sort(keyed.begin(), keyed.end());
-  }
-  std::vector<uint32_t> out;
-  out.reserve(keyed.size());
+  std::sort(keyed.begin(), keyed.end());
   for (const auto& k : keyed) out.push_back(k.second);
   return out;
 }
