@@ -31,9 +31,9 @@ const WhatIfScenario* Find(const WhatIf& w, const std::string& id,
 // cudaDeviceSynchronize from 6 µs waits for it and wakes 5 µs after it,
 // then host time until the next step. With 1000 µs kernels the GPU idles
 // 200 µs per step (1010 → 1210), all after the sync.
-Timeline SyncBoundLoop(double kernel_us = 1000) {
+Timeline SyncBoundLoop(double kernel_us = 1000, int steps = 5) {
   TimelineBuilder b;
-  for (int i = 0; i < 5; ++i) {
+  for (int i = 0; i < steps; ++i) {
     const double t = 1200.0 * i;
     b.Range("step", t, t + 1200);
     b.Launch(t, t + 5, t + 10, t + 10 + kernel_us);
@@ -70,6 +70,29 @@ TEST(WhatIfTest, RemovingTheSyncSavesExactlyTheIdleAfterIt) {
   for (size_t i = 1; i < w.scenarios.size(); ++i) {
     EXPECT_GE(w.scenarios[i - 1].saving_ns, w.scenarios[i].saving_ns);
   }
+}
+
+// 50,000 steps: 150,000 calls and ops, past the size from which the model
+// is built on two threads and the self-check replays beside the scenarios.
+// Every step is the same, so the answers are the five steps' ones.
+TEST(WhatIfTest, BigModelBuiltAndReplayedInParallelGivesTheSameAnswers) {
+  const Report r = MustAnalyze(SyncBoundLoop(1000, 50'000));
+  const WhatIf& w = r.what_if;
+  ASSERT_TRUE(w.available) << w.unavailable_reason;
+  EXPECT_EQ(w.steps, 50'000u);
+  EXPECT_EQ(w.observed_median_ns, Us(1200));
+  EXPECT_EQ(w.observed_mean_ns, Us(1200));
+  EXPECT_EQ(w.replayed_median_ns, Us(1200));
+  EXPECT_EQ(w.self_check_error, 0.0);
+  const WhatIfScenario* sync = Find(w, "remove_sync", "cudaDeviceSynchronize");
+  ASSERT_NE(sync, nullptr);
+  EXPECT_EQ(sync->edits, 50'000u);
+  EXPECT_EQ(sync->predicted_median_ns, Us(1000));
+  EXPECT_EQ(sync->saving_ns, Us(200));
+  const WhatIfScenario* gpu = Find(w, "faster_gpu");
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_EQ(gpu->edits, 50'000u);
+  EXPECT_EQ(gpu->predicted_median_ns, Us(1000));
 }
 
 TEST(WhatIfTest, NextStepsCarryTheirEstimateAndAreOrderedByIt) {
