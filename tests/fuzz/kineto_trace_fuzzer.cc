@@ -65,8 +65,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   batched.batch_bytes = 1 + size % 509;
   batched.buffer_bytes = 256 + size % 3001;
   const absl::StatusOr<feedprof::Timeline> parallel =
-      feedprof::kineto::ReadKinetoTraceWithOptions(plain_input.path(),
-                                                   batched);
+      feedprof::kineto::ReadKinetoTraceWithOptions(plain_input.path(), batched);
   if (plain.status() != parallel.status() ||
       (plain.ok() && (EventCount(*plain) != EventCount(*parallel) ||
                       plain->warnings != parallel->warnings))) {
