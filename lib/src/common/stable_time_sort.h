@@ -169,7 +169,11 @@ bool RadixSortEvents(std::span<T> events, const Codec& codec,
   bool first = true;
   size_t phase = 0;
   auto sort_by = [&](auto key) {
-    const auto [low, spread] = ranges[phase++];
+    // Plain variables, not a structured binding: lambdas capture those
+    // only from C++20 compilers newer than clang 14.
+    const int64_t low = ranges[phase].first;
+    const uint64_t spread = ranges[phase].second;
+    ++phase;
     auto relative = [&](size_t index) {
       return static_cast<uint64_t>(key(events[index])) -
              static_cast<uint64_t>(low);
@@ -243,9 +247,14 @@ void StableSortByKeys(std::span<T> events, Primary primary,
   // otherwise least significant first: by secondary, then stably by
   // primary.
   const std::span<const T> view(events.data(), events.size());
-  const auto [primary_low, primary_spread] = internal::KeyRange(view, primary);
-  const auto [secondary_low, secondary_spread] =
+  const std::pair<int64_t, uint64_t> primary_range =
+      internal::KeyRange(view, primary);
+  const std::pair<int64_t, uint64_t> secondary_range =
       internal::KeyRange(view, secondary);
+  const int64_t primary_low = primary_range.first;
+  const uint64_t primary_spread = primary_range.second;
+  const int64_t secondary_low = secondary_range.first;
+  const uint64_t secondary_spread = secondary_range.second;
   const int secondary_bits = std::bit_width(secondary_spread);
   bool sorted = false;
   if (std::bit_width(primary_spread) + secondary_bits <= 62) {
