@@ -87,15 +87,11 @@ void FeedprofTimelineBuilder::AppendFile(FeedprofTimelineBuilder& part) {
   // sorts everything.
   runs_sorted_ = runs_sorted_ && part.events_sorted_;
   if (runs_sorted_) {
-    runs_.api_calls.Begin(t.api_calls.size());
-    runs_.gpu_ops.Begin(t.gpu_ops.size());
-    runs_.syncs.Begin(t.syncs.size());
-    runs_.ranges.Begin(t.ranges.size());
-    runs_.marks.Begin(t.marks.size());
-    runs_.thread_samples.Begin(t.thread_samples.size());
-    runs_.process_samples.Begin(t.process_samples.size());
-    runs_.system_samples.Begin(t.system_samples.size());
-    runs_.counters.Begin(t.counters.size());
+    size_t vector = 0;
+    ForEachEventVector(t, [&](const auto& events, auto, auto) {
+      if (vector == runs_.size()) runs_.emplace_back();
+      runs_[vector++].Begin(events.size());
+    });
   }
   AppendTimelineEvents(p, &t);
 }

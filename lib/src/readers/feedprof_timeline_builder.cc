@@ -122,11 +122,6 @@ std::string NormalizePciBusId(std::string_view bus_id) {
   return lower;
 }
 
-template <typename T, typename Key>
-void SortBy(std::vector<T>& events, Key key) {
-  common::StableSortByKey(std::span<T>(events), key);
-}
-
 }  // namespace
 
 FeedprofTimelineBuilder::FeedprofTimelineBuilder(Timeline* timeline)
@@ -812,55 +807,23 @@ void FeedprofTimelineBuilder::EndSection() {
   section_.has_packets = false;
 }
 
-namespace {
-
-// The order of every event vector: by time, ties in the order read (an
-// enclosing range first when two start together).
-bool RangeFirst(const Range& a, const Range& b) {
-  return a.start != b.start ? a.start < b.start : a.depth < b.depth;
-}
-template <typename T>
-bool StartsFirst(const T& a, const T& b) {
-  return a.start < b.start;
-}
-template <typename T>
-bool EarlierSample(const T& a, const T& b) {
-  return a.ts < b.ts;
-}
-
-}  // namespace
-
 void FeedprofTimelineBuilder::SortEvents() {
-  Timeline& t = *timeline_;
-  SortBy(t.api_calls, [](const ApiCall& e) { return e.start; });
-  SortBy(t.gpu_ops, [](const GpuOp& e) { return e.start; });
-  SortBy(t.syncs, [](const SyncRecord& e) { return e.start; });
-  common::StableSortByKeys(
-      std::span<Range>(t.ranges), [](const Range& e) { return e.start; },
-      [](const Range& e) { return static_cast<int64_t>(e.depth); });
-  SortBy(t.marks, [](const Mark& e) { return e.ts; });
-  SortBy(t.thread_samples, [](const ThreadSample& e) { return e.ts; });
-  SortBy(t.process_samples, [](const ProcessSample& e) { return e.ts; });
-  SortBy(t.system_samples, [](const SystemSample& e) { return e.ts; });
-  SortBy(t.counters, [](const CounterSample& e) { return e.ts; });
+  ForEachEventVector(*timeline_, [](auto& events, auto key, auto tie) {
+    common::StableSortByKeys(std::span(events), key, tie);
+  });
   events_sorted_ = true;
 }
 
 void FeedprofTimelineBuilder::Finish() {
   Timeline& t = *timeline_;
   if (runs_sorted_) {
-    runs_.api_calls.MergeInto(t.api_calls, StartsFirst<ApiCall>);
-    runs_.gpu_ops.MergeInto(t.gpu_ops, StartsFirst<GpuOp>);
-    runs_.syncs.MergeInto(t.syncs, StartsFirst<SyncRecord>);
-    runs_.ranges.MergeInto(t.ranges, RangeFirst);
-    runs_.marks.MergeInto(t.marks, EarlierSample<Mark>);
-    runs_.thread_samples.MergeInto(t.thread_samples,
-                                   EarlierSample<ThreadSample>);
-    runs_.process_samples.MergeInto(t.process_samples,
-                                    EarlierSample<ProcessSample>);
-    runs_.system_samples.MergeInto(t.system_samples,
-                                   EarlierSample<SystemSample>);
-    runs_.counters.MergeInto(t.counters, EarlierSample<CounterSample>);
+    size_t vector = 0;
+    ForEachEventVector(t, [&](auto& events, auto key, auto tie) {
+      if (vector == runs_.size()) return;  // no part appended
+      runs_[vector++].MergeInto(events, [&](const auto& a, const auto& b) {
+        return key(a) != key(b) ? key(a) < key(b) : tie(a) < tie(b);
+      });
+    });
   }
   // Merged runs are sorted already; this only checks that.
   SortEvents();

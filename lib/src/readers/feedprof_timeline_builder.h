@@ -135,19 +135,40 @@ class FeedprofTimelineBuilder {
   std::unordered_set<uint64_t> threads_named_by_packet_;
   std::vector<StringId> copy_kind_names_;
   StringId memset_name_ = 0;
-  // Where each appended part's events begin, per event vector, while every
-  // part came sorted and this builder read no file itself.
-  struct EventRuns {
-    common::SortedRuns api_calls, gpu_ops, syncs, ranges, marks, thread_samples,
-        process_samples, system_samples, counters;
-  };
-  EventRuns runs_;
+  // Calls visit(events, key, tie) for each event vector of `t` with its
+  // time order: by key(e), ties by tie(e), then as read (an enclosing range
+  // first when two start together). SortEvents, AppendFile and Finish all
+  // go through it, so the vectors and their order are named once.
+  template <typename Visit>
+  static void ForEachEventVector(Timeline& t, Visit visit);
+
+  // Where each appended part's events begin, per event vector (in
+  // ForEachEventVector's order), while every part came sorted and this
+  // builder read no file itself.
+  std::vector<common::SortedRuns> runs_;
   bool runs_sorted_ = true;
   bool events_sorted_ = false;  // SortEvents ran and nothing was added since
   bool platform_set_ = false;
   bool any_header_ = false;
   bool any_call_sites_ = false;
 };
+
+template <typename Visit>
+void FeedprofTimelineBuilder::ForEachEventVector(Timeline& t, Visit visit) {
+  auto start = [](const auto& e) { return e.start; };
+  auto ts = [](const auto& e) { return e.ts; };
+  auto as_read = [](const auto&) { return int64_t{0}; };
+  visit(t.api_calls, start, as_read);
+  visit(t.gpu_ops, start, as_read);
+  visit(t.syncs, start, as_read);
+  visit(t.ranges, start,
+        [](const Range& e) { return static_cast<int64_t>(e.depth); });
+  visit(t.marks, ts, as_read);
+  visit(t.thread_samples, ts, as_read);
+  visit(t.process_samples, ts, as_read);
+  visit(t.system_samples, ts, as_read);
+  visit(t.counters, ts, as_read);
+}
 
 }  // namespace feedprof::readers
 
