@@ -67,21 +67,6 @@ std::vector<std::pair<const char*, std::string>> Inflaters() {
   return all;
 }
 
-std::string Deflate(const std::string& data, int level) {
-  z_stream zs{};
-  deflateInit2(&zs, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY);
-  std::string out(deflateBound(&zs, static_cast<uLong>(data.size())) + 16,
-                  '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  zs.avail_in = static_cast<uInt>(data.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  deflate(&zs, Z_FINISH);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return out;
-}
-
 void AppendLittleEndian32(uint32_t v, std::string* out) {
   for (int i = 0; i < 4; ++i) out->push_back(static_cast<char>(v >> (8 * i)));
 }
@@ -111,7 +96,7 @@ std::string GzipMember(const std::string& data, uint8_t flags = 0,
     m.push_back(static_cast<char>(crc & 0xFF));
     m.push_back(static_cast<char>((crc >> 8) & 0xFF));
   }
-  m += Deflate(data, level);
+  m += kineto_test::Compress(data, -15, level);  // raw deflate
   AppendLittleEndian32(static_cast<uint32_t>(
                            crc32(0, reinterpret_cast<const Bytef*>(data.data()),
                                  static_cast<uInt>(data.size()))),

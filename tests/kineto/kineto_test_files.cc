@@ -25,9 +25,9 @@ std::string ReadFileBytes(const std::string& path) {
   return s.str();
 }
 
-std::string Gzip(const std::string& bytes) {
+std::string Compress(const std::string& bytes, int window_bits, int level) {
   z_stream zs{};
-  if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+  if (deflateInit2(&zs, level, Z_DEFLATED, window_bits, 8,
                    Z_DEFAULT_STRATEGY) != Z_OK) {
     throw std::runtime_error("deflateInit2");
   }
@@ -41,6 +41,10 @@ std::string Gzip(const std::string& bytes) {
   out.resize(zs.total_out);
   deflateEnd(&zs);
   return out;
+}
+
+std::string Gzip(const std::string& bytes) {
+  return Compress(bytes, 15 + 16, Z_DEFAULT_COMPRESSION);
 }
 
 std::string Gunzip(const std::string& bytes) {

@@ -10,6 +10,9 @@ namespace feedprof::kineto_test {
 // Writes `bytes` to a file in the test's temporary directory; returns its path.
 std::string WriteTempFile(const std::string& name, const std::string& bytes);
 std::string ReadFileBytes(const std::string& path);
+// zlib's deflate of `bytes` with deflateInit2's window bits (-15: a raw
+// deflate stream, 15 + 16: a gzip member) and level.
+std::string Compress(const std::string& bytes, int window_bits, int level);
 std::string Gzip(const std::string& bytes);
 std::string Gunzip(const std::string& bytes);
 // Path of a file under the shared traces directory, or "" when absent.
