@@ -10,9 +10,7 @@
 namespace feedprof::common {
 
 void SortAndNestRanges(std::span<Range> ranges) {
-  StableSortByKeys(
-      ranges, [](const Range& r) { return r.start; },
-      [](const Range& r) { return -r.end; });
+  StableSortByKeys(ranges, StartKey(), LongerFirstKey());
   // End times of the ranges still open, per thread, innermost last.
   std::unordered_map<uint64_t, std::vector<TimeNs>> open_ends;
   for (Range& r : ranges) {

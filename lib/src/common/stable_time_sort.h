@@ -284,6 +284,27 @@ void StableSortByKey(std::span<T> events, Key key) {
   }
 }
 
+// The order the Kineto reader leaves its events in and every reader its
+// ranges: by start, the longer first when two start together (so an
+// enclosing range comes first), then as read. As sort keys for
+// StableSortByKeys and as the comparator for merging runs so sorted.
+struct StartKey {
+  template <typename T>
+  int64_t operator()(const T& e) const {
+    return e.start;
+  }
+};
+struct LongerFirstKey {
+  template <typename T>
+  int64_t operator()(const T& e) const {
+    return -e.end;
+  }
+};
+template <typename T>
+bool StartsFirstLongerFirst(const T& a, const T& b) {
+  return a.start != b.start ? a.start < b.start : a.end > b.end;
+}
+
 }  // namespace feedprof::common
 
 #endif  // FEEDPROF_COMMON_STABLE_TIME_SORT_H_

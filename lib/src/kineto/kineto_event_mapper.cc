@@ -461,14 +461,12 @@ void KinetoEventMapper::Finish() {
 
   BuildProcessesAndThreads(main_pid);
 
-  // By start, the longer first when two start together.
-  auto start = [](const auto& e) { return e.start; };
-  auto later_end_first = [](const auto& e) { return -e.end; };
-  common::StableSortByKeys(std::span<GpuOp>(t.gpu_ops), start, later_end_first);
-  common::StableSortByKeys(std::span<ApiCall>(t.api_calls), start,
-                           later_end_first);
-  common::StableSortByKeys(std::span<SyncRecord>(t.syncs), start,
-                           later_end_first);
+  using common::LongerFirstKey;
+  using common::StartKey;
+  common::StableSortByKeys(std::span(t.gpu_ops), StartKey(), LongerFirstKey());
+  common::StableSortByKeys(std::span(t.api_calls), StartKey(),
+                           LongerFirstKey());
+  common::StableSortByKeys(std::span(t.syncs), StartKey(), LongerFirstKey());
   common::SortAndNestRanges(t.ranges);
   common::StableSortByKey(std::span<Mark>(t.marks),
                           [](const Mark& e) { return e.ts; });

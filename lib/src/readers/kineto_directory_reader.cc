@@ -15,21 +15,13 @@
 #include "common/in_order_parallel_reads.h"
 #include "common/read_progress.h"
 #include "common/sorted_runs.h"
+#include "common/stable_time_sort.h"
 #include "feedprof/kineto_reader.h"
 #include "kineto/kineto_read_options.h"
 #include "readers/timeline_append.h"
 
 namespace feedprof::readers {
 namespace {
-
-// The order ReadKinetoTrace leaves its events in: by start, the longer first
-// when two start together (ranges the same, which also puts an enclosing
-// range first), marks by time. Merging two vectors sorted so, the earlier
-// file's first on ties, gives what sorting their concatenation stably does.
-template <typename T>
-bool StartsFirst(const T& a, const T& b) {
-  return a.start != b.start ? a.start < b.start : a.end > b.end;
-}
 
 // Appends the timelines of a directory's files in name order.
 class KinetoRunMerge {
@@ -66,10 +58,10 @@ class KinetoRunMerge {
   // Merges the files' sorted runs into the order one sorted file has.
   void Finish() {
     Timeline& t = *into_;
-    gpu_ops_.MergeInto(t.gpu_ops, StartsFirst<GpuOp>);
-    api_calls_.MergeInto(t.api_calls, StartsFirst<ApiCall>);
-    syncs_.MergeInto(t.syncs, StartsFirst<SyncRecord>);
-    ranges_.MergeInto(t.ranges, StartsFirst<Range>);
+    gpu_ops_.MergeInto(t.gpu_ops, common::StartsFirstLongerFirst<GpuOp>);
+    api_calls_.MergeInto(t.api_calls, common::StartsFirstLongerFirst<ApiCall>);
+    syncs_.MergeInto(t.syncs, common::StartsFirstLongerFirst<SyncRecord>);
+    ranges_.MergeInto(t.ranges, common::StartsFirstLongerFirst<Range>);
     marks_.MergeInto(t.marks,
                      [](const Mark& x, const Mark& y) { return x.ts < y.ts; });
   }
