@@ -7,7 +7,10 @@
 // report; each phase's wall and CPU time (the CPU time shows how much of a
 // phase ran on more than one core), and peak RSS after loading.
 //
-//   phase_bench TRACE [--runs N]
+//   phase_bench TRACE [--runs N] [--load-only]
+//
+// --load-only stops after loading, to profile the readers alone (e.g. under
+// `perf record`).
 #include <sys/resource.h>
 
 #include <chrono>
@@ -52,12 +55,23 @@ void Timed(const char* name, Phase phase) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: phase_bench TRACE [--runs N]\n");
+    std::fprintf(stderr, "usage: phase_bench TRACE [--runs N] [--load-only]\n");
     return 2;
   }
   const std::string path = argv[1];
   int runs = 1;
-  if (argc == 4 && std::string(argv[2]) == "--runs") runs = std::atoi(argv[3]);
+  bool load_only = false;
+  for (int i = 2; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--runs" && i + 1 < argc) {
+      runs = std::atoi(argv[++i]);
+    } else if (arg == "--load-only") {
+      load_only = true;
+    } else {
+      std::fprintf(stderr, "phase_bench: unknown option %s\n", arg.c_str());
+      return 2;
+    }
+  }
   for (int run = 0; run < runs; ++run) {
     std::printf("run %d: %s\n", run + 1, path.c_str());
     absl::StatusOr<feedprof::Timeline> timeline;
@@ -68,6 +82,7 @@ int main(int argc, char** argv) {
       return 1;
     }
     std::printf("  peak RSS after load   %8.1f MiB\n", PeakRssMiB());
+    if (load_only) continue;
     feedprof::AnalysisOptions options;
     options.what_if.enabled = false;
     absl::StatusOr<feedprof::Report> report;
