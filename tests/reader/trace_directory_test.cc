@@ -108,8 +108,9 @@ std::string Shared(const std::string& relative) {
 
 TEST(KinetoDirectoryTest, ReadsEveryRankFileIntoOneRun) {
   TempDir dir;
+  // Ranks of one run: distinct ranks, overlapping in time.
   WriteFile(dir.File("rank0.pt.trace.json"), KinetoTrace(100, 0, 1000));
-  WriteFile(dir.File("rank1.pt.trace.json"), KinetoTrace(200, 1, 2000));
+  WriteFile(dir.File("rank1.pt.trace.json"), KinetoTrace(200, 1, 1050));
   absl::StatusOr<Timeline> t = LoadTrace(dir.path());
   ASSERT_TRUE(t.ok()) << t.status();
   EXPECT_EQ(t->format, SourceFormat::kKineto);
@@ -123,7 +124,7 @@ TEST(KinetoDirectoryTest, ReadsEveryRankFileIntoOneRun) {
   EXPECT_EQ(t->gpu_ops[0].pid, 100);
   EXPECT_EQ(t->gpu_ops[0].start, 1'010'000);
   EXPECT_EQ(t->gpu_ops[1].pid, 200);
-  EXPECT_EQ(t->gpu_ops[1].start, 2'010'000);
+  EXPECT_EQ(t->gpu_ops[1].start, 1'060'000);
   EXPECT_EQ(t->strings.Get(t->gpu_ops[1].name), "rank_kernel");
   EXPECT_TRUE(t->warnings.empty()) << t->warnings.front();
   ExpectEachRankAsAlone(
@@ -139,9 +140,9 @@ TEST(KinetoDirectoryTest, RenumbersAPidAnEarlierFileUsed) {
   TempDir dir;
   WriteFile(dir.File("a.json"), KinetoTrace(100, 0, 1000));
   // pid 100 again (another host), and pid 101 of its own.
-  std::string b = KinetoTrace(100, 1, 5000);
+  std::string b = KinetoTrace(100, 1, 1050);
   b.insert(b.rfind(']'), R"(, {"ph": "X", "cat": "cpu_op", "name": "aten::mm",
-      "pid": 101, "tid": 101, "ts": 5001, "dur": 1})");
+      "pid": 101, "tid": 101, "ts": 1051, "dur": 1})");
   WriteFile(dir.File("b.json"), b);
   absl::StatusOr<Timeline> t = LoadTrace(dir.path());
   ASSERT_TRUE(t.ok()) << t.status();
@@ -174,7 +175,7 @@ TEST(KinetoDirectoryTest, MovesACollidingStringPidDownWithoutAWarning) {
       "ts": 1001})";
   std::string a = KinetoTrace(100, 0, 1000);
   a.insert(a.rfind(']'), traces_mark);
-  std::string b = KinetoTrace(200, 1, 2000);
+  std::string b = KinetoTrace(200, 1, 1050);
   b.insert(b.rfind(']'), traces_mark);
   WriteFile(dir.File("a.json"), a);
   WriteFile(dir.File("b.json"), b);
@@ -184,6 +185,78 @@ TEST(KinetoDirectoryTest, MovesACollidingStringPidDownWithoutAWarning) {
   EXPECT_EQ(t->marks[0].pid, -1);
   EXPECT_EQ(t->marks[1].pid, -2);
   EXPECT_TRUE(t->warnings.empty()) << t->warnings.front();
+}
+
+// The advice that ends both warnings of files that are not one run.
+constexpr const char* kNotOneRunDuplicate =
+    ": the ranks of one run are distinct, so these files are probably not "
+    "one run (the same rank recorded twice, or traces of different runs); "
+    "analyse them one at a time (feedprof analyze FILE): --rank ";
+constexpr const char* kNotOneRunGap =
+    " starts: the ranks of one run overlap in time, so these files are "
+    "probably not one run (or their clocks disagree by that much), and the "
+    "totals across them (the window, GPU busy shares) are not one run's; "
+    "analyse them one at a time";
+
+TEST(KinetoDirectoryTest, WarnsWhenTwoFilesClaimOneRank) {
+  TempDir dir;
+  // Overlapping in time, distinct pids: only the rank gives them away.
+  WriteFile(dir.File("a.json"), KinetoTrace(100, 0, 1000));
+  WriteFile(dir.File("b.json"), KinetoTrace(200, 0, 1050));
+  WriteFile(dir.File("c.json"), KinetoTrace(300, 1, 1020));
+  WriteFile(dir.File("d.json"), KinetoTrace(400, 0, 1030));
+  absl::StatusOr<Timeline> t = LoadTrace(dir.path());
+  ASSERT_TRUE(t.ok()) << t.status();
+  ASSERT_EQ(t->processes.size(), 4u);
+  // Each later claim of rank 0 is named beside the first, in file order.
+  ASSERT_EQ(t->warnings.size(), 2u);
+  EXPECT_EQ(t->warnings[0], dir.File("a.json") + " and " + dir.File("b.json") +
+                                " both say rank 0" + kNotOneRunDuplicate +
+                                "0 would take both");
+  EXPECT_EQ(t->warnings[1], dir.File("a.json") + " and " + dir.File("d.json") +
+                                " both say rank 0" + kNotOneRunDuplicate +
+                                "0 would take both");
+  // The numbers stay those of each file alone.
+  ExpectEachRankAsAlone(*t, {dir.File("a.json"), dir.File("b.json"),
+                             dir.File("c.json"), dir.File("d.json")});
+}
+
+TEST(KinetoDirectoryTest, WarnsWhenTheFilesTimeRangesDoNotOverlap) {
+  TempDir dir;
+  // a [1000, 1100] us and b [1050, 1150] us overlap; c starts at 5000 us,
+  // 3850 us after b, the last of them to end.
+  WriteFile(dir.File("a.json"), KinetoTrace(100, 0, 1000));
+  WriteFile(dir.File("b.json"), KinetoTrace(200, 1, 1050));
+  WriteFile(dir.File("c.json"), KinetoTrace(300, 2, 5000));
+  absl::StatusOr<Timeline> t = LoadTrace(dir.path());
+  ASSERT_TRUE(t.ok()) << t.status();
+  ASSERT_EQ(t->warnings.size(), 1u);
+  EXPECT_EQ(t->warnings[0], dir.File("b.json") + " ends 3.85 ms before " +
+                                dir.File("c.json") + kNotOneRunGap +
+                                ", or pass --rank 1 or --rank 2");
+  ExpectEachRankAsAlone(
+      *t, {dir.File("a.json"), dir.File("b.json"), dir.File("c.json")});
+}
+
+// Two rank-0 traces recorded about 20.8 days apart (1.8e12 us): both
+// warnings, the rank first, and no --rank advice (it would take both).
+TEST(KinetoDirectoryTest, WarnsTwiceForTwoRunsRankZeroFilesMonthsApart) {
+  TempDir dir;
+  WriteFile(dir.File("june.json"), KinetoTrace(100, 0, 1000));
+  WriteFile(dir.File("july.json"), KinetoTrace(100, 0, 1.8e12 + 1000));
+  absl::StatusOr<Timeline> t = LoadTrace(dir.path());
+  ASSERT_TRUE(t.ok()) << t.status();
+  // july.json comes first in name order: its pid 100 stays, june's moves.
+  ASSERT_EQ(t->warnings.size(), 3u);
+  EXPECT_NE(t->warnings[0].find("process id 100"), std::string::npos)
+      << t->warnings[0];
+  EXPECT_EQ(t->warnings[1], dir.File("july.json") + " and " +
+                                dir.File("june.json") + " both say rank 0" +
+                                kNotOneRunDuplicate + "0 would take both");
+  // june ends at 1100 us, july starts at 1.8e12 + 1000 us: the gap is
+  // 1.8e12 - 100 us = 20.83 days.
+  EXPECT_EQ(t->warnings[2], dir.File("june.json") + " ends 20.8 d before " +
+                                dir.File("july.json") + kNotOneRunGap);
 }
 
 TEST(KinetoDirectoryTest, SkipsAnUnreadableRankFileWithAWarning) {
@@ -292,6 +365,25 @@ TEST(KinetoDirectoryTest, SharedTracesAsRanksKeepTheirNumbers) {
       }
     }
     EXPECT_GE(renumbered, 1u);
+    // simple_add says rank 0 (twice, as rank0 and rank2); bert says no rank
+    // and has its own clock (relative to its baseTimeNanoseconds), before
+    // simple_add's: one warning of each kind that the files are not one run.
+    std::vector<std::string> duplicate, gap;
+    for (const std::string& w : t->warnings) {
+      if (w.find(" both say rank ") != std::string::npos)
+        duplicate.push_back(w);
+      if (w.find(kNotOneRunGap) != std::string::npos) gap.push_back(w);
+    }
+    ASSERT_EQ(duplicate.size(), 1u);
+    EXPECT_EQ(duplicate[0].rfind(
+                  files[0] + " and " + files[2] + " both say rank 0: ", 0),
+              0u)
+        << duplicate[0];
+    ASSERT_EQ(gap.size(), 1u);
+    EXPECT_EQ(gap[0].rfind(files[1] + " ends ", 0), 0u) << gap[0];
+    EXPECT_NE(gap[0].find(" d before " + files[0] + kNotOneRunGap),
+              std::string::npos)
+        << gap[0];
     size_t events = 0;
     for (const std::string& file : files) {
       absl::StatusOr<Timeline> alone = LoadTrace(file);

@@ -11,8 +11,9 @@
 
 namespace feedprof::analysis {
 
-std::string FormatDuration(
-    TimeNs ns);  // "850 ns", "12.3 µs", "4.56 ms", "1.23 s"
+// "850 ns", "12.3 µs", "4.56 ms", "1.23 s", "999 s", then "16.7 min",
+// "5 h", "20.8 d": three significant digits, never an exponent.
+std::string FormatDuration(TimeNs ns);
 std::string FormatPercent(double share);  // 0.1234 → "12.3%"
 std::string FormatBytes(uint64_t bytes);  // "1.5 GiB"
 // A kernel's name for a sentence: the demangled parameter list dropped and

@@ -18,6 +18,7 @@
 #include "common/stable_time_sort.h"
 #include "feedprof/kineto_reader.h"
 #include "kineto/kineto_read_options.h"
+#include "readers/rank_files_one_run_check.h"
 #include "readers/timeline_append.h"
 
 namespace feedprof::readers {
@@ -139,18 +140,29 @@ absl::StatusOr<Timeline> ReadKinetoDirectory(
     per_file.event_threads = static_cast<int>(std::min(
         kineto::kMaxKinetoEventThreads, std::max(1u, cores / readers) - 1));
   }
-  common::ReadInParallelMergeInOrder<absl::StatusOr<Timeline>>(
+  // A file's rank and time range, for the check that the files are one
+  // run, are taken on the worker that read it.
+  struct FileRead {
+    absl::StatusOr<Timeline> timeline;
+    RankFileFacts facts;
+  };
+  std::vector<RankFileFacts> facts;
+  common::ReadInParallelMergeInOrder<FileRead>(
       files.size(), readers,
       [&](size_t i) {
         // The reader's own progress line becomes a part of the directory's.
         common::ReadProgress::ScopedParent parent(&progress);
-        return kineto::ReadKinetoTraceWithOptions(files[i], per_file);
+        FileRead r{kineto::ReadKinetoTraceWithOptions(files[i], per_file), {}};
+        if (r.timeline.ok()) r.facts = FactsOfRankFile(*r.timeline, files[i]);
+        return r;
       },
-      [&](size_t i, absl::StatusOr<Timeline>&& part) {
+      [&](size_t i, FileRead&& r) {
+        absl::StatusOr<Timeline>& part = r.timeline;
         if (!part.ok()) {
           unreadable.push_back(std::string(part.status().message()));
           return;
         }
+        facts.push_back(std::move(r.facts));
         merge.Append(std::move(*part), files[i]);
         bytes_appended += file_bytes[i];
         ReserveForTheRest(&timeline, bytes_appended, total_bytes);
@@ -163,6 +175,9 @@ absl::StatusOr<Timeline> ReadKinetoDirectory(
   merge.Finish();
   for (std::string& reason : unreadable) {
     timeline.warnings.push_back(reason + " (skipped)");
+  }
+  for (std::string& warning : NotOneRunWarnings(facts)) {
+    timeline.warnings.push_back(std::move(warning));
   }
   timeline.format = SourceFormat::kKineto;
   timeline.source_path = dir;

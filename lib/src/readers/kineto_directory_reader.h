@@ -14,6 +14,10 @@
 // says so; the processes stay apart. The reader's negative stand-ins for
 // string pids ("Spans", "Traces") are per-file labels: a colliding one
 // moves below every one seen, without a warning.
+//
+// Files that do not look like the ranks of one run (two claim one rank, or
+// their time ranges do not overlap) are still read as one, with a warning
+// each (rank_files_one_run_check.h), after the files' own warnings.
 #ifndef FEEDPROF_READERS_KINETO_DIRECTORY_READER_H_
 #define FEEDPROF_READERS_KINETO_DIRECTORY_READER_H_
 

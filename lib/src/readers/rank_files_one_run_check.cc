@@ -1,0 +1,129 @@
+// Tells when the files of a rank directory are not the ranks of one run
+// (see rank_files_one_run_check.h).
+#include "readers/rank_files_one_run_check.h"
+
+#include <algorithm>
+#include <map>
+
+#include "absl/strings/str_format.h"
+#include "analysis/units.h"
+
+namespace feedprof::readers {
+namespace {
+
+// Widens [*start, *end] (empty while !*any) by [s, e].
+void Widen(TimeNs s, TimeNs e, bool* any, TimeNs* start, TimeNs* end) {
+  if (!*any) {
+    *start = s;
+    *end = e;
+    *any = true;
+    return;
+  }
+  *start = std::min(*start, s);
+  *end = std::max(*end, e);
+}
+
+template <typename Events>
+void WidenByIntervals(const Events& events, RankFileFacts* f) {
+  for (const auto& e : events) {
+    Widen(e.start, e.end, &f->has_time_range, &f->start, &f->end);
+  }
+}
+
+template <typename Events>
+void WidenByInstants(const Events& events, RankFileFacts* f) {
+  for (const auto& e : events) {
+    Widen(e.ts, e.ts, &f->has_time_range, &f->start, &f->end);
+  }
+}
+
+// "--rank 0 or --rank 1" when both files have one rank each and they
+// differ: then --rank picks either file out; else empty.
+std::string RankChoice(const RankFileFacts& a, const RankFileFacts& b) {
+  if (a.ranks.size() != 1 || b.ranks.size() != 1 || a.ranks == b.ranks) {
+    return std::string();
+  }
+  return absl::StrFormat(", or pass --rank %d or --rank %d", a.ranks[0],
+                         b.ranks[0]);
+}
+
+void AddDuplicateRankWarnings(const std::vector<RankFileFacts>& files,
+                              std::vector<std::string>* out) {
+  std::map<int32_t, const RankFileFacts*> first_claim;
+  for (const RankFileFacts& f : files) {
+    for (int32_t rank : f.ranks) {
+      auto [it, first] = first_claim.try_emplace(rank, &f);
+      if (first) continue;
+      out->push_back(absl::StrFormat(
+          "%s and %s both say rank %d: the ranks of one run are distinct, "
+          "so these files are probably not one run (the same rank recorded "
+          "twice, or traces of different runs); analyse them one at a time "
+          "(feedprof analyze FILE): --rank %d would take both",
+          it->second->file, f.file, rank, rank));
+    }
+  }
+}
+
+void AddTimeGapWarnings(const std::vector<RankFileFacts>& files,
+                        std::vector<std::string>* out) {
+  std::vector<size_t> order;
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (files[i].has_time_range) order.push_back(i);
+  }
+  // By start, then file-name order: the sweep below is the same each time.
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+    return files[x].start < files[y].start;
+  });
+  if (order.empty()) return;
+  // The file that ends last among those seen: a later-starting file that
+  // begins after it is separated from every one seen by a gap.
+  const RankFileFacts* last_to_end = &files[order[0]];
+  for (size_t k = 1; k < order.size(); ++k) {
+    const RankFileFacts& f = files[order[k]];
+    if (f.start > last_to_end->end) {
+      out->push_back(absl::StrFormat(
+          "%s ends %s before %s starts: the ranks of one run overlap in "
+          "time, so these files are probably not one run (or their clocks "
+          "disagree by that much), and the totals across them (the window, "
+          "GPU busy shares) are not one run's; analyse them one at a "
+          "time%s",
+          last_to_end->file,
+          analysis::FormatDuration(f.start - last_to_end->end), f.file,
+          RankChoice(*last_to_end, f)));
+    }
+    if (f.end > last_to_end->end) last_to_end = &f;
+  }
+}
+
+}  // namespace
+
+RankFileFacts FactsOfRankFile(const Timeline& t, const std::string& file) {
+  RankFileFacts f;
+  f.file = file;
+  for (const Process& p : t.processes) {
+    if (p.rank >= 0) f.ranks.push_back(p.rank);
+    // A process the reader found no extent for keeps [0, 0]: no time.
+    if (p.end > p.start) {
+      Widen(p.start, p.end, &f.has_time_range, &f.start, &f.end);
+    }
+  }
+  std::sort(f.ranks.begin(), f.ranks.end());
+  f.ranks.erase(std::unique(f.ranks.begin(), f.ranks.end()), f.ranks.end());
+  WidenByIntervals(t.gpu_ops, &f);
+  WidenByIntervals(t.api_calls, &f);
+  WidenByIntervals(t.syncs, &f);
+  WidenByIntervals(t.ranges, &f);
+  WidenByInstants(t.marks, &f);
+  WidenByInstants(t.counters, &f);
+  return f;
+}
+
+std::vector<std::string> NotOneRunWarnings(
+    const std::vector<RankFileFacts>& files) {
+  std::vector<std::string> out;
+  AddDuplicateRankWarnings(files, &out);
+  AddTimeGapWarnings(files, &out);
+  return out;
+}
+
+}  // namespace feedprof::readers
