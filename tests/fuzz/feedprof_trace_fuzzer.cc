@@ -4,7 +4,10 @@
 // A recorder killed at any byte leaves a damaged file, and the reader
 // promises to read such a file up to its last whole packet: any input must
 // give a timeline or a clear error, never a crash, a hang or a read past a
-// buffer. The dumper walks the same packets on its own path, and what it
+// buffer. The file is read once more with its EventBatch packets parsed on
+// worker threads (forced, with batches of a size taken from the input's
+// length), which must give the same timeline, field by field, or the same
+// error. The dumper walks the same packets on its own path, and what it
 // prints must be valid JSON, one value per line, whatever the file held.
 #include <stdio.h>
 
@@ -15,9 +18,11 @@
 #include <string_view>
 
 #include "feedprof/trace_reader.h"
+#include "readers/feedprof_read_options.h"
 #include "readers/trace_dumper.h"
 #include "tests/fuzz/fuzz_input_file.h"
 #include "tests/fuzz/strict_json_check.h"
+#include "tests/reader/timeline_text.h"
 
 namespace {
 
@@ -48,6 +53,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (timeline.ok() && timeline->format != feedprof::SourceFormat::kFeedprof) {
     std::fprintf(stderr, "the .fpt reader tagged its timeline with format %d\n",
                  static_cast<int>(timeline->format));
+    std::abort();
+  }
+
+  feedprof::readers::FeedprofReadOptions parallel_options;
+  parallel_options.packet_worker_threads = 1 + static_cast<int>(size % 2);
+  parallel_options.parallel_from_file_bytes = 0;
+  parallel_options.batch_bytes = 1 + size % 4093;
+  const absl::StatusOr<feedprof::Timeline> parallel =
+      feedprof::readers::ReadFeedprofTraceWithOptions(path, parallel_options);
+  const std::string serial_text =
+      timeline.ok() ? feedprof::testing::TimelineText(*timeline)
+                    : timeline.status().ToString();
+  const std::string parallel_text =
+      parallel.ok() ? feedprof::testing::TimelineText(*parallel)
+                    : parallel.status().ToString();
+  if (serial_text != parallel_text) {
+    std::fprintf(
+        stderr, "serial and parallel reads disagree: %s\n",
+        feedprof::testing::FirstDifference(serial_text, parallel_text).c_str());
     std::abort();
   }
 

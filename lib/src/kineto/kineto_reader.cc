@@ -22,6 +22,7 @@
 #include "kineto/kineto_time.h"
 #include "kineto/prefetching_byte_source.h"
 #include "kineto/trace_events_array.h"
+#include "readers/timeline_append.h"
 
 namespace feedprof {
 namespace {
@@ -29,6 +30,9 @@ namespace {
 using kineto::JsonToken;
 using kineto::JsonTokenizer;
 
+// Files from this size on (on disk) reserve their event vectors once a
+// sixteenth is mapped.
+constexpr uint64_t kReserveFromFileBytes = uint64_t{64} << 20;
 // Files smaller than this are read on the calling thread: starting a
 // thread costs more than it saves.
 constexpr uint64_t kPrefetchThresholdBytes = 512 * 1024;
@@ -237,15 +241,26 @@ absl::StatusOr<Timeline> ReadKinetoTraceWithOptions(
     JsonTokenizer tokens(source, limits);
     common::ReadProgress progress(path, file->file_size());
     const kineto::GzipFileInput& input = *file;
-    const std::function<void()> on_mapped = [&progress, &input] {
-      progress.Update(input.file_bytes_read());
+    // Once a sixteenth of a large file is mapped, the timeline's event
+    // vectors get room for the rest at the same events per byte, rather
+    // than being copied each time they outgrow their room.
+    uint64_t reserve_at = input.file_size() >= kReserveFromFileBytes
+                              ? input.file_size() / 16
+                              : UINT64_MAX;
+    const std::function<void()> on_mapped = [&] {
+      const uint64_t bytes_read = input.file_bytes_read();
+      progress.Update(bytes_read);
+      if (bytes_read >= reserve_at) {
+        readers::ReserveForTheRest(&timeline, bytes_read, input.file_size());
+        reserve_at = UINT64_MAX;
+      }
     };
     kineto::TraceEventsBatching batching;
     std::unique_ptr<kineto::KinetoEventBatchPipeline> pipeline;
     if (const int threads = EventThreads(options, file->file_size());
         threads >= 0) {
       pipeline = std::make_unique<kineto::KinetoEventBatchPipeline>(
-          threads, 2 * (threads + 1) + 2);
+          kineto::ReadKinetoEventBatch, threads, 2 * (threads + 1) + 2);
     }
     batching.pipeline = pipeline.get();
     batching.batch_bytes = options.batch_bytes;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <span>
 #include <string_view>
@@ -10,10 +11,11 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "common/cuda_names.h"
+#include "common/parallel_for.h"
 #include "common/sorted_runs.h"
 #include "common/stable_time_sort.h"
 #include "common/time_limits.h"
-#include "readers/api_call_correlation.h"
+#include "readers/event_batch_decoder.h"
 #include "readers/platform_snapshot_facts.h"
 
 namespace feedprof::readers {
@@ -23,67 +25,10 @@ constexpr StringId kUndefined = std::numeric_limits<StringId>::max();
 // String ids below this live in a vector; a damaged huge id costs a map
 // entry, never a huge allocation.
 constexpr uint32_t kDenseStringIds = 1u << 22;
-// Streams that do not apply are written as this id.
-constexpr uint32_t kNoStream = 0xFFFFFFFFu;
 
 uint64_t ThreadKey(int32_t pid, int32_t tid) {
   return (static_cast<uint64_t>(static_cast<uint32_t>(pid)) << 32) |
          static_cast<uint32_t>(tid);
-}
-
-// Times are nanoseconds of CLOCK_MONOTONIC; they fit int64 comfortably.
-// Wrapping arithmetic keeps damaged deltas defined.
-TimeNs AddDelta(TimeNs previous, int64_t delta) {
-  return static_cast<TimeNs>(static_cast<uint64_t>(previous) +
-                             static_cast<uint64_t>(delta));
-}
-
-TimeNs AddDuration(TimeNs start, uint64_t duration) {
-  return static_cast<TimeNs>(static_cast<uint64_t>(start) + duration);
-}
-
-// CLOCK_MONOTONIC times start at 0 and end at the readers' common bound
-// (2^62 ns, 146 years). A damaged delta or duration that lands beyond it
-// (or before 0) would otherwise wrap, and the analysis subtracts times
-// freely.
-bool InTimeRange(TimeNs t) { return t >= 0 && t <= common::kMaxAbsTimeNs; }
-
-MemoryKind ToMemoryKind(int kind) {
-  return kind >= 0 && kind <= static_cast<int>(MemoryKind::kManagedStatic)
-             ? static_cast<MemoryKind>(kind)
-             : MemoryKind::kUnknown;
-}
-
-CopyKind ToCopyKind(int kind) {
-  return kind >= 0 && kind <= static_cast<int>(CopyKind::kPtoP)
-             ? static_cast<CopyKind>(kind)
-             : CopyKind::kUnknown;
-}
-
-ApiDomain ToApiDomain(trace::ApiDomain domain) {
-  switch (domain) {
-    case trace::API_DOMAIN_RUNTIME:
-      return ApiDomain::kRuntime;
-    case trace::API_DOMAIN_DRIVER:
-      return ApiDomain::kDriver;
-    default:
-      return ApiDomain::kUnknown;
-  }
-}
-
-SyncType ToSyncType(trace::SyncType type) {
-  switch (type) {
-    case trace::SYNC_TYPE_EVENT_SYNCHRONIZE:
-      return SyncType::kEventSynchronize;
-    case trace::SYNC_TYPE_STREAM_WAIT_EVENT:
-      return SyncType::kStreamWaitEvent;
-    case trace::SYNC_TYPE_STREAM_SYNCHRONIZE:
-      return SyncType::kStreamSynchronize;
-    case trace::SYNC_TYPE_CONTEXT_SYNCHRONIZE:
-      return SyncType::kContextSynchronize;
-    default:
-      return SyncType::kUnknown;
-  }
 }
 
 ThreadState ToThreadState(trace::ThreadState state) {
@@ -320,167 +265,52 @@ void FeedprofTimelineBuilder::AddCallSites(const trace::CallSites& sites) {
 }
 
 bool FeedprofTimelineBuilder::TimesInRange(TimeNs start, uint64_t duration) {
-  if (InTimeRange(start) &&
-      duration <= static_cast<uint64_t>(common::kMaxAbsTimeNs - start)) {
-    return true;
-  }
-  ++section_.times_out_of_range;
-  return false;
+  return section_.times.InRange(start, duration);
 }
 
 void FeedprofTimelineBuilder::NoteTime(TimeNs start, TimeNs end) {
-  if (!section_.has_events) {
-    section_.has_events = true;
-    section_.first_ts = start;
-    section_.last_ts = end;
-    return;
-  }
-  section_.first_ts = std::min(section_.first_ts, start);
-  section_.last_ts = std::max(section_.last_ts, end);
+  section_.times.Note(start, end);
 }
 
 void FeedprofTimelineBuilder::AddEvents(const trace::EventBatch& batch) {
   Timeline& t = *timeline_;
+  const size_t first_op = t.gpu_ops.size();
+  DecodeEventBatch(batch, section_.pid,
+                   {&t.api_calls, &t.ranges, &t.marks, &t.gpu_ops, &t.syncs},
+                   &section_.times);
+  NameCopiesAndMemsets(first_op);
+}
+
+void FeedprofTimelineBuilder::AddDecodedEvents(const DecodedEvents& events) {
+  Timeline& t = *timeline_;
   const int32_t pid = section_.pid;
-  const auto tid = static_cast<int32_t>(batch.tid());
-  const auto base = static_cast<TimeNs>(batch.base_ts_ns());
+  const size_t first_op = t.gpu_ops.size();
+  auto append = [pid](auto& from, auto& to) {
+    const size_t begin = to.size();
+    to.insert(to.end(), from.begin(), from.end());
+    for (size_t i = begin; i < to.size(); ++i) to[i].pid = pid;
+  };
+  append(events.api_calls, t.api_calls);
+  append(events.ranges, t.ranges);
+  append(events.marks, t.marks);
+  append(events.gpu_ops, t.gpu_ops);
+  append(events.syncs, t.syncs);
+  section_.times.Merge(events.times);
+  NameCopiesAndMemsets(first_op);
+  section_.has_packets = true;
+}
 
-  // Each repeated field is its own delta chain starting at base_ts_ns.
-  TimeNs previous = base;
-  ApiCallCorrelationChain correlations(batch);
-  for (const trace::ApiCall& call : batch.api_calls()) {
-    previous = AddDelta(previous, call.start_delta());
-    // Every call advances the correlation chain, a skipped one too.
-    const uint64_t correlation = correlations.Next(call);
-    if (!TimesInRange(previous, call.duration_ns())) continue;
-    ApiCall& out = t.api_calls.emplace_back();
-    out.start = previous;
-    out.end = AddDuration(previous, call.duration_ns());
-    out.correlation = correlation;
-    out.bytes = call.bytes();
-    out.pid = pid;
-    out.tid = tid;
-    out.name = call.name_id();
-    out.call_site = call.call_site_id();
-    out.domain = ToApiDomain(call.domain());
-    NoteTime(out.start, out.end);
+void FeedprofTimelineBuilder::NameCopiesAndMemsets(size_t first_op) {
+  Timeline& t = *timeline_;
+  for (size_t i = first_op; i < t.gpu_ops.size(); ++i) {
+    GpuOp& op = t.gpu_ops[i];
+    if (op.kind == GpuOpKind::kMemcpy) {
+      op.name = CopyKindName(op.copy_kind);
+    } else if (op.kind == GpuOpKind::kMemset) {
+      if (memset_name_ == 0) memset_name_ = t.strings.Intern("Memset");
+      op.name = memset_name_;
+    }
   }
-
-  previous = base;
-  for (const trace::NvtxRange& range : batch.ranges()) {
-    previous = AddDelta(previous, range.start_delta());
-    if (!TimesInRange(previous, range.duration_ns())) continue;
-    Range& out = t.ranges.emplace_back();
-    out.start = previous;
-    out.end = AddDuration(previous, range.duration_ns());
-    out.pid = pid;
-    out.tid = tid;
-    out.name = range.name_id();
-    out.domain = range.domain_id();
-    out.depth = range.depth();
-    out.source = RangeSource::kNvtx;
-    NoteTime(out.start, out.end);
-  }
-
-  previous = base;
-  for (const trace::NvtxMark& mark : batch.marks()) {
-    previous = AddDelta(previous, mark.ts_delta());
-    if (!TimesInRange(previous, 0)) continue;
-    Mark& out = t.marks.emplace_back();
-    out.ts = previous;
-    out.pid = pid;
-    out.tid = tid;
-    out.name = mark.name_id();
-    out.domain = mark.domain_id();
-    NoteTime(out.ts, out.ts);
-  }
-
-  previous = base;
-  for (const trace::Kernel& kernel : batch.kernels()) {
-    previous = AddDelta(previous, kernel.start_delta());
-    if (!TimesInRange(previous, kernel.duration_ns())) continue;
-    GpuOp& out = t.gpu_ops.emplace_back();
-    out.start = previous;
-    out.end = AddDuration(previous, kernel.duration_ns());
-    out.correlation = kernel.correlation_id();
-    out.stream = kernel.stream_id();
-    out.pid = pid;
-    out.device = static_cast<int32_t>(kernel.device_id());
-    out.name = kernel.name_id();  // file-local until the section ends
-    out.kind = GpuOpKind::kKernel;
-    out.async = true;
-    out.grid[0] = kernel.grid_x();
-    out.grid[1] = kernel.grid_y();
-    out.grid[2] = kernel.grid_z();
-    out.block[0] = kernel.block_x();
-    out.block[1] = kernel.block_y();
-    out.block[2] = kernel.block_z();
-    out.graph_id = kernel.graph_id();
-    NoteTime(out.start, out.end);
-  }
-
-  previous = base;
-  for (const trace::Memcpy& copy : batch.memcpys()) {
-    previous = AddDelta(previous, copy.start_delta());
-    if (!TimesInRange(previous, copy.duration_ns())) continue;
-    GpuOp& out = t.gpu_ops.emplace_back();
-    out.start = previous;
-    out.end = AddDuration(previous, copy.duration_ns());
-    out.correlation = copy.correlation_id();
-    out.bytes = copy.bytes();
-    out.stream = copy.stream_id();
-    out.pid = pid;
-    out.device = static_cast<int32_t>(copy.device_id());
-    out.kind = GpuOpKind::kMemcpy;
-    out.copy_kind = ToCopyKind(copy.copy_kind());
-    out.name = CopyKindName(out.copy_kind);
-    out.src_kind = ToMemoryKind(copy.src_kind());
-    out.dst_kind = ToMemoryKind(copy.dst_kind());
-    out.async = copy.async();
-    out.graph_id = copy.graph_id();
-    NoteTime(out.start, out.end);
-  }
-
-  previous = base;
-  for (const trace::Memset& set : batch.memsets()) {
-    previous = AddDelta(previous, set.start_delta());
-    if (!TimesInRange(previous, set.duration_ns())) continue;
-    GpuOp& out = t.gpu_ops.emplace_back();
-    out.start = previous;
-    out.end = AddDuration(previous, set.duration_ns());
-    out.correlation = set.correlation_id();
-    out.bytes = set.bytes();
-    out.stream = set.stream_id();
-    out.pid = pid;
-    out.device = static_cast<int32_t>(set.device_id());
-    if (memset_name_ == 0) memset_name_ = t.strings.Intern("Memset");
-    out.name = memset_name_;
-    out.kind = GpuOpKind::kMemset;
-    out.dst_kind = ToMemoryKind(set.memory_kind());
-    out.async = set.async();
-    out.graph_id = set.graph_id();
-    NoteTime(out.start, out.end);
-  }
-
-  previous = base;
-  for (const trace::SyncRecord& sync : batch.syncs()) {
-    previous = AddDelta(previous, sync.start_delta());
-    if (!TimesInRange(previous, sync.duration_ns())) continue;
-    SyncRecord& out = t.syncs.emplace_back();
-    out.start = previous;
-    out.end = AddDuration(previous, sync.duration_ns());
-    out.correlation = sync.correlation_id();
-    out.stream = sync.stream_id() == kNoStream
-                     ? int64_t{-1}
-                     : static_cast<int64_t>(sync.stream_id());
-    out.pid = pid;
-    out.tid = tid;
-    out.device = static_cast<int32_t>(sync.device_id());
-    out.type = ToSyncType(sync.type());
-    NoteTime(out.start, out.end);
-  }
-  // Overhead, memory and external-correlation records have no place in the
-  // timeline model yet; `feedprof dump` shows them.
 }
 
 void FeedprofTimelineBuilder::AddHostSamples(
@@ -769,14 +599,14 @@ void FeedprofTimelineBuilder::EndSection() {
 
   if (section_.has_header) {
     Process& process = t.processes[section_.process_index];
-    if (process.start == 0 && section_.has_events) {
-      process.start = section_.first_ts;
+    if (process.start == 0 && section_.times.has_events) {
+      process.start = section_.times.first_ts;
     }
     // Without a footer (killed, still running) the last event ends it.
-    if (!section_.has_footer && section_.has_events) {
-      process.end = section_.last_ts;
+    if (!section_.has_footer && section_.times.has_events) {
+      process.end = section_.times.last_ts;
     }
-  } else if (section_.has_events) {
+  } else if (section_.times.has_events) {
     t.warnings.push_back(absl::StrFormat(
         "%s: events without a Header packet before them; their process id "
         "is unknown and shown as 0",
@@ -791,12 +621,12 @@ void FeedprofTimelineBuilder::EndSection() {
   t.drops.strings_dropped += section_.drops.strings_dropped;
   t.drops.samples_dropped += section_.drops.samples_dropped;
   t.drops.packets_dropped += section_.drops.packets_dropped;
-  if (section_.times_out_of_range > 0) {
+  if (section_.times.out_of_range > 0) {
     t.warnings.push_back(absl::StrFormat(
         "%s: skipped %d events whose times are out of range (before 0 or "
         "beyond 2^62 ns: damaged deltas or durations); the rest was "
         "analysed",
-        section_.path, section_.times_out_of_range));
+        section_.path, section_.times.out_of_range));
   }
   if (section_.unknown_string_refs > 0) {
     t.warnings.push_back(absl::StrFormat(
@@ -807,10 +637,20 @@ void FeedprofTimelineBuilder::EndSection() {
   section_.has_packets = false;
 }
 
-void FeedprofTimelineBuilder::SortEvents() {
-  ForEachEventVector(*timeline_, [](auto& events, auto key, auto tie) {
-    common::StableSortByKeys(std::span(events), key, tie);
+void FeedprofTimelineBuilder::SortEvents(size_t threads) {
+  // One job per vector, the longest first, so that the longest sort is
+  // never started last.
+  std::vector<std::pair<size_t, std::function<void()>>> sorts;
+  ForEachEventVector(*timeline_, [&sorts](auto& events, auto key, auto tie) {
+    sorts.emplace_back(events.size(), [&events, key, tie] {
+      common::StableSortByKeys(std::span(events), key, tie);
+    });
   });
+  std::stable_sort(
+      sorts.begin(), sorts.end(),
+      [](const auto& a, const auto& b) { return a.first > b.first; });
+  common::ParallelFor(sorts.size(), threads,
+                      [&sorts](size_t job, size_t) { sorts[job].second(); });
   events_sorted_ = true;
 }
 

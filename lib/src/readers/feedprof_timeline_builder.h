@@ -23,6 +23,7 @@
 #include "common/sorted_runs.h"
 #include "feedprof.pb.h"
 #include "feedprof/timeline.h"
+#include "readers/event_batch_decoder.h"
 
 namespace feedprof::readers {
 
@@ -33,6 +34,11 @@ class FeedprofTimelineBuilder {
   // Starts the packets of the file at `path`.
   void BeginFile(const std::string& path);
   void AddPacket(const trace::Packet& packet);
+  // Takes the events that DecodeEventBatch decoded elsewhere from one or
+  // more consecutive EventBatch packets of the current section, as
+  // AddPacket of those packets would have (the events get the section's
+  // pid here). `events` is left as it was, for the caller to reuse.
+  void AddDecodedEvents(const DecodedEvents& events);
   // Resolves the ids of the file's events; call after its last packet.
   void EndFile();
   // Appends what `part` built from the files that follow this builder's
@@ -44,11 +50,12 @@ class FeedprofTimelineBuilder {
   // platform taken from the first file that described one. Empties `part`'s
   // timeline. This is how a session read in parallel is put together.
   void AppendFile(FeedprofTimelineBuilder& part);
-  // Sorts every event vector by time, as Finish does first. A part's
-  // builder calls it on its worker thread after EndFile: the timeline it is
-  // appended to then holds sorted runs, which Finish merges (log2 of the
-  // files' count passes) instead of sorting everything again.
-  void SortEvents();
+  // Sorts every event vector by time, as Finish does first, the vectors
+  // side by side on up to `threads` threads. A part's builder calls it on
+  // its worker thread after EndFile: the timeline it is appended to then
+  // holds sorted runs, which Finish merges (log2 of the files' count
+  // passes) instead of sorting everything again.
+  void SortEvents(size_t threads = 1);
   // Sorts every event vector by time and sets the availability flags.
   void Finish();
 
@@ -62,9 +69,9 @@ class FeedprofTimelineBuilder {
     bool has_packets = false;
     size_t process_index = 0;
     bool has_footer = false;
-    TimeNs first_ts = 0;
-    TimeNs last_ts = 0;
-    bool has_events = false;
+    // The span of its events, and those skipped because their times lie
+    // outside [0, common::kMaxAbsTimeNs].
+    EventTimes times;
     // Where this section's events begin in the timeline's vectors.
     size_t api_calls_begin = 0;
     size_t gpu_ops_begin = 0;
@@ -90,9 +97,6 @@ class FeedprofTimelineBuilder {
     // The section's last DropCounts packet; zeros when it has none.
     DropCounts drops;
     uint64_t unknown_string_refs = 0;
-    // Events skipped because their times lie outside
-    // [0, common::kMaxAbsTimeNs].
-    uint64_t times_out_of_range = 0;
   };
 
   void StartSection();
@@ -101,6 +105,9 @@ class FeedprofTimelineBuilder {
   void AddStrings(const trace::InternedStrings& strings);
   void AddCallSites(const trace::CallSites& call_sites);
   void AddEvents(const trace::EventBatch& batch);
+  // Names the copies and memsets from `first_op` on (their kind's name,
+  // interned here on first use).
+  void NameCopiesAndMemsets(size_t first_op);
   void AddHostSamples(const trace::HostSampleBatch& batch);
   void AddCounters(const trace::CounterBatch& batch);
   void AddDrops(const trace::DropCounts& drops);

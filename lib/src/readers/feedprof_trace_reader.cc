@@ -4,10 +4,12 @@
 // (FeedprofTimelineBuilder::AppendFile), and turns "nothing readable" into
 // one error that says, file by file, what was wrong. One thread reads the
 // same way, file after file; the timeline is the same for any thread count.
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <string>
 #include <system_error>
+#include <thread>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -16,13 +18,19 @@
 #include "common/in_order_parallel_reads.h"
 #include "common/read_progress.h"
 #include "feedprof/trace_reader.h"
+#include "readers/feedprof_read_options.h"
 #include "readers/feedprof_timeline_builder.h"
 #include "readers/packet_stream.h"
+#include "readers/parallel_packet_reader.h"
 #include "readers/timeline_append.h"
 #include "readers/trace_files.h"
 
 namespace feedprof {
 namespace {
+
+// Files from this size on reserve their event vectors once their first
+// sixteenth is read.
+constexpr uint64_t kReserveFromFileBytes = uint64_t{64} << 20;
 
 // One file read on a worker.
 struct FileRead {
@@ -35,7 +43,25 @@ struct FileRead {
   std::string unreadable;   // why nothing of it was read; empty when read
 };
 
-FileRead ReadOneFile(const std::string& file, common::ReadProgress* progress) {
+// Packet worker threads for a file of `file_bytes` when `readers` files
+// are read side by side; 0: read packet by packet.
+size_t PacketWorkers(const readers::FeedprofReadOptions& options,
+                     uint64_t file_bytes, unsigned readers) {
+  if (options.packet_worker_threads == 0 ||
+      file_bytes < options.parallel_from_file_bytes) {
+    return 0;
+  }
+  if (options.packet_worker_threads > 0) {
+    return static_cast<size_t>(options.packet_worker_threads);
+  }
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  return std::min(readers::kMaxPacketWorkerThreads,
+                  std::max(1u, cores / std::max(1u, readers)) - 1);
+}
+
+FileRead ReadOneFile(const std::string& file, common::ReadProgress* progress,
+                     const readers::FeedprofReadOptions& options,
+                     unsigned readers) {
   FileRead read;
   std::error_code ignored;
   const uintmax_t size = std::filesystem::file_size(file, ignored);
@@ -52,13 +78,36 @@ FileRead ReadOneFile(const std::string& file, common::ReadProgress* progress) {
   readers::PacketStreamReader& packets = **stream;
   Timeline& timeline = *read.timeline;
   read.builder->BeginFile(file);
-  while (const trace::Packet* packet = packets.Next()) {
-    read.builder->AddPacket(*packet);
-    part.Update(packets.bytes_consumed());
+  // Once a sixteenth of a large file is read, its event vectors get room
+  // for the rest at the same events per byte: growing them by doubling
+  // instead would copy them several times and touch about twice the
+  // memory they end up holding.
+  uint64_t reserve_at =
+      read.bytes >= kReserveFromFileBytes ? read.bytes / 16 : UINT64_MAX;
+  auto on_progress = [&](uint64_t bytes_read) {
+    part.Update(bytes_read);
+    if (bytes_read >= reserve_at) {
+      readers::ReserveForTheRest(&timeline, bytes_read, read.bytes);
+      reserve_at = UINT64_MAX;
+    }
+  };
+  const size_t workers = PacketWorkers(options, read.bytes, readers);
+  if (workers > 0) {
+    readers::ParallelPacketOptions parallel;
+    parallel.worker_threads = workers;
+    parallel.batch_bytes = options.batch_bytes;
+    readers::ReadPacketsInParallel(packets, *read.builder, parallel,
+                                   on_progress);
+  } else {
+    while (const trace::Packet* packet = packets.Next()) {
+      read.builder->AddPacket(*packet);
+      on_progress(packets.bytes_consumed());
+    }
   }
   read.builder->EndFile();
   // Sorted here, on the worker: the merged session then only merges runs.
-  read.builder->SortEvents();
+  // The threads that decoded the packets sort vectors beside it.
+  read.builder->SortEvents(workers + 1);
   read.packets = packets.packets_read();
 
   if (packets.packets_read() == 0) {
@@ -80,6 +129,14 @@ FileRead ReadOneFile(const std::string& file, common::ReadProgress* progress) {
 }  // namespace
 
 absl::StatusOr<Timeline> ReadFeedprofTrace(const std::string& path) {
+  return readers::ReadFeedprofTraceWithOptions(path,
+                                               readers::FeedprofReadOptions());
+}
+
+namespace readers {
+
+absl::StatusOr<Timeline> ReadFeedprofTraceWithOptions(
+    const std::string& path, const FeedprofReadOptions& options) {
   absl::StatusOr<std::vector<std::string>> files =
       readers::ListTraceFiles(path);
   if (!files.ok()) return files.status();
@@ -101,9 +158,12 @@ absl::StatusOr<Timeline> ReadFeedprofTrace(const std::string& path) {
   uint64_t bytes_appended = 0;
   absl::Status single_file_error;
   std::vector<std::string> unreadable;
+  const unsigned threads = common::ReadThreadCount(files->size());
   common::ReadInParallelMergeInOrder<FileRead>(
-      files->size(), common::ReadThreadCount(files->size()),
-      [&](size_t i) { return ReadOneFile((*files)[i], &progress); },
+      files->size(), threads,
+      [&](size_t i) {
+        return ReadOneFile((*files)[i], &progress, options, threads);
+      },
       [&](size_t, FileRead&& read) {
         if (!read.open_error.ok()) single_file_error = read.open_error;
         if (!read.unreadable.empty()) {
@@ -126,4 +186,5 @@ absl::StatusOr<Timeline> ReadFeedprofTrace(const std::string& path) {
   return timeline;
 }
 
+}  // namespace readers
 }  // namespace feedprof

@@ -59,9 +59,32 @@ trace::Packet* PacketStreamReader::NewPacket() {
   return google::protobuf::Arena::CreateMessage<trace::Packet>(&arena_);
 }
 
-const trace::Packet* PacketStreamReader::Next() {
-  if (end_ != StreamEnd::kNotYet) return nullptr;
-  if (consumed_ >= file_size()) return Stop(StreamEnd::kClean);
+bool ParsePacketBytes(std::string_view bytes, trace::Packet* packet,
+                      std::string* scratch, bool* repaired) {
+  *repaired = false;
+  if (packet->ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return true;
+  }
+  const int fixed =
+      RepairStringFields(*trace::Packet::descriptor(), bytes, scratch);
+  if (fixed <= 0 || !packet->ParseFromString(*scratch)) return false;
+  *repaired = true;
+  return true;
+}
+
+std::string UnparsablePacketMessage(uint64_t length) {
+  return absl::StrFormat(
+      "a packet of %d bytes does not parse as a feedprof "
+      "Packet",
+      length);
+}
+
+bool PacketStreamReader::NextRaw(std::string* bytes, RawPacket* packet) {
+  if (end_ != StreamEnd::kNotYet) return false;
+  if (consumed_ >= file_size()) {
+    Stop(StreamEnd::kClean);
+    return false;
+  }
   const uint64_t remaining = file_size() - consumed_;
 
   uint64_t length = 0;
@@ -72,50 +95,71 @@ const trace::Packet* PacketStreamReader::Next() {
     // buffered bytes back to the file stream.
     google::protobuf::io::CodedInputStream in(&file_stream_);
     uint8_t tag = 0;
-    if (!in.ReadRaw(&tag, 1)) return Stop(StreamEnd::kTruncated);
+    if (!in.ReadRaw(&tag, 1)) {
+      Stop(StreamEnd::kTruncated);
+      return false;
+    }
     if (tag != kPacketTag) {
-      return Stop(
-          StreamEnd::kCorrupt,
-          absl::StrFormat("expected the packet tag 0x0a, found 0x%02x", tag));
+      Stop(StreamEnd::kCorrupt,
+           absl::StrFormat("expected the packet tag 0x0a, found 0x%02x", tag));
+      return false;
     }
     if (!in.ReadVarint64(&length)) {
       if (remaining - 1 < kMaxVarint64Bytes) {
-        return Stop(StreamEnd::kTruncated);
+        Stop(StreamEnd::kTruncated);
+      } else {
+        Stop(StreamEnd::kCorrupt, "the packet length is not a varint");
       }
-      return Stop(StreamEnd::kCorrupt, "the packet length is not a varint");
+      return false;
     }
     framing_bytes = static_cast<uint64_t>(in.CurrentPosition());
     if (length > kMaxPacketBytes) {
-      return Stop(StreamEnd::kCorrupt,
-                  absl::StrFormat("declared packet length %d bytes is larger "
-                                  "than any packet feedprof writes",
-                                  length));
+      Stop(StreamEnd::kCorrupt,
+           absl::StrFormat("declared packet length %d bytes is larger than "
+                           "any packet feedprof writes",
+                           length));
+      return false;
     }
     // Checked before buffering anything, so a damaged length never turns
     // into an allocation.
     if (length > remaining - framing_bytes) {
-      return Stop(StreamEnd::kTruncated);
+      Stop(StreamEnd::kTruncated);
+      return false;
     }
-    if (!in.ReadString(&packet_bytes_, static_cast<int>(length))) {
-      return Stop(StreamEnd::kTruncated);  // the file shrank while reading
+    const size_t old_size = bytes->size();
+    bytes->resize(old_size + length);
+    if (!in.ReadRaw(bytes->data() + old_size, static_cast<int>(length))) {
+      bytes->resize(old_size);
+      Stop(StreamEnd::kTruncated);  // the file shrank while reading
+      return false;
     }
   }
-
-  trace::Packet* packet = NewPacket();
-  if (!packet->ParseFromString(packet_bytes_)) {
-    const int repaired = RepairStringFields(*trace::Packet::descriptor(),
-                                            packet_bytes_, &repaired_bytes_);
-    if (repaired <= 0 || !packet->ParseFromString(repaired_bytes_)) {
-      return Stop(StreamEnd::kCorrupt,
-                  absl::StrFormat("a packet of %d bytes does not parse as a "
-                                  "feedprof Packet",
-                                  length));
-    }
-    ++repaired_packets_;
-  }
+  packet->offset = consumed_;
+  packet->index = packets_read_;
+  packet->length = length;
   packet_offset_ = consumed_;
   consumed_ += framing_bytes + length;
   ++packets_read_;
+  return true;
+}
+
+void PacketStreamReader::EndCorruptAt(const RawPacket& packet) {
+  consumed_ = packet.offset;
+  packets_read_ = packet.index;
+  Stop(StreamEnd::kCorrupt, UnparsablePacketMessage(packet.length));
+}
+
+const trace::Packet* PacketStreamReader::Next() {
+  packet_bytes_.clear();
+  RawPacket raw;
+  if (!NextRaw(&packet_bytes_, &raw)) return nullptr;
+  trace::Packet* packet = NewPacket();
+  bool repaired = false;
+  if (!ParsePacketBytes(packet_bytes_, packet, &repaired_bytes_, &repaired)) {
+    EndCorruptAt(raw);
+    return nullptr;
+  }
+  if (repaired) ++repaired_packets_;
   return packet;
 }
 

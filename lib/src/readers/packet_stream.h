@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "absl/status/statusor.h"
 #include "common/input_file.h"
@@ -37,6 +38,23 @@ enum class StreamEnd {
   kCorrupt,    // a packet's framing or contents are invalid
 };
 
+// Where a packet that PacketStreamReader::NextRaw framed lies in its file.
+struct RawPacket {
+  uint64_t offset = 0;  // of its tag byte
+  uint64_t index = 0;   // packets before it
+  uint64_t length = 0;  // its Packet bytes, without the tag and length
+};
+
+// Parses `bytes` as one Packet into `*packet`, as PacketStreamReader::Next
+// does: where that fails because string fields hold invalid UTF-8, those
+// are repaired (U+FFFD, `*repaired` set) and it is parsed again. False when
+// the bytes are no Packet. `scratch` is reused for the repaired bytes.
+bool ParsePacketBytes(std::string_view bytes, trace::Packet* packet,
+                      std::string* scratch, bool* repaired);
+
+// What Next says of a packet that does not parse.
+std::string UnparsablePacketMessage(uint64_t length);
+
 class PacketStreamReader {
  public:
   // Opens `path` for reading. Errors name the file: it does not exist, is a
@@ -51,6 +69,18 @@ class PacketStreamReader {
   // The next whole packet, or nullptr where the readable part ends (then
   // `end()` says why). The packet stays valid until the next call.
   const trace::Packet* Next();
+
+  // Framing only, for a reader that parses packets elsewhere
+  // (parallel_packet_reader.h): appends the next whole packet's bytes to
+  // `*bytes`, says where it lies, and counts it as read; false where the
+  // readable part ends (then `end()` says why). Parse the bytes with
+  // ParsePacketBytes; one that fails ends the stream (EndCorruptAt).
+  bool NextRaw(std::string* bytes, RawPacket* packet);
+  // Ends the stream at `packet`, which does not parse, as Next would have:
+  // it and every packet after it no longer count as read.
+  void EndCorruptAt(const RawPacket& packet);
+  // Counts a packet that ParsePacketBytes repaired.
+  void CountRepaired() { ++repaired_packets_; }
 
   StreamEnd end() const { return end_; }
   const std::string& path() const { return file_.path(); }
