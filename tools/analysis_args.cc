@@ -8,6 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/numbers.h"
+#include "feedprof/analysis_progress.h"
 #include "feedprof/report.h"
 #include "feedprof/trace_loader.h"
 #include "tools/command_line.h"
@@ -199,12 +200,22 @@ std::optional<Timeline> LoadForCommand(const char* command,
   return std::nullopt;
 }
 
+absl::StatusOr<Report> AnalyzeShowingProgress(const Timeline& timeline,
+                                              const AnalysisOptions& options,
+                                              const std::string& path) {
+  AnalysisProgressLine progress(path);
+  AnalysisOptions with_progress = options;
+  with_progress.on_phase = progress.Reporter();
+  return Analyze(timeline, with_progress);
+}
+
 std::optional<Report> LoadAndAnalyze(const char* command,
                                      const std::string& path,
                                      const AnalysisOptions& options) {
   std::optional<Timeline> timeline = LoadForCommand(command, path);
   if (!timeline) return std::nullopt;
-  absl::StatusOr<Report> report = Analyze(*timeline, options);
+  absl::StatusOr<Report> report =
+      AnalyzeShowingProgress(*timeline, options, path);
   if (!report.ok()) {
     std::fprintf(stderr, "feedprof %s: cannot analyse %s: %s\n", command,
                  path.c_str(), std::string(report.status().message()).c_str());

@@ -54,9 +54,16 @@ AnalysisOptions ToAnalysisOptions(const AnalysisArgs& args);
 std::optional<Timeline> LoadForCommand(const char* command,
                                        const std::string& path);
 
-// Loads `path` and analyses it. On failure prints one line naming the file
-// and the problem, prefixed "feedprof COMMAND: ", and returns nullopt.
-// Reader and analysis warnings go to stderr too.
+// Analyze with the analysis progress line on the terminal
+// (feedprof/analysis_progress.h), erased before it returns; `path` names
+// the input in the line.
+absl::StatusOr<Report> AnalyzeShowingProgress(const Timeline& timeline,
+                                              const AnalysisOptions& options,
+                                              const std::string& path);
+
+// Loads `path` and analyses it (with the progress line). On failure prints one
+// line naming the file and the problem, prefixed "feedprof COMMAND: ", and
+// returns nullopt. Reader and analysis warnings go to stderr too.
 std::optional<Report> LoadAndAnalyze(const char* command,
                                      const std::string& path,
                                      const AnalysisOptions& options);

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "absl/strings/numbers.h"
+#include "feedprof/analysis_progress.h"
 #include "feedprof/compare.h"
 #include "feedprof/diff_report.h"
 #include "tools/analysis_args.h"
@@ -36,7 +37,14 @@ std::optional<AnalyzedRun> AnalyzeSide(const std::string& path,
                                        const CompareOptions& options) {
   std::optional<Timeline> timeline = LoadForCommand("diff", path);
   if (!timeline) return std::nullopt;
-  absl::StatusOr<AnalyzedRun> run = AnalyzeForComparison(*timeline, options);
+  absl::StatusOr<AnalyzedRun> run;
+  {
+    // Erased before any message below.
+    AnalysisProgressLine progress(path);
+    CompareOptions with_progress = options;
+    with_progress.analysis.on_phase = progress.Reporter();
+    run = AnalyzeForComparison(*timeline, with_progress);
+  }
   if (!run.ok()) {
     std::fprintf(stderr, "feedprof diff: cannot analyse %s: %s\n", path.c_str(),
                  std::string(run.status().message()).c_str());

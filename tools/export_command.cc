@@ -57,7 +57,8 @@ int Run(const ExportArgs& args) {
     return Fail("cannot export " + args.path + ": " +
                 std::string(window.status().message()));
   }
-  absl::StatusOr<Report> report = Analyze(*timeline, *window);
+  absl::StatusOr<Report> report =
+      AnalyzeShowingProgress(*timeline, *window, args.path);
   if (!report.ok()) {
     return Fail("cannot export " + args.path + ": " +
                 std::string(report.status().message()));

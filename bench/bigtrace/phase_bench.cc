@@ -5,18 +5,28 @@
 // in the order the command does: LoadTrace (read, parse, build and sort the
 // timeline), Analyze without and with the what-if replay, and the JSON
 // report; each phase's wall and CPU time (the CPU time shows how much of a
-// phase ran on more than one core), and peak RSS after loading.
+// phase ran on more than one core), the wall time of each of Analyze's
+// own phases (AnalysisOptions::on_phase) with the resident memory each
+// began with, and peak RSS after loading and after each analysis (the last
+// peak less the resident memory the what-if replay began with is the
+// replay's peak).
 //
-//   phase_bench TRACE [--runs N] [--load-only]
+//   phase_bench TRACE [--runs N] [--load-only] [--available-memory BYTES]
 //
 // --load-only stops after loading, to profile the readers alone (e.g. under
-// `perf record`).
+// `perf record`). --available-memory gives the replay's memory guard that
+// figure instead of the machine's (docs/what-if.md), to see the replay on
+// fewer threads, or skipped.
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <functional>
+#include <optional>
 #include <string>
 
 #include "feedprof/analysis.h"
@@ -29,6 +39,19 @@ double CpuSeconds() {
   timespec t{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
   return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+// Resident memory now (/proc/self/statm), 0 when unreadable.
+double RssMiB() {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return 0;
+  unsigned long long size = 0, resident = 0;
+  const int read = std::fscanf(f, "%llu %llu", &size, &resident);
+  std::fclose(f);
+  return read == 2 ? static_cast<double>(resident) *
+                         static_cast<double>(sysconf(_SC_PAGESIZE)) /
+                         (1024.0 * 1024.0)
+                   : 0.0;
 }
 
 double PeakRssMiB() {
@@ -51,22 +74,57 @@ void Timed(const char* name, Phase phase) {
               cpu, wall > 0 ? cpu / wall : 0.0);
 }
 
+// Prints the wall time of each Analyze phase as the next one begins (and
+// of the last one when destroyed), with the resident memory it began with
+// (the peak minus that is the most the phase added).
+class AnalyzePhaseTimes {
+ public:
+  ~AnalyzePhaseTimes() { EndPhase(); }
+  std::function<void(feedprof::AnalysisPhase, uint64_t)> Reporter() {
+    return [this](feedprof::AnalysisPhase phase, uint64_t) {
+      EndPhase();
+      phase_ = feedprof::AnalysisPhaseName(phase);
+      start_rss_mib_ = RssMiB();
+      start_ = std::chrono::steady_clock::now();
+    };
+  }
+
+ private:
+  void EndPhase() {
+    if (phase_ == nullptr) return;
+    std::printf(
+        "    %-20s %8.3f s wall, RSS at start %8.1f MiB\n", phase_,
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_)
+            .count(),
+        start_rss_mib_);
+    phase_ = nullptr;
+  }
+  const char* phase_ = nullptr;
+  double start_rss_mib_ = 0;
+  std::chrono::steady_clock::time_point start_;
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: phase_bench TRACE [--runs N] [--load-only]\n");
+    std::fprintf(stderr,
+                 "usage: phase_bench TRACE [--runs N] [--load-only] "
+                 "[--available-memory BYTES]\n");
     return 2;
   }
   const std::string path = argv[1];
   int runs = 1;
   bool load_only = false;
+  std::optional<uint64_t> available_memory;
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--runs" && i + 1 < argc) {
       runs = std::atoi(argv[++i]);
     } else if (arg == "--load-only") {
       load_only = true;
+    } else if (arg == "--available-memory" && i + 1 < argc) {
+      available_memory = std::strtoull(argv[++i], nullptr, 10);
     } else {
       std::fprintf(stderr, "phase_bench: unknown option %s\n", arg.c_str());
       return 2;
@@ -85,11 +143,21 @@ int main(int argc, char** argv) {
     if (load_only) continue;
     feedprof::AnalysisOptions options;
     options.what_if.enabled = false;
+    options.what_if.available_memory_bytes = available_memory;
     absl::StatusOr<feedprof::Report> report;
-    Timed("analyze --no-what-if",
-          [&] { report = feedprof::Analyze(*timeline, options); });
+    Timed("analyze --no-what-if", [&] {
+      AnalyzePhaseTimes phases;
+      options.on_phase = phases.Reporter();
+      report = feedprof::Analyze(*timeline, options);
+    });
+    std::printf("  peak RSS, no what-if  %8.1f MiB\n", PeakRssMiB());
     options.what_if.enabled = true;
-    Timed("analyze", [&] { report = feedprof::Analyze(*timeline, options); });
+    Timed("analyze", [&] {
+      AnalyzePhaseTimes phases;
+      options.on_phase = phases.Reporter();
+      report = feedprof::Analyze(*timeline, options);
+    });
+    options.on_phase = nullptr;
     if (!report.ok()) {
       std::fprintf(stderr, "phase_bench: %s\n",
                    std::string(report.status().message()).c_str());
@@ -101,6 +169,10 @@ int main(int argc, char** argv) {
     std::printf("  events %llu, JSON %zu bytes, peak RSS %.1f MiB\n",
                 static_cast<unsigned long long>(report->events), json_bytes,
                 PeakRssMiB());
+    std::printf("  what-if: %s\n",
+                report->what_if.available
+                    ? "available"
+                    : report->what_if.unavailable_reason.c_str());
   }
   return 0;
 }

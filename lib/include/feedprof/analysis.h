@@ -38,7 +38,23 @@ struct WhatIfOptions {
   // remove_sync: the host-blocking sync point groups replayed, longest
   // blocked first.
   size_t max_sync_groups = 5;
+  // The memory the replay may use, in bytes; unset: what this machine has
+  // available now (MemAvailable, and the room left under the cgroup memory
+  // limit when there is one). A replay whose estimated peak does not fit
+  // (docs/what-if.md) is not run; the what-if says so.
+  std::optional<uint64_t> available_memory_bytes;
 };
+
+// The phases of Analyze, in the order it enters them, for a progress
+// display (AnalysisOptions::on_phase).
+enum class AnalysisPhase : uint8_t {
+  kPreparing,     // the timeline's views per device and per thread
+  kStepsAndGaps,  // steps, busy time, idle gaps and their causes, launches,
+                  // syncs, copies, host, ranks, the verdict
+  kWhatIf,        // the what-if replay
+};
+// "preparing", "steps and gaps", "what-if replay".
+const char* AnalysisPhaseName(AnalysisPhase phase);
 
 // What to analyse. Times in `from`/`to` are relative to the trace start
 // (the earliest GPU op, API call or host range of the selected processes).
@@ -51,6 +67,13 @@ struct AnalysisOptions {
   // recording began). Excluded by default, as TraceLens does.
   bool include_pre_window = false;
   WhatIfOptions what_if;
+  // Called when Analyze enters a phase, with the number of events of the
+  // timeline (Report::events): kPreparing first, kStepsAndGaps once the
+  // timeline is prepared, kWhatIf when the what-if is enabled and the window
+  // has GPU activity. Called on the thread that called Analyze, never from two
+  // threads at once; unset: nothing is called. feedprof/analysis_progress.h
+  // shows it on the terminal.
+  std::function<void(AnalysisPhase phase, uint64_t events)> on_phase;
 };
 
 // Gap histogram buckets: ≤10 µs, ≤100 µs, ≤1 ms, ≤10 ms, >10 ms.

@@ -101,9 +101,26 @@ std::vector<RankReport> ComputeRanks(const Timeline& tl, const Report& report) {
 
 }  // namespace
 
+const char* AnalysisPhaseName(AnalysisPhase phase) {
+  switch (phase) {
+    case AnalysisPhase::kPreparing:
+      return "preparing";
+    case AnalysisPhase::kStepsAndGaps:
+      return "steps and gaps";
+    case AnalysisPhase::kWhatIf:
+      return "what-if replay";
+  }
+  return "analysing";
+}
+
 absl::StatusOr<Report> Analyze(const Timeline& timeline,
                                const AnalysisOptions& options) {
   using namespace analysis;  // NOLINT(build/namespaces): internal passes
+  const uint64_t events = PreparedTimeline::CountEvents(timeline);
+  const auto enter = [&options, events](AnalysisPhase phase) {
+    if (options.on_phase) options.on_phase(phase, events);
+  };
+  enter(AnalysisPhase::kPreparing);
   absl::StatusOr<PreparedTimeline> built =
       PreparedTimeline::Build(timeline, options);
   if (!built.ok()) return built.status();
@@ -119,6 +136,7 @@ absl::StatusOr<Report> Analyze(const Timeline& timeline,
   report.warnings = timeline.warnings;
   report.events = prepared.event_count();
 
+  enter(AnalysisPhase::kStepsAndGaps);
   std::vector<DeviceBusy> busy;
   busy.reserve(prepared.devices().size());
   for (const DeviceView& d : prepared.devices()) {
@@ -203,6 +221,9 @@ absl::StatusOr<Report> Analyze(const Timeline& timeline,
   report.verdict = ComputeVerdict(report, signals);
   AddPlatformEvidence(report, signals, platform, &report.verdict);
   // The replay needs the finished metrics; the next steps need its prices.
+  if (options.what_if.enabled && report.has_gpu_activity) {
+    enter(AnalysisPhase::kWhatIf);
+  }
   report.what_if = replay::ComputeWhatIf(prepared, report, options.what_if);
   replay::PriceNextSteps(NextStepsFor(report, signals), report.what_if,
                          &report.verdict);

@@ -51,6 +51,14 @@ bool PreferredLauncher(const ApiCall& a, const ApiCall& b) {
 
 }  // namespace
 
+uint64_t PreparedTimeline::CountEvents(const Timeline& timeline) {
+  return timeline.gpu_ops.size() + timeline.api_calls.size() +
+         timeline.syncs.size() + timeline.ranges.size() +
+         timeline.marks.size() + timeline.thread_samples.size() +
+         timeline.process_samples.size() + timeline.system_samples.size() +
+         timeline.counters.size();
+}
+
 absl::StatusOr<PreparedTimeline> PreparedTimeline::Build(
     const Timeline& timeline, const AnalysisOptions& options,
     const std::vector<int32_t>& pids) {
@@ -144,11 +152,7 @@ absl::StatusOr<PreparedTimeline> PreparedTimeline::Build(
         last - first, " ns. Pass --from below --to."));
   }
 
-  p.events_ = timeline.gpu_ops.size() + timeline.api_calls.size() +
-              timeline.syncs.size() + timeline.ranges.size() +
-              timeline.marks.size() + timeline.thread_samples.size() +
-              timeline.process_samples.size() + timeline.system_samples.size() +
-              timeline.counters.size();
+  p.events_ = CountEvents(timeline);
   p.ClassifyNames();
   const bool exclude = !options.include_pre_window &&
                        timeline.available.correlation &&

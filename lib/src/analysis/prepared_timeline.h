@@ -100,7 +100,11 @@ class PreparedTimeline {
   // Start of the first GPU op of a process (steady-state boundary).
   TimeNs FirstGpuStart(int32_t pid) const;
 
+  // Every event of the timeline (CountEvents), whatever the window.
   uint64_t event_count() const { return events_; }
+  // The events of `timeline` the analysis counts (Report::events): GPU
+  // ops, API calls, syncs, ranges, marks, samples and counters.
+  static uint64_t CountEvents(const Timeline& timeline);
 
  private:
   PreparedTimeline() = default;

@@ -22,7 +22,10 @@ absl::StatusOr<AnalysisOptions> WindowOfSteps(const Timeline& timeline,
         "steps ", first, ":", last,
         " are no range: steps count from 1 and the first comes first"));
   }
-  absl::StatusOr<Report> whole = Analyze(timeline, options);
+  // Only the steps are needed: the what-if replay is left out.
+  AnalysisOptions steps_only = options;
+  steps_only.what_if.enabled = false;
+  absl::StatusOr<Report> whole = Analyze(timeline, steps_only);
   if (!whole.ok()) return whole.status();
   const std::vector<StepInfo>& steps = whole->steps.steps;
   if (!whole->steps.available || steps.empty()) {

@@ -1,43 +1,20 @@
 #include "common/read_progress.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <utility>
 
-#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
 namespace feedprof::common {
 namespace {
 
-constexpr auto kQuietPeriod = std::chrono::seconds(1);
-constexpr auto kRefreshPeriod = std::chrono::milliseconds(250);
-constexpr char kClearLine[] = "\r\033[K";
-
 thread_local ReadProgress* current_parent = nullptr;
 
-// "2 s", "3 min 20 s", "1 h 05 min": whole seconds, rounded up so that the
-// line never promises less than is left.
+// The time left in whole seconds, rounded up so that the line never
+// promises less than is left.
 std::string FormatTimeLeft(double seconds) {
-  const auto whole = static_cast<uint64_t>(std::ceil(seconds));
-  if (whole < 60) return absl::StrFormat("%d s", whole);
-  if (whole < 3600) {
-    return absl::StrFormat("%d min %d s", whole / 60, whole % 60);
-  }
-  return absl::StrFormat("%d h %02d min", whole / 3600, whole % 3600 / 60);
-}
-
-ReadProgress::Output DefaultOutput() {
-  ReadProgress::Output out;
-  out.write = [](std::string_view text) {
-    std::fwrite(text.data(), 1, text.size(), stderr);
-    std::fflush(stderr);
-  };
-  out.now = [] { return ReadProgress::Clock::now(); };
-  return out;
+  return FormatProgressSeconds(static_cast<uint64_t>(std::ceil(seconds)));
 }
 
 }  // namespace
@@ -78,7 +55,6 @@ ReadProgress::ReadProgress(std::string what, uint64_t total_bytes,
     : root_(this),
       what_(std::move(what)),
       total_bytes_(total_bytes),
-      output_(std::move(output)),
       enabled_(false) {
   if (current_parent != nullptr) {
     // One file of a directory read on a worker: count into its line.
@@ -86,11 +62,8 @@ ReadProgress::ReadProgress(std::string what, uint64_t total_bytes,
     enabled_ = root_->enabled_;
     return;
   }
-  Output defaults = DefaultOutput();
-  if (!output_.write) output_.write = std::move(defaults.write);
-  if (!output_.now) output_.now = std::move(defaults.now);
-  enabled_ = total_bytes > 0 && (output_.force || ::isatty(STDERR_FILENO) == 1);
-  start_ = output_.now();
+  line_.emplace(std::move(output), total_bytes > 0);
+  enabled_ = line_->enabled();
 }
 
 ReadProgress::ReadProgress(ReadProgress* parent, uint64_t total_bytes)
@@ -99,12 +72,10 @@ ReadProgress::ReadProgress(ReadProgress* parent, uint64_t total_bytes)
       enabled_(parent->root_->enabled_) {}
 
 ReadProgress::~ReadProgress() {
-  if (root_ != this) {
-    if (enabled_ && published_ < total_bytes_) Publish(total_bytes_);
-    return;
+  // A root's line is erased by its ProgressLine.
+  if (root_ != this && enabled_ && published_ < total_bytes_) {
+    Publish(total_bytes_);
   }
-  std::lock_guard<std::mutex> lock(show_mutex_);
-  if (shown_) output_.write(kClearLine);
 }
 
 void ReadProgress::Publish(uint64_t bytes_done) {
@@ -120,17 +91,11 @@ void ReadProgress::Report(uint64_t bytes_done) {
 }
 
 void ReadProgress::ShowIfDue() {
-  std::unique_lock<std::mutex> lock(show_mutex_, std::try_to_lock);
-  if (!lock.owns_lock()) return;  // another reader thread is showing it
-  const Clock::time_point now = output_.now();
-  if (now - start_ < kQuietPeriod) return;
-  if (shown_ && now - last_shown_ < kRefreshPeriod) return;
-  shown_ = true;
-  last_shown_ = now;
-  output_.write(absl::StrCat(
-      kClearLine,
-      FormatReadProgressLine(what_, bytes_done_.load(std::memory_order_relaxed),
-                             total_bytes_, now - start_)));
+  line_->ShowIfDue([this](Clock::duration elapsed) {
+    return FormatReadProgressLine(what_,
+                                  bytes_done_.load(std::memory_order_relaxed),
+                                  total_bytes_, elapsed);
+  });
 }
 
 ReadProgress::ScopedParent::ScopedParent(ReadProgress* parent)

@@ -8,7 +8,8 @@
 //   feedprof: reading DIR: 42% of 812.0 MiB, 310 MB/s, 2 s left
 //
 // (the share read, the whole input's size, the rate since the read began and
-// the time the rest takes at that rate).
+// the time the rest takes at that rate). The terminal rules are
+// ProgressLine's (progress_line.h).
 //
 // A directory read in parallel shows one line for all its files. The
 // directory's ReadProgress is the root; each file's reader, on its worker
@@ -24,10 +25,11 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <functional>
-#include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
+
+#include "common/progress_line.h"
 
 namespace feedprof::common {
 
@@ -41,16 +43,9 @@ std::string FormatReadProgressLine(std::string_view what, uint64_t bytes_done,
 
 class ReadProgress {
  public:
-  using Clock = std::chrono::steady_clock;
-
-  // Where the line goes and what time it is. Tests pass their own; the
-  // defaults write to stderr, read steady_clock and show the line only when
-  // stderr is a terminal.
-  struct Output {
-    std::function<void(std::string_view)> write;
-    std::function<Clock::time_point()> now;
-    bool force = false;  // show the line whether or not stderr is a terminal
-  };
+  using Clock = ProgressLine::Clock;
+  // Where the line goes and what time it is (see ProgressLine::Output).
+  using Output = ProgressLine::Output;
 
   // `what` names the input in the line; `total_bytes` is its size. Made on
   // a thread inside a ScopedParent, this is a part of that parent instead.
@@ -96,18 +91,13 @@ class ReadProgress {
   ReadProgress* root_;  // `this` for a root
   std::string what_;
   uint64_t total_bytes_;
-  Output output_;  // root only
   bool enabled_;
   uint64_t calls_ = 0;
   uint64_t published_ = 0;  // of this object's bytes, added to the root
   // Root only. The bytes every part (and the root itself) published.
   std::atomic<uint64_t> bytes_done_{0};
-  // Root only. Taken (try_lock) by whichever reader thread finds the line
-  // due, and by the root's destructor; guards the fields below.
-  std::mutex show_mutex_;
-  bool shown_ = false;
-  Clock::time_point start_;
-  Clock::time_point last_shown_;
+  // Root only: the line on the terminal, erased when the root is destroyed.
+  std::optional<ProgressLine> line_;
 };
 
 }  // namespace feedprof::common

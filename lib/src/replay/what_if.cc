@@ -19,7 +19,9 @@
 #include "analysis/quantile.h"
 #include "analysis/units.h"
 #include "common/parallel_for.h"
+#include "platform/available_memory.h"
 #include "replay/replay_engine.h"
+#include "replay/replay_memory.h"
 #include "replay/replay_model.h"
 #include "replay/scenarios.h"
 
@@ -44,6 +46,13 @@ constexpr TimeNs kDefaultAsyncCallNs = 5'000;
 // Below this many calls and GPU operations in the models, the scenarios
 // replay on the calling thread: starting threads would cost more.
 constexpr uint64_t kParallelReplayMinEvents = 100'000;
+// The scenarios replayed besides one per sync group: input_ready,
+// cheaper_launches, pin_copies, faster_gpu (as ComputeWhatIf lists them).
+constexpr size_t kScenariosBesideSyncGroups = 4;
+// A replay estimated below this peak runs without reading the machine's
+// memory figures (small traces, the fuzzers: every Analyze would read
+// procfs and the cgroup tree for nothing).
+constexpr uint64_t kAskTheMachineFromBytes = uint64_t{64} << 20;
 
 struct Figures {
   TimeNs median = 0;
@@ -253,6 +262,37 @@ WhatIfScenario Scenario(std::string id, std::string title,
   return s;
 }
 
+// The memory the replay may use: the options' figure, else what this
+// machine has available now when a replay of `peak_bytes` is worth asking
+// about; nullopt when neither is known (or not asked).
+std::optional<platform::AvailableMemory> MemoryForTheReplay(
+    const WhatIfOptions& options, uint64_t peak_bytes) {
+  if (options.available_memory_bytes) {
+    return platform::AvailableMemory{*options.available_memory_bytes, ""};
+  }
+  if (peak_bytes < kAskTheMachineFromBytes) return std::nullopt;
+  return platform::ReadAvailableMemory(platform::MachineRoot("/"));
+}
+
+// Why the replay is not run when its peak does not fit: both figures, and
+// how to make the replay smaller.
+std::string MemoryShortReason(uint64_t needed,
+                              const platform::AvailableMemory& available,
+                              bool several_processes) {
+  const bool cgroup =
+      !available.limited_by.empty() && available.limited_by != "MemAvailable";
+  return absl::StrCat("skipped: the replay would need about ",
+                      analysis::FormatBytes(needed), " of memory, more than ",
+                      absl::StrFormat("%.0f%%", kReplayMemoryShare * 100),
+                      " of the ", analysis::FormatBytes(available.bytes),
+                      " available",
+                      cgroup ? absl::StrCat(" under the cgroup memory limit (",
+                                            available.limited_by, ")")
+                             : "",
+                      "; analyse a shorter window (--from/--to)",
+                      several_processes ? " or one rank (--rank N)" : "");
+}
+
 std::string SyncTitle(const SyncPoint& p) {
   return absl::StrCat("remove ", p.api, " (", p.reason, ")",
                       p.call_site.empty() ? "" : " at " + p.call_site);
@@ -296,6 +336,25 @@ WhatIf ComputeWhatIf(const analysis::PreparedTimeline& prepared,
       pids.push_back(d.pid);
     }
   }
+  // The replay's peak memory (replay_memory.h): it replays on as many
+  // threads as fit in the memory available, and is not run when not even
+  // one does.
+  const ReplayCounts counts = CountReplayEvents(prepared, pids);
+  size_t replay_threads = common::ParallelWorkers(
+      pids.size() + kScenariosBesideSyncGroups + groups.size(),
+      counts.calls + counts.ops >= kParallelReplayMinEvents ? 0 : 1);
+  const ReplayMemoryEstimate estimate =
+      EstimateReplayMemory(counts, groups.size());
+  if (const std::optional<platform::AvailableMemory> available =
+          MemoryForTheReplay(options, estimate.PeakBytes(replay_threads))) {
+    replay_threads =
+        ReplayThreadsThatFit(estimate, available->bytes, replay_threads);
+    if (replay_threads == 0) {
+      return unavailable(MemoryShortReason(estimate.PeakBytes(1), *available,
+                                           pids.size() > 1));
+    }
+  }
+
   const bool steps_basis = report.steps.available;
   // The thread each step range was recorded on (StepInfo keeps no tid): the
   // first range with the step's pid and times. Sorted keys, searched for
@@ -611,8 +670,10 @@ WhatIf ComputeWhatIf(const analysis::PreparedTimeline& prepared,
       check_failed = true;
     }
   };
-  // Small models replay faster than threads start.
-  const size_t max_threads = events >= kParallelReplayMinEvents ? 0 : 1;
+  // Small models replay faster than threads start; big ones on as many
+  // threads as their memory allows.
+  const size_t max_threads =
+      events >= kParallelReplayMinEvents ? replay_threads : 1;
   const size_t all_jobs = runs.size() + jobs.size();
   std::vector<ReplayTimes> worker_times(
       common::ParallelWorkers(all_jobs, max_threads));

@@ -1,0 +1,121 @@
+// The replay's peak memory from the counts of what it will hold (see
+// replay_memory.h).
+#include "replay/replay_memory.h"
+
+#include <algorithm>
+#include <functional>
+#include <utility>
+
+#include "analysis/device_busy.h"
+#include "replay/replay_engine.h"
+#include "replay/replay_model.h"
+
+namespace feedprof::replay {
+namespace {
+
+bool BlocksHost(analysis::SyncReason sync) {
+  return sync != analysis::SyncReason::kNone &&
+         sync != analysis::SyncReason::kLegacyDefaultStream;
+}
+
+// What a model keeps per call and op (replay_model.h): the call or op, its
+// place in the event order (a blocking call has two, its start and its
+// end), and per op its slot in its step's list (what_if.cc).
+constexpr uint64_t kCallBytes = sizeof(ReplayCall) + sizeof(ReplayEvent);
+constexpr uint64_t kBlockingCallBytes =
+    sizeof(ReplayEvent) + 2 * sizeof(uint32_t);  // end event, awaited ops
+constexpr uint64_t kOpBytes =
+    sizeof(ReplayOp) + sizeof(ReplayEvent) + sizeof(uint32_t);
+// Per process: the timeline-wide index of each call and op in the model.
+constexpr uint64_t kIndexBytes = sizeof(int32_t);
+// Freed after the build, per op: its stream (4), its place in its stream's
+// list (4, twice over while the list grows), the device's and the
+// process's orders by end (4 + 4), an op out of order sorted as (end,
+// index) pairs (16), and its step while the steps are grouped (4).
+constexpr uint64_t kBuildBytesPerOp =
+    4 + 8 + 8 + sizeof(std::pair<TimeNs, uint32_t>) + 4;
+// Per replaying thread, per call and op of the largest process: the
+// replayed start and end (ReplayTimes).
+constexpr uint64_t kTimesBytes = 2 * sizeof(TimeNs);
+// A scenario's edit of a call or op (ReplayEdits): a duration or a cut.
+constexpr uint64_t kEditBytes = sizeof(TimeNs);
+// input_ready walks each device's gaps: its busy intervals, the op that
+// opens each and their running total (analysis/device_busy.h), per op.
+constexpr uint64_t kBusyBytesPerOp =
+    sizeof(analysis::Interval) + sizeof(uint32_t) + sizeof(TimeNs);
+
+}  // namespace
+
+ReplayCounts CountReplayEvents(const analysis::PreparedTimeline& prepared,
+                               const std::vector<int32_t>& pids) {
+  ReplayCounts c;
+  c.processes = pids.size();
+  c.timeline_api_calls = prepared.timeline().api_calls.size();
+  c.timeline_gpu_ops = prepared.timeline().gpu_ops.size();
+  for (int32_t pid : pids) {
+    uint64_t calls = 0;
+    for (const analysis::ThreadView& t : prepared.threads()) {
+      if (t.pid != pid) continue;
+      calls += t.calls.size();
+      c.calls += t.calls.size();
+      for (const analysis::ThreadCall& call : t.calls) {
+        c.blocking_calls += BlocksHost(call.sync) ? 1 : 0;
+      }
+    }
+    uint64_t ops = 0;
+    for (const analysis::DeviceView& d : prepared.devices()) {
+      if (d.pid == pid) ops += d.ops.size() + d.excluded.size();
+    }
+    c.ops += ops;
+    c.largest_calls = std::max(c.largest_calls, calls);
+    c.largest_ops = std::max(c.largest_ops, ops);
+  }
+  return c;
+}
+
+uint64_t ReplayMemoryEstimate::PeakBytes(size_t threads) const {
+  uint64_t replaying = threads * times_bytes;
+  for (size_t j = 0; j < threads && j < job_bytes.size(); ++j) {
+    replaying += job_bytes[j];
+  }
+  return model_bytes + std::max(build_bytes, replaying);
+}
+
+ReplayMemoryEstimate EstimateReplayMemory(const ReplayCounts& c,
+                                          size_t sync_groups) {
+  ReplayMemoryEstimate e;
+  e.model_bytes =
+      c.calls * kCallBytes + c.blocking_calls * kBlockingCallBytes +
+      c.ops * kOpBytes +
+      c.processes * kIndexBytes * (c.timeline_api_calls + c.timeline_gpu_ops);
+  e.build_bytes = c.ops * kBuildBytesPerOp;
+  e.times_bytes = (c.largest_calls + c.largest_ops) * kTimesBytes;
+  // The jobs as ComputeWhatIf runs them: a self-check per process (the
+  // times alone), then input_ready (a cut per call, the busy intervals),
+  // cheaper_launches and each remove_sync (a figure per call), pin_copies
+  // (per call and per op) and faster_gpu (per op).
+  const uint64_t per_call = c.largest_calls * kEditBytes;
+  const uint64_t per_op = c.largest_ops * kEditBytes;
+  e.job_bytes.assign(c.processes, 0);
+  e.job_bytes.push_back(per_call + c.largest_ops * kBusyBytesPerOp);
+  e.job_bytes.push_back(per_call);
+  e.job_bytes.insert(e.job_bytes.end(), sync_groups, per_call);
+  e.job_bytes.push_back(per_call + per_op);
+  e.job_bytes.push_back(per_op);
+  std::sort(e.job_bytes.begin(), e.job_bytes.end(), std::greater<>());
+  return e;
+}
+
+size_t ReplayThreadsThatFit(const ReplayMemoryEstimate& estimate,
+                            uint64_t available_bytes, size_t max_threads) {
+  const double budget =
+      kReplayMemoryShare * static_cast<double>(available_bytes);
+  size_t threads = std::max<size_t>(1, max_threads);
+  while (threads > 0 &&
+         static_cast<double>(estimate.PeakBytes(threads)) > budget) {
+    --threads;
+  }
+  return threads;
+}
+
+}  // namespace feedprof::replay

@@ -1,0 +1,183 @@
+// The what-if replay's memory guard (replay/replay_memory.h,
+// docs/what-if.md): the estimate's figures for given counts, worked out by
+// hand from the sizes of the structures the replay allocates; how many
+// replaying threads a budget allows; and the guard in Analyze, which with
+// too little memory says so with both figures and with enough gives the
+// report it gives unguarded.
+#include "replay/replay_memory.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+
+#include "feedprof/analysis.h"
+#include "feedprof/report.h"
+#include "replay/replay_engine.h"
+#include "replay/replay_model.h"
+#include "tests/analysis/must_analyze.h"
+#include "tests/analysis/timeline_builder.h"
+
+namespace feedprof::replay {
+namespace {
+
+using testing::MustAnalyze;
+using testing::TimelineBuilder;
+
+// The figures below are in these sizes (replay_memory.cc): a call and its
+// start event 56 + 8, a blocking call's end event and awaited op 8 + 8, an
+// op with its event and step slot 64 + 8 + 4, an index entry 4.
+static_assert(sizeof(ReplayCall) == 56);
+static_assert(sizeof(ReplayOp) == 64);
+static_assert(sizeof(ReplayEvent) == 8);
+
+// `steps` steps of one launch and one cudaDeviceSynchronize each: per step
+// two calls (one blocking) and one op; one sync group.
+Timeline SyncLoop(int steps) {
+  TimelineBuilder b;
+  for (int i = 0; i < steps; ++i) {
+    const double t = 1200.0 * i;
+    b.Range("step", t, t + 1200);
+    b.Launch(t, t + 5, t + 10, t + 1010);
+    b.Api("cudaDeviceSynchronize", t + 6, t + 1015);
+  }
+  return b.Take();
+}
+
+// SyncLoop(5) as the guard counts it: 10 calls (5 blocking), 5 ops, a
+// timeline of 10 calls and 5 ops, one process, one sync group.
+ReplayCounts FiveStepCounts() {
+  ReplayCounts c;
+  c.processes = 1;
+  c.calls = 10;
+  c.blocking_calls = 5;
+  c.ops = 5;
+  c.largest_calls = 10;
+  c.largest_ops = 5;
+  c.timeline_api_calls = 10;
+  c.timeline_gpu_ops = 5;
+  return c;
+}
+
+TEST(ReplayMemoryTest, EstimateOfAFiveStepLoop) {
+  const ReplayMemoryEstimate e = EstimateReplayMemory(FiveStepCounts(), 1);
+  // 10 x 64 + 5 x 16 + 5 x 76 + 1 x 4 x (10 + 5).
+  EXPECT_EQ(e.model_bytes, 640u + 80u + 380u + 60u);
+  EXPECT_EQ(e.build_bytes, 5u * 40u);
+  EXPECT_EQ(e.times_bytes, 15u * 16u);
+  // input_ready (8 per call, 28 per op), pin_copies (8 per call and op),
+  // cheaper_launches and the sync (8 per call), faster_gpu (8 per op), the
+  // self-check (nothing beyond the times).
+  EXPECT_EQ(e.job_bytes,
+            (std::vector<uint64_t>{80 + 140, 80 + 40, 80, 80, 40, 0}));
+  // One thread: the models, its times and input_ready's scratch.
+  EXPECT_EQ(e.PeakBytes(1), 1160u + 240u + 220u);
+  // Two: both threads' times, input_ready's and pin_copies' scratch.
+  EXPECT_EQ(e.PeakBytes(2), 1160u + 480u + 220u + 120u);
+}
+
+TEST(ReplayMemoryTest, CountsWhatTheModelsWillHold) {
+  const Timeline tl = SyncLoop(5);
+  absl::StatusOr<analysis::PreparedTimeline> prepared =
+      analysis::PreparedTimeline::Build(tl, AnalysisOptions{});
+  ASSERT_TRUE(prepared.ok()) << prepared.status();
+  const ReplayCounts c = CountReplayEvents(*prepared, {TimelineBuilder::kPid});
+  const ReplayCounts want = FiveStepCounts();
+  EXPECT_EQ(c.processes, want.processes);
+  EXPECT_EQ(c.calls, want.calls);
+  EXPECT_EQ(c.blocking_calls, want.blocking_calls);
+  EXPECT_EQ(c.ops, want.ops);
+  EXPECT_EQ(c.largest_calls, want.largest_calls);
+  EXPECT_EQ(c.largest_ops, want.largest_ops);
+  EXPECT_EQ(c.timeline_api_calls, want.timeline_api_calls);
+  EXPECT_EQ(c.timeline_gpu_ops, want.timeline_gpu_ops);
+}
+
+TEST(ReplayMemoryTest, ThreadsThatFitTheBudget) {
+  const ReplayMemoryEstimate e = EstimateReplayMemory(FiveStepCounts(), 1);
+  // Peaks 1620, 1980 and 2300 for 1, 2 and 3 threads; 80 % of the
+  // available memory may go to the replay.
+  EXPECT_EQ(e.PeakBytes(3), 1160u + 720u + 220u + 120u + 80u);
+  EXPECT_EQ(ReplayThreadsThatFit(e, 2024, 3), 0u);  // 1619.2 < 1620
+  EXPECT_EQ(ReplayThreadsThatFit(e, 2025, 3), 1u);  // 1620
+  EXPECT_EQ(ReplayThreadsThatFit(e, 2474, 3), 1u);  // 1979.2 < 1980
+  EXPECT_EQ(ReplayThreadsThatFit(e, 2475, 3), 2u);  // 1980
+  EXPECT_EQ(ReplayThreadsThatFit(e, 2875, 3), 3u);  // 2300
+  EXPECT_EQ(ReplayThreadsThatFit(e, uint64_t{1} << 40, 3), 3u);
+  EXPECT_EQ(ReplayThreadsThatFit(e, uint64_t{1} << 40, 0), 1u);
+}
+
+TEST(ReplayMemoryTest, TooLittleMemorySkipsTheReplayAndSaysWhy) {
+  AnalysisOptions options;
+  options.what_if.available_memory_bytes = 2024;
+  const Report r = MustAnalyze(SyncLoop(5), options);
+  EXPECT_FALSE(r.what_if.available);
+  EXPECT_TRUE(r.what_if.scenarios.empty());
+  EXPECT_EQ(r.what_if.unavailable_reason,
+            "skipped: the replay would need about 1.6 KiB of memory, more "
+            "than 80% of the 2.0 KiB available; analyse a shorter window "
+            "(--from/--to)");
+  // The rest of the report is computed; the next steps carry no prices.
+  EXPECT_EQ(r.steps.count, 5u);
+  EXPECT_TRUE(r.verdict.next_step_estimates.empty());
+
+  options.what_if.available_memory_bytes = 2025;
+  EXPECT_TRUE(MustAnalyze(SyncLoop(5), options).what_if.available);
+}
+
+TEST(ReplayMemoryTest, SeveralProcessesAreToldToAnalyseOneRank) {
+  TimelineBuilder b;
+  Process second;
+  second.pid = 200;
+  second.rank = 1;
+  b.timeline().processes.push_back(second);
+  Device d;
+  d.id = 0;
+  d.pid = 200;
+  b.timeline().devices.push_back(d);
+  for (int i = 0; i < 5; ++i) {
+    const double t = 1200.0 * i;
+    b.Launch(t, t + 5, t + 10, t + 1010);
+    const uint64_t corr = b.Api("cudaLaunchKernel", t, t + 5, 201, 200);
+    b.Op(GpuOpKind::kKernel, t + 10, t + 1010, corr, 7, 0, 200);
+  }
+  AnalysisOptions options;
+  options.what_if.available_memory_bytes = 100;
+  const Report r = MustAnalyze(b.Take(), options);
+  EXPECT_FALSE(r.what_if.available);
+  EXPECT_NE(r.what_if.unavailable_reason.find(
+                "than 80% of the 100 B available; analyse a shorter window "
+                "(--from/--to) or one rank (--rank N)"),
+            std::string::npos)
+      << r.what_if.unavailable_reason;
+}
+
+TEST(ReplayMemoryTest, EnoughMemoryLeavesTheReportAsItWas) {
+  // 50,000 steps: 150,000 calls and ops, so the replay runs on several
+  // threads when allowed. Its peak: 11.6 MB of models, and per thread
+  // 2.4 MB of times plus the jobs' scratch: 16.2 MB on one thread, 19.8 MB
+  // on two.
+  const Timeline tl = SyncLoop(50'000);
+  AnalysisOptions unlimited;
+  unlimited.what_if.available_memory_bytes = uint64_t{1} << 50;
+  const std::string want = WriteJsonReport(MustAnalyze(tl, unlimited));
+  ASSERT_NE(want.find("\"available\": true"), std::string::npos);
+
+  // The machine's own figure (this machine has far more than 20 MB), and
+  // a budget of one replaying thread: the same report.
+  EXPECT_EQ(WriteJsonReport(MustAnalyze(tl)), want);
+  AnalysisOptions one_thread;
+  one_thread.what_if.available_memory_bytes = 22'000'000;  // 80 %: 17.6 MB
+  EXPECT_EQ(WriteJsonReport(MustAnalyze(tl, one_thread)), want);
+
+  AnalysisOptions none;
+  none.what_if.available_memory_bytes = 20'000'000;  // 80 %: 16.0 MB
+  const Report skipped = MustAnalyze(tl, none);
+  EXPECT_EQ(skipped.what_if.unavailable_reason,
+            "skipped: the replay would need about 15.4 MiB of memory, more "
+            "than 80% of the 19.1 MiB available; analyse a shorter window "
+            "(--from/--to)");
+}
+
+}  // namespace
+}  // namespace feedprof::replay
