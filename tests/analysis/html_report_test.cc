@@ -1,17 +1,20 @@
 // The timeline overview (Report::timeline, per-step breakdowns) and the HTML
 // report: buckets add up to the device totals, the page carries the JSON
-// report's numbers (the what-if section's too), escapes hostile names, and
-// stays small for a huge trace.
+// report's numbers (the what-if section's too), escapes hostile names,
+// stays small for a huge trace, and its time axes read well from
+// nanoseconds to weeks.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <regex>
 #include <string>
 #include <vector>
 
 #include "feedprof/analysis.h"
 #include "feedprof/report.h"
+#include "report/svg_plot.h"
 #include "tests/analysis/html_attributes.h"
 #include "tests/analysis/must_analyze.h"
 #include "tests/analysis/timeline_builder.h"
@@ -497,6 +500,173 @@ TEST(HtmlReportTest, ABigTraceMakesASmallPage) {
               static_cast<long long>(ms));
   EXPECT_LT(html.size(), 3u << 20);
   EXPECT_GT(html.size(), 50u << 10);  // it does hold the plots
+}
+
+// Time axes. Under 1000 s: the unit of a 1, 2 or 5 × 10^k ns step; from
+// 1000 s on: minutes, hours or days with steps round in that unit.
+constexpr double kSecond = 1e9, kMinute = 60e9, kHour = 3600e9, kDay = 86400e9;
+
+struct ExpectedAxis {
+  const char* unit;
+  double step_in_unit;
+  std::vector<std::string> labels;
+};
+
+void ExpectAxis(const report::TimeAxis& axis, const ExpectedAxis& want,
+                double scale, double first_tick_ns = 0) {
+  EXPECT_EQ(std::string(axis.unit), want.unit);
+  EXPECT_EQ(axis.scale, scale);
+  EXPECT_EQ(axis.labels, want.labels);
+  ASSERT_EQ(axis.ticks_ns.size(), want.labels.size());
+  for (size_t i = 0; i < axis.ticks_ns.size(); ++i) {
+    EXPECT_DOUBLE_EQ(
+        axis.ticks_ns[i],
+        first_tick_ns + static_cast<double>(i) * want.step_in_unit * scale)
+        << i;
+  }
+}
+
+TimeNs Ns(double v) { return static_cast<TimeNs>(v); }
+
+TEST(TimeAxisTest, TwentyDaysReadInDays) {
+  // Two traces recorded 20.8 days apart: "1600000" in seconds before.
+  ExpectAxis(report::MakeTimeAxis(0, Ns(20.8 * kDay)),
+             {"d", 5, {"0", "5", "10", "15", "20"}}, kDay);
+  // x = 0 at 3 d after the trace start: the ticks stay on whole 5 days.
+  ExpectAxis(report::MakeTimeAxis(Ns(3 * kDay), Ns(20.8 * kDay)),
+             {"d", 5, {"5", "10", "15", "20"}}, kDay, 2 * kDay);
+  ExpectAxis(report::MakeDurationAxis(Ns(20.8 * kDay)),
+             {"d", 5, {"0", "5", "10", "15", "20"}}, kDay);
+}
+
+TEST(TimeAxisTest, HoursFromThreeHoursToThreeDays) {
+  ExpectAxis(report::MakeTimeAxis(0, Ns(3 * kHour)),
+             {"h", 0.5, {"0.0", "0.5", "1.0", "1.5", "2.0", "2.5", "3.0"}},
+             kHour);
+  ExpectAxis(report::MakeDurationAxis(Ns(3 * kHour)),
+             {"h", 1, {"0", "1", "2", "3"}}, kHour);
+  ExpectAxis(report::MakeTimeAxis(0, Ns(2 * kDay)),
+             {"h", 6, {"0", "6", "12", "18", "24", "30", "36", "42", "48"}},
+             kHour);
+}
+
+TEST(TimeAxisTest, ThirtyMinutesReadInMinutes) {
+  ExpectAxis(report::MakeTimeAxis(0, Ns(30 * kMinute)),
+             {"min", 5, {"0", "5", "10", "15", "20", "25", "30"}}, kMinute);
+  ExpectAxis(report::MakeDurationAxis(Ns(30 * kMinute)),
+             {"min", 10, {"0", "10", "20", "30"}}, kMinute);
+  // 7 min after the trace start: the first tick at 10 min.
+  ExpectAxis(report::MakeTimeAxis(Ns(7 * kMinute), Ns(30 * kMinute)),
+             {"min", 5, {"10", "15", "20", "25", "30", "35"}}, kMinute,
+             3 * kMinute);
+}
+
+TEST(TimeAxisTest, SecondsUpTo999AndMinutesFrom1000) {
+  ExpectAxis(
+      report::MakeTimeAxis(0, Ns(999 * kSecond)),
+      {"s",
+       100,
+       {"0", "100", "200", "300", "400", "500", "600", "700", "800", "900"}},
+      kSecond);
+  ExpectAxis(report::MakeDurationAxis(Ns(999 * kSecond)),
+             {"s", 200, {"0", "200", "400", "600", "800"}}, kSecond);
+  ExpectAxis(report::MakeTimeAxis(0, Ns(1000 * kSecond)),
+             {"min", 2, {"0", "2", "4", "6", "8", "10", "12", "14", "16"}},
+             kMinute);
+  ExpectAxis(report::MakeDurationAxis(Ns(1000 * kSecond)),
+             {"min", 5, {"0", "5", "10", "15"}}, kMinute);
+}
+
+TEST(TimeAxisTest, ShortAxesKeepTheirStepUnit) {
+  ExpectAxis(report::MakeTimeAxis(0, 800),
+             {"ns",
+              100,
+              {"0", "100", "200", "300", "400", "500", "600", "700", "800"}},
+             1);
+  ExpectAxis(report::MakeTimeAxis(0, Ns(1.5e6)),
+             {"\xC2\xB5s",
+              200,
+              {"0", "200", "400", "600", "800", "1000", "1200", "1400"}},
+             1e3);
+  ExpectAxis(report::MakeTimeAxis(Ns(1.5e6), Ns(5e6)),
+             {"\xC2\xB5s",
+              500,
+              {"1500", "2000", "2500", "3000", "3500", "4000", "4500", "5000",
+               "5500", "6000", "6500"}},
+             1e3);
+  ExpectAxis(report::MakeDurationAxis(Ns(12 * kSecond)),
+             {"s", 5, {"0", "5", "10"}}, kSecond);
+}
+
+// From 1000 s to 1000 days, every axis has 2 to 11 ticks on whole steps,
+// labels without an exponent, at most four digits before the point, and
+// told apart.
+TEST(TimeAxisTest, LongAxesReadWellAtEveryLength) {
+  for (double span = 1000 * kSecond; span <= 1000 * kDay; span *= 1.07) {
+    for (bool duration : {false, true}) {
+      const report::TimeAxis axis = duration
+                                        ? report::MakeDurationAxis(Ns(span))
+                                        : report::MakeTimeAxis(0, Ns(span));
+      SCOPED_TRACE(::testing::Message() << span / kSecond << " s, "
+                                        << (duration ? "duration" : "time"));
+      ASSERT_GE(axis.labels.size(), 2u);
+      EXPECT_LE(axis.labels.size(), duration ? 6u : 11u);
+      EXPECT_GE(axis.scale, kMinute);
+      for (size_t i = 0; i < axis.labels.size(); ++i) {
+        const std::string& label = axis.labels[i];
+        EXPECT_EQ(label.find_first_of("eE"), std::string::npos) << label;
+        EXPECT_LE(label.find('.') == std::string::npos ? label.size()
+                                                       : label.find('.'),
+                  4u)
+            << label;
+        EXPECT_NEAR(std::stod(label) * axis.scale, axis.ticks_ns[i],
+                    axis.scale * 1e-9)
+            << label;
+        if (i > 0) {
+          EXPECT_NE(label, axis.labels[i - 1]);
+        }
+      }
+    }
+  }
+}
+
+// The texts of the first time axis of `html`: the first `<g class="axis">`
+// labelled "time since trace start".
+std::vector<std::string> FirstTimeAxisTexts(const std::string& html) {
+  const std::regex text_re(">([^<]+)</text>");
+  for (size_t b = html.find("<g class=\"axis\">"); b != std::string::npos;
+       b = html.find("<g class=\"axis\">", b + 1)) {
+    const std::string axis = html.substr(b, html.find("</g>", b) - b);
+    if (axis.find("time since trace start") == std::string::npos) continue;
+    std::vector<std::string> out;
+    for (auto it = std::sregex_iterator(axis.begin(), axis.end(), text_re);
+         it != std::sregex_iterator(); ++it) {
+      out.push_back((*it)[1]);
+    }
+    return out;
+  }
+  return {};
+}
+
+TEST(HtmlReportTest, ATwentyDayWindowIsLabelledInDays) {
+  constexpr double kDayUs = 86400e6;
+  TimelineBuilder b;
+  b.Launch(0, 2, 3, 10);
+  b.Launch(10.4 * kDayUs, 10.4 * kDayUs + 2, 10.4 * kDayUs + 3,
+           10.4 * kDayUs + 10);
+  b.Launch(20.8 * kDayUs - 10, 20.8 * kDayUs - 8, 20.8 * kDayUs - 7,
+           20.8 * kDayUs);
+  b.Range("ProfilerStep#1", 0, 10.4 * kDayUs, RangeSource::kProfilerStep);
+  b.Range("ProfilerStep#2", 10.4 * kDayUs, 20.8 * kDayUs,
+          RangeSource::kProfilerStep);
+  const Report r = MustAnalyze(b.Take());
+  const std::string html = WriteHtmlReport(r);
+  EXPECT_EQ(FirstTimeAxisTexts(html),
+            (std::vector<std::string>{"0", "5", "10", "15", "20",
+                                      "time since trace start (d)"}));
+  EXPECT_EQ(html.find("time since trace start (s)"), std::string::npos);
+  // The step bars' axis: steps of 10.4 days, ticks every 5 days.
+  EXPECT_NE(html.find(">step time (d)</text>"), std::string::npos);
 }
 
 }  // namespace

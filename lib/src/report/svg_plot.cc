@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -94,6 +95,52 @@ void PickUnit(double step_ns, TimeAxis* axis) {
   }
 }
 
+// From 1000 s on (where FormatDuration leaves seconds) ticks in seconds
+// would read "1600000": such axes are labelled in minutes, hours or days,
+// the largest unit the span holds at least kLongUnitsInSpan times, with
+// steps a person would draw in that unit. Past a unit's last step, the
+// last step × 1, 2 or 5 × 10^k.
+constexpr double kLongAxisFromNs = 1e12;
+constexpr double kLongUnitsInSpan = 3;
+constexpr double kMinuteSteps[] = {1, 2, 5, 10, 15, 30, 60};
+constexpr double kHourSteps[] = {0.25, 0.5, 1, 2, 3, 6, 12, 24};
+constexpr double kDaySteps[] = {0.25, 0.5, 1, 2, 5, 7, 10};
+struct LongUnit {
+  double ns;
+  const char* name;
+  std::span<const double> steps;
+};
+constexpr LongUnit kLongUnits[] = {{60e9, "min", kMinuteSteps},
+                                   {3600e9, "h", kHourSteps},
+                                   {86400e9, "d", kDaySteps}};
+
+// The smallest of `unit`'s steps at least `least` (in that unit).
+double StepInUnit(const LongUnit& unit, double least) {
+  for (double step : unit.steps) {
+    if (step >= least * (1 - 1e-12)) return step;
+  }
+  const double last = unit.steps.back();
+  return last * RoundStep(least / last);
+}
+
+// The tick step (ns) for an axis `span_ns` long with at most `max_ticks`
+// steps; sets the unit its labels are written in.
+double PickStep(double span_ns, int max_ticks, TimeAxis* axis) {
+  const double least = span_ns / std::max(1, max_ticks);
+  if (span_ns < kLongAxisFromNs) {
+    const double step = RoundStep(least);
+    PickUnit(step, axis);
+    return step;
+  }
+  const LongUnit* unit = &kLongUnits[0];
+  for (const LongUnit& u : kLongUnits) {
+    if (span_ns >= kLongUnitsInSpan * u.ns) unit = &u;
+  }
+  axis->scale = unit->ns;
+  axis->unit = unit->name;
+  return unit->ns * StepInUnit(*unit, least / unit->ns);
+}
+
 // Decimals needed to tell ticks `step` apart in `scale` units.
 int DecimalsFor(double step_ns, double scale) {
   const double step = step_ns / scale;
@@ -112,8 +159,7 @@ TimeAxis MakeTimeAxis(TimeNs offset_ns, TimeNs length_ns, int max_ticks) {
   TimeAxis axis;
   if (length_ns <= 0) return axis;
   const double step =
-      RoundStep(static_cast<double>(length_ns) / std::max(1, max_ticks));
-  PickUnit(step, &axis);
+      PickStep(static_cast<double>(length_ns), max_ticks, &axis);
   const int decimals = DecimalsFor(step, axis.scale);
   const double offset = static_cast<double>(offset_ns);
   const double first = std::ceil(offset / step) * step;
@@ -128,9 +174,7 @@ TimeAxis MakeTimeAxis(TimeNs offset_ns, TimeNs length_ns, int max_ticks) {
 TimeAxis MakeDurationAxis(TimeNs max_ns, int max_ticks) {
   TimeAxis axis;
   if (max_ns <= 0) return axis;
-  const double step =
-      RoundStep(static_cast<double>(max_ns) / std::max(1, max_ticks));
-  PickUnit(step, &axis);
+  const double step = PickStep(static_cast<double>(max_ns), max_ticks, &axis);
   const int decimals = DecimalsFor(step, axis.scale);
   for (double t = 0; t <= static_cast<double>(max_ns) + 1e-9; t += step) {
     axis.ticks_ns.push_back(t);

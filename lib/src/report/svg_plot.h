@@ -32,7 +32,12 @@ std::string Num(double v, int decimals = 1);
 std::string ExactNum(double v);
 
 // A time axis: `length_ns` after `offset_ns` (the time of x = 0 relative to
-// the trace start) in round ticks, labelled in one unit that fits.
+// the trace start) in round ticks, labelled in one unit that fits, with as
+// few decimals as tell the ticks apart and never an exponent. Under 1000 s
+// the unit is that of the step (1, 2 or 5 × 10^k ns, µs, ms or s); from
+// 1000 s on it is minutes, hours or days (the largest the length holds at
+// least three times) and the step a round one in that unit (1, 2, 5, 10,
+// 15, 30 min; 0.25, 0.5, 1, 2, 3, 6, 12 h; 0.25, 0.5, 1, 2, 5, 7, 10 d).
 struct TimeAxis {
   double scale = 1;  // ns per unit
   const char* unit = "ns";
@@ -41,7 +46,8 @@ struct TimeAxis {
 };
 TimeAxis MakeTimeAxis(TimeNs offset_ns, TimeNs length_ns, int max_ticks = 10);
 
-// A value axis 0..max with round ticks, for durations.
+// A value axis 0..max with round ticks, for durations, in the units and
+// steps of a time axis as long as `max_ns`.
 TimeAxis MakeDurationAxis(TimeNs max_ns, int max_ticks = 5);
 
 // One layer of a stacked area: per-bucket values in per-mille of a bucket.
