@@ -16,6 +16,7 @@
 #ifndef FEEDPROF_COMMON_IN_ORDER_PARALLEL_READS_H_
 #define FEEDPROF_COMMON_IN_ORDER_PARALLEL_READS_H_
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdlib>
@@ -42,6 +43,14 @@ inline unsigned ReadThreadCount(size_t files) {
   if (threads == 0) threads = 1;
   if (files < threads) threads = files == 0 ? 1 : static_cast<unsigned>(files);
   return threads;
+}
+
+// Threads each file may use besides the one reading it when `readers`
+// files are read side by side: the share of the cores left over per file
+// (none when every core reads a file of its own).
+inline unsigned SpareThreadsPerFile(unsigned readers) {
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  return std::max(1u, cores / std::max(1u, readers)) - 1;
 }
 
 // `read` (Result(size_t index)) runs on up to `threads` worker threads;

@@ -1,7 +1,5 @@
 #include "readers/event_batch_decoder.h"
 
-#include <algorithm>
-
 #include "readers/api_call_correlation.h"
 
 namespace feedprof::readers {
@@ -59,22 +57,9 @@ bool EventTimes::InRange(TimeNs start, uint64_t duration) {
   return false;
 }
 
-void EventTimes::Note(TimeNs start, TimeNs end) {
-  if (!has_events) {
-    has_events = true;
-    first_ts = start;
-    last_ts = end;
-    return;
-  }
-  first_ts = std::min(first_ts, start);
-  last_ts = std::max(last_ts, end);
-}
-
 void EventTimes::Merge(const EventTimes& later) {
   out_of_range += later.out_of_range;
-  if (later.has_events) {
-    Note(later.first_ts, later.last_ts);
-  }
+  span.Add(later.span);
 }
 
 void DecodeEventBatch(const trace::EventBatch& batch, int32_t pid,
@@ -100,7 +85,7 @@ void DecodeEventBatch(const trace::EventBatch& batch, int32_t pid,
     e.name = call.name_id();
     e.call_site = call.call_site_id();
     e.domain = ToApiDomain(call.domain());
-    times->Note(e.start, e.end);
+    times->span.Add(e.start, e.end);
   }
 
   previous = base;
@@ -116,7 +101,7 @@ void DecodeEventBatch(const trace::EventBatch& batch, int32_t pid,
     e.domain = range.domain_id();
     e.depth = range.depth();
     e.source = RangeSource::kNvtx;
-    times->Note(e.start, e.end);
+    times->span.Add(e.start, e.end);
   }
 
   previous = base;
@@ -129,7 +114,7 @@ void DecodeEventBatch(const trace::EventBatch& batch, int32_t pid,
     e.tid = tid;
     e.name = mark.name_id();
     e.domain = mark.domain_id();
-    times->Note(e.ts, e.ts);
+    times->span.Add(e.ts, e.ts);
   }
 
   previous = base;
@@ -153,7 +138,7 @@ void DecodeEventBatch(const trace::EventBatch& batch, int32_t pid,
     e.block[1] = kernel.block_y();
     e.block[2] = kernel.block_z();
     e.graph_id = kernel.graph_id();
-    times->Note(e.start, e.end);
+    times->span.Add(e.start, e.end);
   }
 
   previous = base;
@@ -174,7 +159,7 @@ void DecodeEventBatch(const trace::EventBatch& batch, int32_t pid,
     e.dst_kind = ToMemoryKind(copy.dst_kind());
     e.async = copy.async();
     e.graph_id = copy.graph_id();
-    times->Note(e.start, e.end);
+    times->span.Add(e.start, e.end);
   }
 
   previous = base;
@@ -193,7 +178,7 @@ void DecodeEventBatch(const trace::EventBatch& batch, int32_t pid,
     e.dst_kind = ToMemoryKind(set.memory_kind());
     e.async = set.async();
     e.graph_id = set.graph_id();
-    times->Note(e.start, e.end);
+    times->span.Add(e.start, e.end);
   }
 
   previous = base;
@@ -211,7 +196,7 @@ void DecodeEventBatch(const trace::EventBatch& batch, int32_t pid,
     e.tid = tid;
     e.device = static_cast<int32_t>(sync.device_id());
     e.type = ToSyncType(sync.type());
-    times->Note(e.start, e.end);
+    times->span.Add(e.start, e.end);
   }
   // Overhead, memory and external-correlation records have no place in the
   // timeline model yet; `feedprof dump` shows them.

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/time_extent.h"
 #include "common/time_limits.h"
 #include "feedprof.pb.h"
 #include "feedprof/timeline.h"
@@ -43,15 +44,12 @@ inline bool InTimeRange(TimeNs t) {
 // times start at 0 and end at the readers' common bound (2^62 ns), and a
 // damaged delta or duration that lands beyond it would otherwise wrap.
 struct EventTimes {
-  bool has_events = false;
-  TimeNs first_ts = 0;
-  TimeNs last_ts = 0;
+  common::TimeExtent span;  // of the events kept
   uint64_t out_of_range = 0;
 
   // True when an event at `start` lasting `duration` ns lies within the
   // bounds; otherwise counts it as out of range.
   bool InRange(TimeNs start, uint64_t duration);
-  void Note(TimeNs start, TimeNs end);
   // Adds the times of events decoded after these.
   void Merge(const EventTimes& later);
 };

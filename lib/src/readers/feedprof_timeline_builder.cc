@@ -264,14 +264,6 @@ void FeedprofTimelineBuilder::AddCallSites(const trace::CallSites& sites) {
   }
 }
 
-bool FeedprofTimelineBuilder::TimesInRange(TimeNs start, uint64_t duration) {
-  return section_.times.InRange(start, duration);
-}
-
-void FeedprofTimelineBuilder::NoteTime(TimeNs start, TimeNs end) {
-  section_.times.Note(start, end);
-}
-
 void FeedprofTimelineBuilder::AddEvents(const trace::EventBatch& batch) {
   Timeline& t = *timeline_;
   const size_t first_op = t.gpu_ops.size();
@@ -322,7 +314,7 @@ void FeedprofTimelineBuilder::AddHostSamples(
   TimeNs previous = base;
   for (const trace::ThreadSample& sample : batch.threads()) {
     previous = AddDelta(previous, sample.ts_delta());
-    if (!TimesInRange(previous, 0)) continue;
+    if (!section_.times.InRange(previous, 0)) continue;
     ThreadSample& out = t.thread_samples.emplace_back();
     out.ts = previous;
     out.user_ns = static_cast<int64_t>(sample.user_ns());
@@ -336,13 +328,13 @@ void FeedprofTimelineBuilder::AddHostSamples(
     if (sample.name_id() != 0) {
       section_.sampled_thread_names[ThreadKey(pid, out.tid)] = sample.name_id();
     }
-    NoteTime(out.ts, out.ts);
+    section_.times.span.Add(out.ts, out.ts);
   }
 
   previous = base;
   for (const trace::ProcessSample& sample : batch.process()) {
     previous = AddDelta(previous, sample.ts_delta());
-    if (!TimesInRange(previous, 0)) continue;
+    if (!section_.times.InRange(previous, 0)) continue;
     ProcessSample& out = t.process_samples.emplace_back();
     out.ts = previous;
     out.pid = pid;
@@ -355,13 +347,13 @@ void FeedprofTimelineBuilder::AddHostSamples(
     out.write_bytes = sample.write_bytes();
     out.rss_bytes = sample.rss_bytes();
     out.num_threads = sample.num_threads();
-    NoteTime(out.ts, out.ts);
+    section_.times.span.Add(out.ts, out.ts);
   }
 
   previous = base;
   for (const trace::SystemSample& sample : batch.system()) {
     previous = AddDelta(previous, sample.ts_delta());
-    if (!TimesInRange(previous, 0)) continue;
+    if (!section_.times.InRange(previous, 0)) continue;
     SystemSample& out = t.system_samples.emplace_back();
     out.ts = previous;
     out.pid = pid;
@@ -378,7 +370,7 @@ void FeedprofTimelineBuilder::AddHostSamples(
     out.mem_dirty_bytes = sample.mem_dirty_bytes();
     out.mem_writeback_bytes = sample.mem_writeback_bytes();
     out.load_1m = sample.load_1m();
-    NoteTime(out.ts, out.ts);
+    section_.times.span.Add(out.ts, out.ts);
   }
 }
 
@@ -386,14 +378,14 @@ void FeedprofTimelineBuilder::AddCounters(const trace::CounterBatch& batch) {
   TimeNs previous = static_cast<TimeNs>(batch.base_ts_ns());
   for (const trace::CounterSample& sample : batch.samples()) {
     previous = AddDelta(previous, sample.ts_delta());
-    if (!TimesInRange(previous, 0)) continue;
+    if (!section_.times.InRange(previous, 0)) continue;
     CounterSample& out = timeline_->counters.emplace_back();
     out.ts = previous;
     out.pid = section_.pid;
     out.device = static_cast<int32_t>(sample.device_id());
     out.name = sample.name_id();  // file-local until the section ends
     out.value = sample.value();
-    NoteTime(out.ts, out.ts);
+    section_.times.span.Add(out.ts, out.ts);
   }
 }
 
@@ -599,14 +591,14 @@ void FeedprofTimelineBuilder::EndSection() {
 
   if (section_.has_header) {
     Process& process = t.processes[section_.process_index];
-    if (process.start == 0 && section_.times.has_events) {
-      process.start = section_.times.first_ts;
+    if (process.start == 0 && section_.times.span.any) {
+      process.start = section_.times.span.first;
     }
     // Without a footer (killed, still running) the last event ends it.
-    if (!section_.has_footer && section_.times.has_events) {
-      process.end = section_.times.last_ts;
+    if (!section_.has_footer && section_.times.span.any) {
+      process.end = section_.times.span.last;
     }
-  } else if (section_.times.has_events) {
+  } else if (section_.times.span.any) {
     t.warnings.push_back(absl::StrFormat(
         "%s: events without a Header packet before them; their process id "
         "is unknown and shown as 0",

@@ -121,11 +121,6 @@ class FeedprofTimelineBuilder {
   // packet named their context, their device.
   void ResolveSectionStreams();
 
-  void NoteTime(TimeNs start, TimeNs end);
-  // True when an event at `start` lasting `duration` ns lies within
-  // [0, common::kMaxAbsTimeNs]; otherwise counts it as out of range for the
-  // warning.
-  bool TimesInRange(TimeNs start, uint64_t duration);
   StringId ResolveString(uint32_t local_id);
   void ResolveSectionIds();
   void ApplyPcieLinks();

@@ -9,7 +9,6 @@
 #include <memory>
 #include <string>
 #include <system_error>
-#include <thread>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -54,9 +53,8 @@ size_t PacketWorkers(const readers::FeedprofReadOptions& options,
   if (options.packet_worker_threads > 0) {
     return static_cast<size_t>(options.packet_worker_threads);
   }
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   return std::min(readers::kMaxPacketWorkerThreads,
-                  std::max(1u, cores / std::max(1u, readers)) - 1);
+                  common::SpareThreadsPerFile(readers));
 }
 
 FileRead ReadOneFile(const std::string& file, common::ReadProgress* progress,

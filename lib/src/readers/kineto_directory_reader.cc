@@ -6,7 +6,6 @@
 #include <map>
 #include <set>
 #include <system_error>
-#include <thread>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -131,14 +130,13 @@ absl::StatusOr<Timeline> ReadKinetoDirectory(
   std::vector<std::string> unreadable;
   size_t read = 0;
   // The cores are shared out: files read side by side each get the event
-  // threads their share of the cores leaves (none when every core reads a
-  // file of its own), instead of one file's full count each.
+  // threads their share of the cores leaves, instead of one file's full
+  // count each.
   const unsigned readers = common::ReadThreadCount(files.size());
   kineto::KinetoReadOptions per_file;
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   if (readers > 1) {
     per_file.event_threads = static_cast<int>(std::min(
-        kineto::kMaxKinetoEventThreads, std::max(1u, cores / readers) - 1));
+        kineto::kMaxKinetoEventThreads, common::SpareThreadsPerFile(readers)));
   }
   // A file's rank and time range, for the check that the files are one
   // run, are taken on the worker that read it.

@@ -125,7 +125,6 @@ void ReadPacketsInParallel(PacketStreamReader& packets,
   };
 
   std::string scratch;  // the UTF-8 repair's
-  std::string other_bytes;
   PacketBatch* filling = nullptr;
   RawPacket raw;
   bool reading = true;
@@ -148,13 +147,13 @@ void ReadPacketsInParallel(PacketStreamReader& packets,
       filling->event_packets.push_back({events_begin, events.size(), raw});
       if (filling->bytes.size() < options.batch_bytes) continue;
     } else {
-      // Any other packet is parsed here and closes the batch.
-      other_bytes.assign(packet);
-      filling->bytes.resize(begin);
+      // Any other packet is parsed here and closes the batch; its bytes
+      // are not kept.
       filling->has_other = true;
       filling->other_packet = raw;
       filling->other_parsed = ParsePacketBytes(
-          other_bytes, &filling->other, &scratch, &filling->other_repaired);
+          packet, &filling->other, &scratch, &filling->other_repaired);
+      filling->bytes.resize(begin);
       if (!filling->other_parsed) reading = false;
     }
     pipeline.Submit(filling);

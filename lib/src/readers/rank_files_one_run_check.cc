@@ -11,29 +11,17 @@
 namespace feedprof::readers {
 namespace {
 
-// Widens [*start, *end] (empty while !*any) by [s, e].
-void Widen(TimeNs s, TimeNs e, bool* any, TimeNs* start, TimeNs* end) {
-  if (!*any) {
-    *start = s;
-    *end = e;
-    *any = true;
-    return;
-  }
-  *start = std::min(*start, s);
-  *end = std::max(*end, e);
-}
-
 template <typename Events>
 void WidenByIntervals(const Events& events, RankFileFacts* f) {
   for (const auto& e : events) {
-    Widen(e.start, e.end, &f->has_time_range, &f->start, &f->end);
+    f->time_range.Add(e.start, e.end);
   }
 }
 
 template <typename Events>
 void WidenByInstants(const Events& events, RankFileFacts* f) {
   for (const auto& e : events) {
-    Widen(e.ts, e.ts, &f->has_time_range, &f->start, &f->end);
+    f->time_range.Add(e.ts, e.ts);
   }
 }
 
@@ -68,11 +56,11 @@ void AddTimeGapWarnings(const std::vector<RankFileFacts>& files,
                         std::vector<std::string>* out) {
   std::vector<size_t> order;
   for (size_t i = 0; i < files.size(); ++i) {
-    if (files[i].has_time_range) order.push_back(i);
+    if (files[i].time_range.any) order.push_back(i);
   }
   // By start, then file-name order: the sweep below is the same each time.
   std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
-    return files[x].start < files[y].start;
+    return files[x].time_range.first < files[y].time_range.first;
   });
   if (order.empty()) return;
   // The file that ends last among those seen: a later-starting file that
@@ -80,7 +68,7 @@ void AddTimeGapWarnings(const std::vector<RankFileFacts>& files,
   const RankFileFacts* last_to_end = &files[order[0]];
   for (size_t k = 1; k < order.size(); ++k) {
     const RankFileFacts& f = files[order[k]];
-    if (f.start > last_to_end->end) {
+    if (f.time_range.first > last_to_end->time_range.last) {
       out->push_back(absl::StrFormat(
           "%s ends %s before %s starts: the ranks of one run overlap in "
           "time, so these files are probably not one run (or their clocks "
@@ -88,10 +76,11 @@ void AddTimeGapWarnings(const std::vector<RankFileFacts>& files,
           "GPU busy shares) are not one run's; analyse them one at a "
           "time%s",
           last_to_end->file,
-          analysis::FormatDuration(f.start - last_to_end->end), f.file,
-          RankChoice(*last_to_end, f)));
+          analysis::FormatDuration(f.time_range.first -
+                                   last_to_end->time_range.last),
+          f.file, RankChoice(*last_to_end, f)));
     }
-    if (f.end > last_to_end->end) last_to_end = &f;
+    if (f.time_range.last > last_to_end->time_range.last) last_to_end = &f;
   }
 }
 
@@ -104,7 +93,7 @@ RankFileFacts FactsOfRankFile(const Timeline& t, const std::string& file) {
     if (p.rank >= 0) f.ranks.push_back(p.rank);
     // A process the reader found no extent for keeps [0, 0]: no time.
     if (p.end > p.start) {
-      Widen(p.start, p.end, &f.has_time_range, &f.start, &f.end);
+      f.time_range.Add(p.start, p.end);
     }
   }
   std::sort(f.ranks.begin(), f.ranks.end());

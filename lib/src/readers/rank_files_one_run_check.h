@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "common/time_extent.h"
 #include "feedprof/timeline.h"
 
 namespace feedprof::readers {
@@ -28,10 +29,9 @@ namespace feedprof::readers {
 // runs in parallel with the other files').
 struct RankFileFacts {
   std::string file;
-  std::vector<int32_t> ranks;   // the distinct ranks (>= 0) of its processes
-  bool has_time_range = false;  // false: no event and no process extent
-  TimeNs start = 0;             // earliest start of its events / processes
-  TimeNs end = 0;               // latest end
+  std::vector<int32_t> ranks;  // the distinct ranks (>= 0) of its processes
+  // Its events' and processes' extent; none when it has neither.
+  common::TimeExtent time_range;
 };
 
 RankFileFacts FactsOfRankFile(const Timeline& file_timeline,
