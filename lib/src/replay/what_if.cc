@@ -410,15 +410,8 @@ WhatIf ComputeWhatIf(const analysis::PreparedTimeline& prepared,
   // The processes' models are independent: on a big trace with several
   // processes they are built side by side, each with its steps grouped and
   // its recorded figures measured.
-  uint64_t timeline_events = 0;
-  for (const analysis::DeviceView& d : prepared.devices()) {
-    timeline_events += d.ops.size();
-  }
-  for (const analysis::ThreadView& t : prepared.threads()) {
-    timeline_events += t.calls.size();
-  }
   const size_t build_threads =
-      timeline_events >= kParallelReplayMinEvents ? 0 : 1;
+      counts.calls + counts.ops >= kParallelReplayMinEvents ? 0 : 1;
   std::vector<std::optional<ProcessRun>> built(pids.size());
   common::ParallelFor(pids.size(), build_threads, [&](size_t p, size_t) {
     built[p].emplace(ProcessRun{pids[p],
@@ -671,13 +664,11 @@ WhatIf ComputeWhatIf(const analysis::PreparedTimeline& prepared,
     }
   };
   // Small models replay faster than threads start; big ones on as many
-  // threads as their memory allows.
-  const size_t max_threads =
-      events >= kParallelReplayMinEvents ? replay_threads : 1;
+  // threads as their memory allows (replay_threads, chosen above).
   const size_t all_jobs = runs.size() + jobs.size();
   std::vector<ReplayTimes> worker_times(
-      common::ParallelWorkers(all_jobs, max_threads));
-  common::ParallelFor(all_jobs, max_threads, [&](size_t job, size_t worker) {
+      common::ParallelWorkers(all_jobs, replay_threads));
+  common::ParallelFor(all_jobs, replay_threads, [&](size_t job, size_t worker) {
     if (job < runs.size()) {
       self_check(job, &worker_times[worker]);
     } else if (!check_failed) {
