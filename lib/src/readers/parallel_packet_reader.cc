@@ -105,16 +105,14 @@ void ReadPacketsInParallel(PacketStreamReader& packets,
       if (batch->parsed < batch->event_packets.size()) {
         packets.EndCorruptAt(batch->event_packets[batch->parsed].packet);
         stopped = true;
-      } else if (batch->has_other) {
-        if (!batch->other_parsed) {
-          packets.EndCorruptAt(batch->other_packet);
-          stopped = true;
-        } else {
+      } else if (batch->has_other && !batch->other_parsed) {
+        packets.EndCorruptAt(batch->other_packet);
+        stopped = true;
+      } else {
+        if (batch->has_other) {
           if (batch->other_repaired) packets.CountRepaired();
           builder.AddPacket(batch->other);
-          on_progress(batch->end_offset);
         }
-      } else {
         on_progress(batch->end_offset);
       }
     }
