@@ -38,4 +38,16 @@ void ParallelFor(size_t jobs, size_t max_threads,
   for (std::thread& t : threads) t.join();
 }
 
+void ParallelForLongestFirst(const std::vector<size_t>& sizes,
+                             size_t max_threads,
+                             const std::function<void(size_t job)>& body) {
+  std::vector<size_t> order(sizes.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&sizes](size_t a, size_t b) {
+    return sizes[a] > sizes[b];
+  });
+  ParallelFor(order.size(), max_threads,
+              [&](size_t job, size_t) { body(order[job]); });
+}
+
 }  // namespace feedprof::common

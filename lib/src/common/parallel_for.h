@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <vector>
 
 namespace feedprof::common {
 
@@ -24,6 +25,15 @@ size_t ParallelWorkers(size_t jobs, size_t max_threads = 0);
 // 0). With one worker everything runs in order on the calling thread.
 void ParallelFor(size_t jobs, size_t max_threads,
                  const std::function<void(size_t job, size_t worker)>& body);
+
+// Calls body(job) once for every job in [0, sizes.size()) on up to
+// `max_threads` threads (0: one per core), started in order of decreasing
+// sizes[job] (ties in job order), so that the longest job is never started
+// last: for a few jobs of very different lengths, such as one per event
+// vector.
+void ParallelForLongestFirst(const std::vector<size_t>& sizes,
+                             size_t max_threads,
+                             const std::function<void(size_t job)>& body);
 
 }  // namespace feedprof::common
 

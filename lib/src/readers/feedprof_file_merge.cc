@@ -5,7 +5,8 @@
 // the string table and call sites (readers/timeline_append.h), threads and
 // devices found again by (pid, tid) and (pid, device id), the platform of
 // the first file that described one, NVML facts first-wins per (pid,
-// device), and the flags Finish reads.
+// device), and the flags Finish reads. The events wait in PartEvents for
+// Finish to merge them, vector by vector, in one pass.
 #include <algorithm>
 #include <utility>
 #include <vector>
@@ -83,17 +84,10 @@ void FeedprofTimelineBuilder::AppendFile(FeedprofTimelineBuilder& part) {
   any_header_ = any_header_ || part.any_header_;
   any_call_sites_ = any_call_sites_ || part.any_call_sites_;
 
-  // Sorted parts become runs Finish merges; one unsorted part and Finish
-  // sorts everything.
+  // Sorted parts are merged by Finish; one unsorted part, and Finish
+  // appends them all and sorts everything.
   runs_sorted_ = runs_sorted_ && part.events_sorted_;
-  if (runs_sorted_) {
-    size_t vector = 0;
-    ForEachEventVector(t, [&](const auto& events, auto, auto) {
-      if (vector == runs_.size()) runs_.emplace_back();
-      runs_[vector++].Begin(events.size());
-    });
-  }
-  AppendTimelineEvents(p, &t);
+  parts_.push_back(TakeTimelineTables(p, &t));
 }
 
 }  // namespace feedprof::readers

@@ -7,12 +7,12 @@
 #include <limits>
 #include <span>
 #include <string_view>
+#include <type_traits>
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "common/cuda_names.h"
 #include "common/parallel_for.h"
-#include "common/sorted_runs.h"
 #include "common/stable_time_sort.h"
 #include "common/time_limits.h"
 #include "readers/event_batch_decoder.h"
@@ -630,35 +630,48 @@ void FeedprofTimelineBuilder::EndSection() {
 }
 
 void FeedprofTimelineBuilder::SortEvents(size_t threads) {
-  // One job per vector, the longest first, so that the longest sort is
-  // never started last.
-  std::vector<std::pair<size_t, std::function<void()>>> sorts;
-  ForEachEventVector(*timeline_, [&sorts](auto& events, auto key, auto tie) {
-    sorts.emplace_back(events.size(), [&events, key, tie] {
+  std::vector<size_t> sizes;
+  std::vector<std::function<void()>> sorts;
+  ForEachEventVector(*timeline_, [&](auto& events, auto key, auto tie) {
+    sizes.push_back(events.size());
+    sorts.emplace_back([&events, key, tie] {
       common::StableSortByKeys(std::span(events), key, tie);
     });
   });
-  std::stable_sort(
-      sorts.begin(), sorts.end(),
-      [](const auto& a, const auto& b) { return a.first > b.first; });
-  common::ParallelFor(sorts.size(), threads,
-                      [&sorts](size_t job, size_t) { sorts[job].second(); });
+  common::ParallelForLongestFirst(sizes, threads,
+                                  [&sorts](size_t job) { sorts[job](); });
   events_sorted_ = true;
 }
 
-void FeedprofTimelineBuilder::Finish() {
+void FeedprofTimelineBuilder::Finish(size_t threads) {
   Timeline& t = *timeline_;
-  if (runs_sorted_) {
-    size_t vector = 0;
+  if (!parts_.empty()) {
+    // The parts' events go into the timeline vector by vector, side by
+    // side; each job touches its own vector of every part.
+    std::vector<size_t> sizes;
+    std::vector<std::function<void()>> jobs;
     ForEachEventVector(t, [&](auto& events, auto key, auto tie) {
-      if (vector == runs_.size()) return;  // no part appended
-      runs_[vector++].MergeInto(events, [&](const auto& a, const auto& b) {
-        return key(a) != key(b) ? key(a) < key(b) : tie(a) < tie(b);
+      using Event = typename std::decay_t<decltype(events)>::value_type;
+      size_t size = events.size();
+      for (PartEvents& part : parts_) size += part.Of<Event>().size();
+      sizes.push_back(size);
+      jobs.emplace_back([this, &events, key, tie] {
+        if (!runs_sorted_) {
+          AppendPartEvents(parts_, &events);
+          return;
+        }
+        MergePartEvents(parts_, &events, [&](const Event& a, const Event& b) {
+          return key(a) != key(b) ? key(a) < key(b) : tie(a) < tie(b);
+        });
       });
     });
+    common::ParallelForLongestFirst(sizes, threads,
+                                    [&jobs](size_t job) { jobs[job](); });
+    parts_.clear();
   }
-  // Merged runs are sorted already; this only checks that.
-  SortEvents();
+  // Merged parts are sorted already (this only checks that); appended
+  // ones are sorted here.
+  SortEvents(threads);
 
   Availability& a = t.available;
   a.api_calls = !t.api_calls.empty();

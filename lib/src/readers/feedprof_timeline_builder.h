@@ -20,10 +20,10 @@
 #include <utility>
 #include <vector>
 
-#include "common/sorted_runs.h"
 #include "feedprof.pb.h"
 #include "feedprof/timeline.h"
 #include "readers/event_batch_decoder.h"
+#include "readers/timeline_append.h"
 
 namespace feedprof::readers {
 
@@ -56,8 +56,10 @@ class FeedprofTimelineBuilder {
   // holds sorted runs, which Finish merges (log2 of the files' count
   // passes) instead of sorting everything again.
   void SortEvents(size_t threads = 1);
-  // Sorts every event vector by time and sets the availability flags.
-  void Finish();
+  // Sorts every event vector by time (merges the appended parts' runs),
+  // the vectors side by side on up to `threads` threads, and sets the
+  // availability flags.
+  void Finish(size_t threads = 1);
 
  private:
   // Events from one Header to the next (or to the end of the file): one
@@ -144,10 +146,10 @@ class FeedprofTimelineBuilder {
   template <typename Visit>
   static void ForEachEventVector(Timeline& t, Visit visit);
 
-  // Where each appended part's events begin, per event vector (in
-  // ForEachEventVector's order), while every part came sorted and this
-  // builder read no file itself.
-  std::vector<common::SortedRuns> runs_;
+  // The appended parts' events, in file order, for Finish to merge (while
+  // every part came sorted and this builder read no file itself) or append
+  // and sort.
+  std::vector<PartEvents> parts_;
   bool runs_sorted_ = true;
   bool events_sorted_ = false;  // SortEvents ran and nothing was added since
   bool platform_set_ = false;

@@ -153,7 +153,6 @@ absl::StatusOr<Timeline> ReadFeedprofTraceWithOptions(
   common::ReadProgress progress(path, total_bytes);
 
   uint64_t total_packets = 0;
-  uint64_t bytes_appended = 0;
   absl::Status single_file_error;
   std::vector<std::string> unreadable;
   const unsigned threads = common::ReadThreadCount(files->size());
@@ -169,8 +168,6 @@ absl::StatusOr<Timeline> ReadFeedprofTraceWithOptions(
         }
         total_packets += read.packets;
         builder.AppendFile(*read.builder);
-        bytes_appended += read.bytes;
-        readers::ReserveForTheRest(&timeline, bytes_appended, total_bytes);
       });
 
   if (files->size() == 1 && !single_file_error.ok()) return single_file_error;
@@ -180,7 +177,7 @@ absl::StatusOr<Timeline> ReadFeedprofTraceWithOptions(
   for (std::string& reason : unreadable) {
     timeline.warnings.push_back(reason + " (skipped)");
   }
-  builder.Finish();
+  builder.Finish(threads);
   return timeline;
 }
 

@@ -2,18 +2,20 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <map>
 #include <set>
 #include <system_error>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "common/in_order_parallel_reads.h"
+#include "common/parallel_for.h"
 #include "common/read_progress.h"
-#include "common/sorted_runs.h"
 #include "common/stable_time_sort.h"
 #include "feedprof/kineto_reader.h"
 #include "kineto/kineto_read_options.h"
@@ -33,11 +35,6 @@ class KinetoRunMerge {
     RenumberCollidingPids(part, file);
     ForEachPid(part, [&](int32_t& pid) { pid_files_.try_emplace(pid, file); });
 
-    gpu_ops_.Begin(t.gpu_ops.size());
-    api_calls_.Begin(t.api_calls.size());
-    syncs_.Begin(t.syncs.size());
-    ranges_.Begin(t.ranges.size());
-    marks_.Begin(t.marks.size());
     if (first_) t.platform = std::move(part.platform);
     for (Thread& thread : part.threads) t.threads.push_back(std::move(thread));
     for (Device& device : part.devices) t.devices.push_back(std::move(device));
@@ -51,23 +48,59 @@ class KinetoRunMerge {
     a.call_sites = a.call_sites || p.call_sites;
     a.gpu_counters = a.gpu_counters || p.gpu_counters;
     a.ranges = a.ranges || p.ranges;
-    AppendTimelineEvents(part, &t);
+    parts_.push_back(TakeTimelineTables(part, &t));
     first_ = false;
   }
 
-  // Merges the files' sorted runs into the order one sorted file has.
-  void Finish() {
+  // Merges the files' events (each file's sorted as the Kineto reader
+  // sorts) into the order one sorted file has, the vectors side by side on
+  // up to `threads` threads. Samples and counters, which no Kineto file
+  // has, are appended in file order.
+  void Finish(size_t threads) {
     Timeline& t = *into_;
-    gpu_ops_.MergeInto(t.gpu_ops, common::StartsFirstLongerFirst<GpuOp>);
-    api_calls_.MergeInto(t.api_calls, common::StartsFirstLongerFirst<ApiCall>);
-    syncs_.MergeInto(t.syncs, common::StartsFirstLongerFirst<SyncRecord>);
-    ranges_.MergeInto(t.ranges, common::StartsFirstLongerFirst<Range>);
-    marks_.MergeInto(t.marks,
-                     [](const Mark& x, const Mark& y) { return x.ts < y.ts; });
+    std::vector<std::function<void()>> jobs = {
+        [&] {
+          MergePartEvents(parts_, &t.gpu_ops,
+                          common::StartsFirstLongerFirst<GpuOp>);
+        },
+        [&] {
+          MergePartEvents(parts_, &t.api_calls,
+                          common::StartsFirstLongerFirst<ApiCall>);
+        },
+        [&] {
+          MergePartEvents(parts_, &t.syncs,
+                          common::StartsFirstLongerFirst<SyncRecord>);
+        },
+        [&] {
+          MergePartEvents(parts_, &t.ranges,
+                          common::StartsFirstLongerFirst<Range>);
+        },
+        [&] {
+          MergePartEvents(parts_, &t.marks, [](const Mark& x, const Mark& y) {
+            return x.ts < y.ts;
+          });
+        },
+        [&] {
+          AppendPartEvents(parts_, &t.thread_samples);
+          AppendPartEvents(parts_, &t.process_samples);
+          AppendPartEvents(parts_, &t.system_samples);
+          AppendPartEvents(parts_, &t.counters);
+        }};
+    std::vector<size_t> sizes(jobs.size(), 0);
+    for (PartEvents& part : parts_) {
+      sizes[0] += part.Of<GpuOp>().size();
+      sizes[1] += part.Of<ApiCall>().size();
+      sizes[2] += part.Of<SyncRecord>().size();
+      sizes[3] += part.Of<Range>().size();
+      sizes[4] += part.Of<Mark>().size();
+    }
+    common::ParallelForLongestFirst(sizes, threads,
+                                    [&jobs](size_t job) { jobs[job](); });
+    parts_.clear();
   }
 
  private:
-  common::SortedRuns gpu_ops_, api_calls_, syncs_, ranges_, marks_;
+  std::vector<PartEvents> parts_;  // each file's events, in file order
   // Real pids (>= 0) move up past every pid seen, with a warning; the
   // reader's stand-ins for string pids (< 0, numbered from -1 in each
   // file) move down past every one seen, silently: they name no process.
@@ -115,14 +148,11 @@ class KinetoRunMerge {
 absl::StatusOr<Timeline> ReadKinetoDirectory(
     const std::string& dir, const std::vector<std::string>& files) {
   uint64_t total_bytes = 0;
-  std::vector<uint64_t> file_bytes;
   for (const std::string& file : files) {
     std::error_code ignored;
     const uintmax_t size = std::filesystem::file_size(file, ignored);
-    file_bytes.push_back(ignored ? 0 : size);
-    total_bytes += file_bytes.back();
+    if (!ignored) total_bytes += size;
   }
-  uint64_t bytes_appended = 0;
   common::ReadProgress progress(dir, total_bytes);
 
   Timeline timeline;
@@ -162,15 +192,13 @@ absl::StatusOr<Timeline> ReadKinetoDirectory(
         }
         facts.push_back(std::move(r.facts));
         merge.Append(std::move(*part), files[i]);
-        bytes_appended += file_bytes[i];
-        ReserveForTheRest(&timeline, bytes_appended, total_bytes);
         ++read;
       });
 
   if (read == 0) {
     return absl::InvalidArgumentError(absl::StrJoin(unreadable, "\n"));
   }
-  merge.Finish();
+  merge.Finish(readers);
   for (std::string& reason : unreadable) {
     timeline.warnings.push_back(reason + " (skipped)");
   }

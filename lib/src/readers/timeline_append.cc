@@ -7,25 +7,17 @@
 namespace feedprof::readers {
 namespace {
 
-// Moves `from` to the end of `to`, calls `fix` on each moved element, and
-// frees `from`.
-template <typename T, typename Fix>
-void MoveAppend(std::vector<T>& from, std::vector<T>& to, Fix fix) {
-  if (to.empty()) {
-    to = std::move(from);
-    for (T& e : to) fix(e);
-  } else {
-    const size_t begin = to.size();
-    to.insert(to.end(), std::make_move_iterator(from.begin()),
-              std::make_move_iterator(from.end()));
-    for (size_t i = begin; i < to.size(); ++i) fix(to[i]);
-  }
-  std::vector<T>().swap(from);
-}
-
+// Moves `from` to the end of `to` and frees `from`; moved whole into an
+// empty `to`.
 template <typename T>
 void MoveAppend(std::vector<T>& from, std::vector<T>& to) {
-  MoveAppend(from, to, [](T&) {});
+  if (to.empty()) {
+    to = std::move(from);
+  } else {
+    to.insert(to.end(), std::make_move_iterator(from.begin()),
+              std::make_move_iterator(from.end()));
+  }
+  std::vector<T>().swap(from);
 }
 
 template <typename T>
@@ -55,69 +47,49 @@ void ReserveForTheRest(Timeline* into, uint64_t bytes_read,
   ReserveScaled(t.counters, scale);
 }
 
-void AppendTimelineEvents(Timeline& part, Timeline* into) {
+PartEvents TakeTimelineTables(Timeline& part, Timeline* into) {
   Timeline& t = *into;
+  PartEvents taken;
+  PartIds& ids = taken.ids;
   // Only the empty string yet: the part's ids stay as they are.
   const bool same_ids = t.strings.size() == 1 && t.call_sites.size() == 1;
-  std::vector<StringId> strings;
-  uint32_t call_site_offset = 0;
   if (same_ids) {
     t.strings = std::move(part.strings);
-    part.strings = StringTable();
-  } else {
-    strings.resize(part.strings.size());
-    for (StringId id = 0; id < strings.size(); ++id) {
-      strings[id] = t.strings.Intern(part.strings.Get(id));
-    }
-    part.strings = StringTable();
-    // Index 0 of both is the empty call site.
-    call_site_offset = static_cast<uint32_t>(t.call_sites.size() - 1);
-  }
-
-  if (same_ids) {
     t.call_sites = std::move(part.call_sites);
-    MoveAppend(part.gpu_ops, t.gpu_ops);
-    MoveAppend(part.api_calls, t.api_calls);
-    MoveAppend(part.ranges, t.ranges);
-    MoveAppend(part.marks, t.marks);
-    MoveAppend(part.counters, t.counters);
-    MoveAppend(part.nvtx_categories, t.nvtx_categories);
   } else {
-    auto id = [&strings](StringId& s) { s = strings[s]; };
+    ids.strings.resize(part.strings.size());
+    for (StringId id = 0; id < ids.strings.size(); ++id) {
+      ids.strings[id] = t.strings.Intern(part.strings.Get(id));
+    }
+    // Index 0 of both is the empty call site.
+    ids.call_site_offset = static_cast<uint32_t>(t.call_sites.size() - 1);
     for (size_t i = 1; i < part.call_sites.size(); ++i) {
       CallSite& site = part.call_sites[i];
       for (Frame& frame : site.frames) {
-        id(frame.file);
-        id(frame.function);
+        frame.file = ids.strings[frame.file];
+        frame.function = ids.strings[frame.function];
       }
       t.call_sites.push_back(std::move(site));
     }
-    MoveAppend(part.gpu_ops, t.gpu_ops, [&](GpuOp& e) { id(e.name); });
-    MoveAppend(part.api_calls, t.api_calls, [&](ApiCall& e) {
-      id(e.name);
-      if (e.call_site != 0) e.call_site += call_site_offset;
-    });
-    MoveAppend(part.ranges, t.ranges, [&](Range& e) {
-      id(e.name);
-      id(e.domain);
-    });
-    MoveAppend(part.marks, t.marks, [&](Mark& e) {
-      id(e.name);
-      id(e.domain);
-    });
-    MoveAppend(part.counters, t.counters,
-               [&](CounterSample& e) { id(e.name); });
-    MoveAppend(part.nvtx_categories, t.nvtx_categories,
-               [&](NvtxCategoryName& e) {
-                 id(e.domain);
-                 id(e.name);
-               });
+    for (NvtxCategoryName& e : part.nvtx_categories) {
+      e.domain = ids.strings[e.domain];
+      e.name = ids.strings[e.name];
+    }
   }
+  part.strings = StringTable();
   std::vector<CallSite>().swap(part.call_sites);
-  MoveAppend(part.syncs, t.syncs);
-  MoveAppend(part.thread_samples, t.thread_samples);
-  MoveAppend(part.process_samples, t.process_samples);
-  MoveAppend(part.system_samples, t.system_samples);
+
+  taken.Of<GpuOp>() = std::move(part.gpu_ops);
+  taken.Of<ApiCall>() = std::move(part.api_calls);
+  taken.Of<SyncRecord>() = std::move(part.syncs);
+  taken.Of<Range>() = std::move(part.ranges);
+  taken.Of<Mark>() = std::move(part.marks);
+  taken.Of<ThreadSample>() = std::move(part.thread_samples);
+  taken.Of<ProcessSample>() = std::move(part.process_samples);
+  taken.Of<SystemSample>() = std::move(part.system_samples);
+  taken.Of<CounterSample>() = std::move(part.counters);
+
+  MoveAppend(part.nvtx_categories, t.nvtx_categories);
   MoveAppend(part.streams, t.streams);
   MoveAppend(part.processes, t.processes);
   MoveAppend(part.warnings, t.warnings);
@@ -132,6 +104,7 @@ void AppendTimelineEvents(Timeline& part, Timeline* into) {
   d.strings_dropped += p.strings_dropped;
   d.events_recorded += p.events_recorded;
   d.packets_dropped += p.packets_dropped;
+  return taken;
 }
 
 }  // namespace feedprof::readers

@@ -1,4 +1,4 @@
-// Appends one file's partial timeline to the timeline of a multi-file read.
+// Puts the partial timelines of a multi-file read together.
 //
 // A session directory or a multi-rank run is read file by file into partial
 // timelines (one per worker thread), each with its own string table and
@@ -10,27 +10,115 @@
 // file first interned them; strings an earlier file already interned keep
 // their ids either way.
 //
+// The event vectors are kept apart (PartEvents) until every file is there,
+// then merged vector by vector into the timeline in one pass each
+// (common/merge_sorted_runs.h), their ids rewritten as they move: appending
+// them as each file came and merging the runs afterwards moved every event
+// several times.
+//
 // Threads, devices, the platform and the availability flags are left to the
 // caller: feedprof sessions and Kineto runs merge those differently.
 #ifndef FEEDPROF_READERS_TIMELINE_APPEND_H_
 #define FEEDPROF_READERS_TIMELINE_APPEND_H_
 
+#include <cstddef>
+#include <cstdint>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "common/merge_sorted_runs.h"
 #include "feedprof/timeline.h"
 
 namespace feedprof::readers {
 
-// Moves the strings, call sites, every event vector, the processes, streams,
-// NVTX category names, warnings and drop counts of `part` to the end of
-// `into`'s, with string ids and call-site indices rewritten to `into`'s.
-// Each of `part`'s vectors is freed once moved. Into a timeline that holds
-// nothing yet the vectors are moved whole, without a copy.
-void AppendTimelineEvents(Timeline& part, Timeline* into);
+// How one part's string ids and call-site indices become the merged
+// timeline's.
+struct PartIds {
+  std::vector<StringId> strings;  // part id -> merged id; empty: the same
+  uint32_t call_site_offset = 0;
 
-// After `bytes_read` of the `total_bytes` of a multi-file read were
-// appended to `into`, reserves room in each event vector for the rest at
-// the same events per byte (plus 5 %), so that the appends of the files to
-// come do not copy the vectors again each time they outgrow them. Reserved
-// room that is never filled costs address space, not memory.
+  void Fix(GpuOp& e) const { Id(e.name); }
+  void Fix(ApiCall& e) const {
+    Id(e.name);
+    if (e.call_site != 0) e.call_site += call_site_offset;
+  }
+  void Fix(Range& e) const {
+    Id(e.name);
+    Id(e.domain);
+  }
+  void Fix(Mark& e) const {
+    Id(e.name);
+    Id(e.domain);
+  }
+  void Fix(CounterSample& e) const { Id(e.name); }
+  // Syncs and samples name nothing.
+  template <typename T>
+  void Fix(T&) const {}
+
+ private:
+  void Id(StringId& s) const {
+    if (!strings.empty()) s = strings[s];
+  }
+};
+
+// The event vectors of one part, moved out of it to wait for the other
+// parts, and the ids they still have.
+struct PartEvents {
+  std::tuple<std::vector<GpuOp>, std::vector<ApiCall>, std::vector<SyncRecord>,
+             std::vector<Range>, std::vector<Mark>, std::vector<ThreadSample>,
+             std::vector<ProcessSample>, std::vector<SystemSample>,
+             std::vector<CounterSample>>
+      events;
+  PartIds ids;
+
+  template <typename T>
+  std::vector<T>& Of() {
+    return std::get<std::vector<T>>(events);
+  }
+};
+
+// Moves the strings, call sites, processes, streams, NVTX category names,
+// warnings and drop counts of `part` to the end of `into`'s, with string
+// ids and call-site indices rewritten to `into`'s, and returns `part`'s
+// event vectors with what their ids still need (AppendPartEvents or
+// MergePartEvents puts them in `into` once every part is taken).
+PartEvents TakeTimelineTables(Timeline& part, Timeline* into);
+
+// Moves the events of type T of every part, in part order, to the end of
+// `*into`, ids rewritten; the parts' vectors are freed.
+template <typename T>
+void AppendPartEvents(std::vector<PartEvents>& parts, std::vector<T>* into) {
+  size_t total = into->size();
+  for (PartEvents& part : parts) total += part.Of<T>().size();
+  into->reserve(total);
+  for (PartEvents& part : parts) {
+    std::vector<T>& events = part.Of<T>();
+    for (T& e : events) {
+      into->push_back(std::move(e));
+      part.ids.Fix(into->back());
+    }
+    std::vector<T>().swap(events);
+  }
+}
+
+// The same for parts whose events of type T are each sorted by `less`,
+// into an empty `*into`: one sorted vector, the earlier part's events first
+// on ties, as std::stable_sort of the appended vector would order them.
+template <typename T, typename Less>
+void MergePartEvents(std::vector<PartEvents>& parts, std::vector<T>* into,
+                     Less less) {
+  std::vector<std::vector<T>*> runs;
+  for (PartEvents& part : parts) runs.push_back(&part.Of<T>());
+  common::MergeSortedRuns(
+      runs, into, less, [&parts](size_t run, T& e) { parts[run].ids.Fix(e); });
+}
+
+// After `bytes_read` of the `total_bytes` of a large file were read into
+// `into`, reserves room in each event vector for the rest at the same
+// events per byte (plus 5 %), so that the vectors are not copied again each
+// time they outgrow their room. Reserved room that is never filled costs
+// address space, not memory.
 void ReserveForTheRest(Timeline* into, uint64_t bytes_read,
                        uint64_t total_bytes);
 
