@@ -285,7 +285,7 @@ absl::Status WriteError(const std::string& path) {
 
 absl::StatusOr<RepeatedTrace> WriteRepeatedFeedprofTrace(
     const std::string& source_path, uint64_t target_bytes,
-    const std::string& out_path) {
+    const std::string& out_path, SessionProcess process) {
   absl::StatusOr<Timeline> loaded = LoadTrace(source_path);
   if (!loaded.ok()) return loaded.status();
   const Timeline& t = *loaded;
@@ -328,7 +328,8 @@ absl::StatusOr<RepeatedTrace> WriteRepeatedFeedprofTrace(
         events.ranges.begin(), events.ranges.end(),
         [&t](size_t a, size_t b) { return t.ranges[a].end < t.ranges[b].end; });
   }
-  const int32_t pid = t.processes.empty() ? 1 : t.processes[0].pid;
+  const int32_t pid =
+      (t.processes.empty() ? 1 : t.processes[0].pid) + process.pid_offset;
 
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(
       std::fopen(out_path.c_str(), "wb"), &std::fclose);
@@ -341,7 +342,7 @@ absl::StatusOr<RepeatedTrace> WriteRepeatedFeedprofTrace(
   RepeatedTrace result;
   while (result.repetitions == 0 || out.written() < target_bytes) {
     const auto k = static_cast<int64_t>(result.repetitions);
-    const Shift shift{k * period,
+    const Shift shift{process.time_offset_ns + k * period,
                       static_cast<uint64_t>(k) * (max_correlation + 1)};
     for (const auto& [tid, events] : threads) {
       WriteThreadBatches(t, tid, events, shift, out);
@@ -358,7 +359,8 @@ absl::StatusOr<RepeatedTrace> WriteRepeatedFeedprofTrace(
   out.Write(drops);
   trace::Packet footer;
   footer.mutable_footer()->set_end_ns(static_cast<uint64_t>(
-      last + static_cast<TimeNs>(result.repetitions - 1) * period));
+      process.time_offset_ns + last +
+      static_cast<TimeNs>(result.repetitions - 1) * period));
   footer.mutable_footer()->set_reason("exit");
   out.Write(footer);
   if (!out.ok() || std::fflush(file.get()) != 0) return WriteError(out_path);

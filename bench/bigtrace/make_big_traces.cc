@@ -9,7 +9,12 @@
 // can call it before every run.
 //
 //   make_big_traces --out DIR [--sizes 100M,1G,4G]
-//       [--formats kineto,kineto-gz,nsight,feedprof] [--traces DIR] [--force]
+//       [--formats kineto,kineto-gz,nsight,feedprof] [--session N]
+//       [--traces DIR] [--force]
+//
+// --session N also writes, per size, a session directory of N feedprof
+// files of that size each (DIR/session<N>-<size>/p<k>.fpt): N processes of
+// one job, each with its own pid and start time, their events interleaved.
 #include <charconv>
 #include <chrono>
 #include <cstdio>
@@ -38,13 +43,16 @@ constexpr std::string_view kNsightSource = "nsys_ai/mfu_2gpu_before.sqlite";
 
 constexpr std::string_view kUsage =
     "usage: make_big_traces --out DIR [--sizes 100M,1G,4G]\n"
-    "           [--formats kineto,kineto-gz,nsight,feedprof] [--traces DIR]\n"
-    "           [--force]\n"
+    "           [--formats kineto,kineto-gz,nsight,feedprof] [--session N]\n"
+    "           [--traces DIR] [--force]\n"
     "Writes DIR/<format>-<size>.{json,json.gz,sqlite,fpt}, made from the "
     "shared\nreal traces in --traces (default: " FEEDPROF_SHARED_TRACES_DIR
     ")\nby repetition with shifted times and ids. Sizes are decimal "
     "(100M = 10^8 bytes);\nthe .json.gz holds the same JSON as the .json of "
-    "its size.\n";
+    "its size.\n--session N also writes DIR/session<N>-<size>/p1.fpt .. "
+    "pN.fpt: "
+    "N processes\nof one session, each file of that size, with their own pids "
+    "and start times.\n";
 
 struct Options {
   std::string out;
@@ -52,8 +60,14 @@ struct Options {
   std::vector<std::string> sizes = {"100M"};
   std::vector<std::string> formats = {"kineto", "kineto-gz", "nsight",
                                       "feedprof"};
+  uint32_t session_files = 0;  // --session N; 0: none
   bool force = false;
 };
+
+// How far each process of a generated session starts after the one
+// before: not a multiple of anything in the source, so that the
+// processes' events interleave instead of lining up.
+constexpr int64_t kSessionStaggerNs = 137'000;
 
 bool ParseSize(std::string_view text, uint64_t* bytes) {
   uint64_t scale = 1;
@@ -188,6 +202,25 @@ int Run(const Options& options) {
         return rc;
       }
     }
+    if (options.session_files > 0) {
+      const std::string dir =
+          base + "session" + std::to_string(options.session_files) + "-" + size;
+      std::filesystem::create_directories(dir, error);
+      if (error) return Fail("cannot create " + dir + ": " + error.message());
+      for (uint32_t k = 0; k < options.session_files; ++k) {
+        const SessionProcess process{
+            static_cast<int32_t>(k),
+            static_cast<int64_t>(k) * kSessionStaggerNs};
+        if (int rc = Make(options, dir + "/p" + std::to_string(k + 1) + ".fpt",
+                          [&](const std::string& out) {
+                            return WriteRepeatedFeedprofTrace(kineto, target,
+                                                              out, process);
+                          });
+            rc != 0) {
+          return rc;
+        }
+      }
+    }
   }
   return 0;
 }
@@ -218,6 +251,15 @@ int main(int argc, char** argv) {
     }
     if (arg == "--out") {
       options.out = v;
+    } else if (arg == "--session") {
+      const std::string_view text = v;
+      const auto [end, error] = std::from_chars(
+          text.data(), text.data() + text.size(), options.session_files);
+      if (error != std::errc() || end != text.data() + text.size() ||
+          options.session_files < 2 || options.session_files > 256) {
+        return Fail("--session: '" + std::string(text) +
+                    "' is not a file count; write 2 to 256");
+      }
     } else if (arg == "--traces") {
       options.traces = v;
     } else if (arg == "--sizes") {
