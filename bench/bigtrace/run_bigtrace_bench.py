@@ -21,12 +21,18 @@ ids) into a directory you name, then for each file, in one run:
     `source.events`, the events analysed), and the ratios to `cat` and to
     `gzip -dc` from the same run.
 
+With --session N it also makes, per size, a session of N feedprof files of
+that size (N processes of one job, with their own pids and staggered
+starts) and times `analyze --no-what-if` of the session directory beside
+that of one of its files, in the same run: a session read and analysed on
+every core takes about N / cores times one file.
+
 Peak RSS is the child's own (wait4's ru_maxrss), not the script's.
 
   bench/bigtrace/run_bigtrace_bench.py --build build --dir /tmp/big \\
       [--sizes 100M,1G] [--formats kineto,kineto-gz,nsight,feedprof] \\
-      [--runs 1] [--what-if kineto|all|none] [--json results.json] \\
-      [--feedprof OTHER_BINARY]
+      [--runs 1] [--what-if kineto|all|none] [--session N] \\
+      [--json results.json] [--feedprof OTHER_BINARY]
 
 The files are large (the sizes are per format; 1G writes about 3.1 GB);
 they are kept in --dir for the next run and are never part of the source
@@ -146,6 +152,50 @@ def measure(feedprof, inflate_bench, path, fmt, runs, what_if):
     return row
 
 
+def measure_session(feedprof, directory, runs):
+    """The session directory's analyze beside one of its files'."""
+    files = sorted(os.path.join(directory, f) for f in os.listdir(directory)
+                   if f.endswith(".fpt"))
+    for f in files:
+        shell_to_null(["cat"], f)  # page cache
+    one = files[0]
+
+    def analyze(path):
+        return run([feedprof, "analyze", "--format", "json", "--no-what-if",
+                    path], stdout=subprocess.PIPE)
+
+    wall, cpu, rss, out = median_run(runs, lambda: analyze(directory))
+    one_wall, _, one_rss, one_out = median_run(runs, lambda: analyze(one))
+    return {
+        "path": directory, "files": len(files),
+        "file_bytes": sum(os.path.getsize(f) for f in files),
+        "analyze_s": wall, "analyze_cpu_s": cpu, "peak_rss_bytes": rss,
+        "events": json.loads(out)["source"]["events"],
+        "one_file_s": one_wall, "one_file_peak_rss_bytes": one_rss,
+        "one_file_events": json.loads(one_out)["source"]["events"],
+    }
+
+
+def print_session_table(sessions):
+    cores = os.cpu_count() or 1
+    print(f"\nsessions: the directory beside one of its files; the target is "
+          f"files / cores ({cores}) × one file\n")
+    print("| session | files | events | analyze s | M events/s | peak RSS MB "
+          "| B/event | one file s | × one file | target × |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for r in sessions:
+        seconds = r["analyze_s"]
+        cells = [
+            os.path.basename(r["path"]), str(r["files"]), f"{r['events']:,}",
+            f"{seconds:.2f}", f"{r['events'] / seconds / 1e6:.2f}",
+            f"{r['peak_rss_bytes'] / 1e6:.0f}",
+            f"{r['peak_rss_bytes'] / max(r['events'], 1):.0f}",
+            f"{r['one_file_s']:.2f}", f"{seconds / r['one_file_s']:.1f}×",
+            f"{r['files'] / cores:.1f}×",
+        ]
+        print("| " + " | ".join(cells) + " |")
+
+
 def print_table(rows):
     def ratio(a, b):
         return f"{a / b:.1f}×" if b else "–"
@@ -217,6 +267,9 @@ def main():
                         choices=("kineto", "all", "none"),
                         help="which inputs also get one run with the "
                         "what-if replay on (default: the plain Kineto JSON)")
+    parser.add_argument("--session", type=int, default=0, metavar="N",
+                        help="also time a session of N feedprof files of "
+                        "each size beside one of its files")
     parser.add_argument("--json", help="also write the figures here")
     args = parser.parse_args()
 
@@ -235,9 +288,12 @@ def main():
             sys.exit(f"run_bigtrace_bench: unknown format '{f}'; use "
                      + ", ".join(FORMATS))
     sizes = [s for s in args.sizes.split(",") if s]
+    if args.session and not 2 <= args.session <= 256:
+        sys.exit("run_bigtrace_bench: --session: write 2 to 256 files")
     os.makedirs(args.dir, exist_ok=True)
 
     rows = []
+    sessions = []
     print(f"load average before: {os.getloadavg()[0]:.2f} "
           f"({os.cpu_count()} CPUs)")
     for size in sizes:
@@ -266,11 +322,31 @@ def main():
             print(f"{os.path.basename(path)}: analyze {row['analyze_s']:.2f} s"
                   f", {row['events']:,} events, peak RSS "
                   f"{row['peak_rss_bytes'] / 1e6:.0f} MB", flush=True)
+        if args.session:
+            directory = os.path.join(args.dir, f"session{args.session}-{size}")
+            if (not os.path.isdir(directory) and shutil.disk_usage(
+                    args.dir).free < parse_size(size) * args.session * 1.1):
+                print(f"skipping the {size} session: not enough room in "
+                      f"{args.dir}")
+                continue
+            gen = [generator, "--out", args.dir, "--sizes", size,
+                   "--formats", "feedprof", "--session", str(args.session)]
+            if args.traces:
+                gen += ["--traces", args.traces]
+            subprocess.run(gen, check=True)
+            row = measure_session(feedprof, directory, args.runs)
+            row["size"] = size
+            sessions.append(row)
+            print(f"{os.path.basename(directory)}: analyze "
+                  f"{row['analyze_s']:.2f} s, one file {row['one_file_s']:.2f}"
+                  f" s", flush=True)
     print(f"load average after: {os.getloadavg()[0]:.2f}")
     print_table(rows)
+    if sessions:
+        print_session_table(sessions)
     if args.json:
         with open(args.json, "w") as out:
-            json.dump(rows, out, indent=1)
+            json.dump({"files": rows, "sessions": sessions}, out, indent=1)
 
 
 if __name__ == "__main__":

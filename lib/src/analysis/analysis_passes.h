@@ -71,18 +71,37 @@ StepReport ComputeSteps(const PreparedTimeline& prepared,
 
 // timeline_overview.cc: the fixed-size overview for plots and the per-step
 // breakdowns. Begin with the window, the report's steps (sorted by start)
-// and the busy unions; feed each device (AddDevice, then its gaps through
-// AddGap, in Report::devices order); Finish with the host report.
+// and the busy unions; for each device, StartDevice, its gaps through
+// AddGap, then AddDevice, in Report::devices order; Finish with the host
+// report. StartDevice and AddGap only read the builder, so devices can be
+// classified side by side, each on its own thread, into their own parts.
 class TimelineOverviewBuilder {
  public:
+  // What one device adds: its row of the overview and its share of each
+  // step's times, kept apart from the other devices' until AddDevice.
+  class DevicePart {
+   public:
+    DevicePart();
+    DevicePart(DevicePart&&) noexcept;
+    DevicePart& operator=(DevicePart&&) noexcept;
+    ~DevicePart();
+
+   private:
+    friend class TimelineOverviewBuilder;
+    struct Data;
+    std::unique_ptr<Data> data_;
+  };
+
   TimelineOverviewBuilder(const PreparedTimeline& prepared,
                           std::vector<StepInfo>* steps);
   ~TimelineOverviewBuilder();
   TimelineOverviewBuilder(const TimelineOverviewBuilder&) = delete;
   TimelineOverviewBuilder& operator=(const TimelineOverviewBuilder&) = delete;
 
-  void AddDevice(const DeviceView& device, const BusyIntervals& busy);
-  void AddGap(const IdleGap& gap);  // a gap of the last added device
+  DevicePart StartDevice(const DeviceView& device,
+                         const BusyIntervals& busy) const;
+  void AddGap(DevicePart* part, const IdleGap& gap) const;  // in time order
+  void AddDevice(DevicePart part);
   TimelineOverview Finish(const HostReport& host);
 
  private:

@@ -4,6 +4,7 @@
 #include <future>
 #include <map>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "analysis/analysis_passes.h"
@@ -11,6 +12,7 @@
 #include "analysis/prepared_timeline.h"
 #include "analysis/quantile.h"
 #include "analysis/time_sum.h"
+#include "common/parallel_for.h"
 #include "feedprof/analysis.h"
 #include "replay/what_if.h"
 
@@ -163,13 +165,27 @@ absl::StatusOr<Report> Analyze(const Timeline& timeline,
   // devices did while the device pass classifies the gaps.
   report.steps = ComputeSteps(prepared, options, busy);
   TimelineOverviewBuilder overview(prepared, &report.steps.steps);
-  const auto add_gap = [&overview](const IdleGap& g) { overview.AddGap(g); };
-  for (size_t i = 0; i < prepared.devices().size(); ++i) {
+  // Each device's gaps are classified on their own (a session or a
+  // multi-GPU trace has several devices, each of millions of ops), side by
+  // side on a big trace; their parts of the overview are added in device
+  // order, so the result is the same either way.
+  const size_t devices = prepared.devices().size();
+  std::vector<DeviceReport> device_reports(devices);
+  std::vector<TimelineOverviewBuilder::DevicePart> parts(devices);
+  const size_t device_threads =
+      prepared.event_count() >= kParallelPassesMinEvents ? 0 : 1;
+  common::ParallelFor(devices, device_threads, [&](size_t i, size_t) {
     const DeviceView& d = prepared.devices()[i];
-    overview.AddDevice(d, busy[i].busy);
-    report.devices.push_back(
-        ComputeDeviceReport(prepared, d, busy[i].busy, add_gap));
-    report.has_gpu_activity |= !d.ops.empty();
+    TimelineOverviewBuilder::DevicePart& part = parts[i];
+    part = overview.StartDevice(d, busy[i].busy);
+    device_reports[i] = ComputeDeviceReport(
+        prepared, d, busy[i].busy,
+        [&](const IdleGap& g) { overview.AddGap(&part, g); });
+  });
+  for (size_t i = 0; i < devices; ++i) {
+    overview.AddDevice(std::move(parts[i]));
+    report.devices.push_back(std::move(device_reports[i]));
+    report.has_gpu_activity |= !prepared.devices()[i].ops.empty();
   }
   if (independent_done.valid()) independent_done.get();
   report.launch = std::move(independent.launch);

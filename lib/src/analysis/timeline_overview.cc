@@ -76,20 +76,18 @@ struct TimelineOverviewBuilder::State {
   TimeNs longest_step = 0;
   TimeNs end = 0;  // start + buckets × bucket_ns
   TimelineOverview out;
-  int32_t device_pid = 0;
-  size_t gap_cursor = 0;  // ForEachStepOverlapping's cursor for AddGap
-  size_t hint = 0;        // ForEachBucket's last bucket
+  size_t finish_hint = 0;  // ForEachBucket's last bucket, for Finish
 
   // Calls f(bucket, t0, t1) for every bucket [p0, p1) overlaps, with the
-  // overlap [t0, t1).
+  // overlap [t0, t1). `*hint` is the caller's last bucket.
   template <typename F>
-  void ForEachBucket(TimeNs p0, TimeNs p1, F&& f) {
+  void ForEachBucket(TimeNs p0, TimeNs p1, size_t* hint, F&& f) const {
     p0 = std::max(p0, out.start);
     p1 = std::min(p1, end);
     if (p1 <= p0) return;
     // Callers mostly go forward in time: try the last bucket and the next
     // one before dividing.
-    size_t k = hint;
+    size_t k = *hint;
     const TimeNs hint_start =
         out.start + static_cast<TimeNs>(k) * out.bucket_ns;
     if (p0 < hint_start || p0 >= hint_start + 2 * out.bucket_ns) {
@@ -103,13 +101,13 @@ struct TimelineOverviewBuilder::State {
       f(k, t, t1);
       t = t1;
     }
-    hint = k - 1;
+    *hint = k - 1;
   }
 
   void Spread(TimeNs value, TimeNs p0, TimeNs p1,
               std::vector<TimeNs>* buckets) {
     if (value == 0 || p1 <= p0) return;
-    ForEachBucket(p0, p1, [&](size_t k, TimeNs t0, TimeNs t1) {
+    ForEachBucket(p0, p1, &finish_hint, [&](size_t k, TimeNs t0, TimeNs t1) {
       (*buckets)[k] +=
           ShareBefore(value, p0, p1, t1) - ShareBefore(value, p0, p1, t0);
     });
@@ -119,17 +117,18 @@ struct TimelineOverviewBuilder::State {
     return step_all_devices[i] || (*steps)[i].pid == pid;
   }
 
-  // Calls f(i) for every step i of the current device that overlaps
+  // Calls f(i) for every step i of a device of process `pid` that overlaps
   // [a, b). Intervals of one device come in time order (start and end
   // rising), so `*cursor` (the first step starting at or after b) only
   // moves forward; no step starts before a − longest_step.
   template <typename F>
-  void ForEachStepOverlapping(TimeNs a, TimeNs b, size_t* cursor, F&& f) {
+  void ForEachStepOverlapping(TimeNs a, TimeNs b, int32_t pid, size_t* cursor,
+                              F&& f) const {
     while (*cursor < steps->size() && (*steps)[*cursor].start < b) ++*cursor;
     for (size_t i = *cursor; i-- > 0;) {
       const StepInfo& step = (*steps)[i];
       if (step.start + longest_step <= a) break;
-      if (step.end > a && StepCounts(i, device_pid)) f(i);
+      if (step.end > a && StepCounts(i, pid)) f(i);
     }
   }
 };
@@ -177,34 +176,57 @@ TimelineOverviewBuilder::TimelineOverviewBuilder(
 
 TimelineOverviewBuilder::~TimelineOverviewBuilder() = default;
 
-void TimelineOverviewBuilder::AddDevice(const DeviceView& device,
-                                        const BusyIntervals& busy) {
-  State& s = *state_;
-  s.device_pid = device.pid;
+// What one device adds to the overview, kept apart until AddDevice.
+struct TimelineOverviewBuilder::DevicePart::Data {
+  int32_t pid = 0;
   TimelineDevice row;
-  row.pid = device.pid;
-  row.device = device.device;
-  row.busy_ns.assign(s.out.buckets, 0);
-  row.idle_ns.assign(s.out.buckets, IdleByCause{});
-  for (const Interval& iv : busy.intervals()) {
-    s.ForEachBucket(iv.start, iv.end, [&](size_t k, TimeNs t0, TimeNs t1) {
-      row.busy_ns[k] += t1 - t0;
-    });
-  }
-  s.out.devices.push_back(std::move(row));
+  size_t hint = 0;        // ForEachBucket's last bucket
+  size_t gap_cursor = 0;  // ForEachStepOverlapping's cursor for AddGap
+  // Per step: kernel and copy time, idle time by cause (empty: no steps).
+  std::vector<TimeNs> compute_ns;
+  std::vector<TimeNs> copy_ns;
+  std::vector<IdleByCause> idle;
+};
 
-  s.gap_cursor = 0;
-  if (s.steps->empty() || device.ops.empty()) return;
+TimelineOverviewBuilder::DevicePart::DevicePart()
+    : data_(std::make_unique<Data>()) {}
+TimelineOverviewBuilder::DevicePart::DevicePart(DevicePart&&) noexcept =
+    default;
+TimelineOverviewBuilder::DevicePart&
+TimelineOverviewBuilder::DevicePart::operator=(DevicePart&&) noexcept = default;
+TimelineOverviewBuilder::DevicePart::~DevicePart() = default;
+
+TimelineOverviewBuilder::DevicePart TimelineOverviewBuilder::StartDevice(
+    const DeviceView& device, const BusyIntervals& busy) const {
+  const State& s = *state_;
+  DevicePart part;
+  DevicePart::Data& p = *part.data_;
+  p.pid = device.pid;
+  p.row.pid = device.pid;
+  p.row.device = device.device;
+  p.row.busy_ns.assign(s.out.buckets, 0);
+  p.row.idle_ns.assign(s.out.buckets, IdleByCause{});
+  for (const Interval& iv : busy.intervals()) {
+    s.ForEachBucket(
+        iv.start, iv.end, &p.hint,
+        [&](size_t k, TimeNs t0, TimeNs t1) { p.row.busy_ns[k] += t1 - t0; });
+  }
+  if (s.steps->empty()) return part;
+  p.compute_ns.assign(s.steps->size(), 0);
+  p.copy_ns.assign(s.steps->size(), 0);
+  p.idle.assign(s.steps->size(), IdleByCause{});
+  if (device.ops.empty()) return part;
   // The kernels' union in one sweep (the merge rule of StartOrderedUnion:
   // touching intervals merge, empty ones are skipped), each merged interval
   // added to the steps it overlaps.
-  std::vector<TimeNs> compute(s.steps->size(), 0);
   size_t cursor = 0;
   auto add = [&](const Interval& iv) {
-    s.ForEachStepOverlapping(iv.start, iv.end, &cursor, [&](size_t i) {
-      const StepInfo& step = (*s.steps)[i];
-      compute[i] += std::min(step.end, iv.end) - std::max(step.start, iv.start);
-    });
+    s.ForEachStepOverlapping(
+        iv.start, iv.end, device.pid, &cursor, [&](size_t i) {
+          const StepInfo& step = (*s.steps)[i];
+          p.compute_ns[i] +=
+              std::min(step.end, iv.end) - std::max(step.start, iv.start);
+        });
   };
   const auto& ops = s.prepared->timeline().gpu_ops;
   Interval open;
@@ -222,25 +244,41 @@ void TimelineOverviewBuilder::AddDevice(const DeviceView& device,
   if (have_open) add(open);
   for (size_t i = 0; i < s.steps->size(); ++i) {
     if (!s.StepCounts(i, device.pid)) continue;
-    StepInfo& step = (*s.steps)[i];
-    AddTime(&step.compute_ns, compute[i]);
-    AddTime(&step.copy_ns, busy.BusyIn(step.start, step.end) - compute[i]);
+    const StepInfo& step = (*s.steps)[i];
+    p.copy_ns[i] = busy.BusyIn(step.start, step.end) - p.compute_ns[i];
   }
+  return part;
 }
 
-void TimelineOverviewBuilder::AddGap(const IdleGap& gap) {
+void TimelineOverviewBuilder::AddGap(DevicePart* part,
+                                     const IdleGap& gap) const {
+  const State& s = *state_;
+  DevicePart::Data& p = *part->data_;
+  std::vector<IdleByCause>& idle = p.row.idle_ns;
+  s.ForEachBucket(gap.start, gap.end, &p.hint,
+                  [&](size_t k, TimeNs t0, TimeNs t1) {
+                    AddGapShare(gap, t0, t1, &idle[k]);
+                  });
+  s.ForEachStepOverlapping(
+      gap.start, gap.end, p.pid, &p.gap_cursor, [&](size_t i) {
+        const StepInfo& step = (*s.steps)[i];
+        AddGapShare(gap, std::max(step.start, gap.start),
+                    std::min(step.end, gap.end), &p.idle[i]);
+      });
+}
+
+void TimelineOverviewBuilder::AddDevice(DevicePart part) {
   State& s = *state_;
-  if (!s.out.devices.empty()) {
-    std::vector<IdleByCause>& idle = s.out.devices.back().idle_ns;
-    s.ForEachBucket(gap.start, gap.end, [&](size_t k, TimeNs t0, TimeNs t1) {
-      AddGapShare(gap, t0, t1, &idle[k]);
-    });
-  }
-  s.ForEachStepOverlapping(gap.start, gap.end, &s.gap_cursor, [&](size_t i) {
+  DevicePart::Data& p = *part.data_;
+  s.out.devices.push_back(std::move(p.row));
+  for (size_t i = 0; i < p.idle.size(); ++i) {
     StepInfo& step = (*s.steps)[i];
-    AddGapShare(gap, std::max(step.start, gap.start),
-                std::min(step.end, gap.end), &step.idle_by_cause);
-  });
+    if (s.StepCounts(i, p.pid)) {
+      AddTime(&step.compute_ns, p.compute_ns[i]);
+      AddTime(&step.copy_ns, p.copy_ns[i]);
+    }
+    step.idle_by_cause += p.idle[i];
+  }
 }
 
 TimelineOverview TimelineOverviewBuilder::Finish(const HostReport& host) {
@@ -263,10 +301,12 @@ TimelineOverview TimelineOverviewBuilder::Finish(const HostReport& host) {
     const ThreadView* view = prepared.FindThread(t.pid, t.tid);
     if (view != nullptr) {
       for (const ThreadCall& c : view->calls) {
-        s.ForEachBucket(c.start, c.end, [&](size_t k, TimeNs t0, TimeNs t1) {
-          row.cuda_api_ns[k] += t1 - t0;
-          if (c.sync != SyncReason::kNone) row.sync_ns[k] += t1 - t0;
-        });
+        s.ForEachBucket(c.start, c.end, &s.finish_hint,
+                        [&](size_t k, TimeNs t0, TimeNs t1) {
+                          row.cuda_api_ns[k] += t1 - t0;
+                          if (c.sync != SyncReason::kNone)
+                            row.sync_ns[k] += t1 - t0;
+                        });
       }
     }
     if (t.samples && view != nullptr) {
