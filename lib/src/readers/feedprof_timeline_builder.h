@@ -44,11 +44,13 @@ class FeedprofTimelineBuilder {
   // Appends what `part` built from the files that follow this builder's
   // (each ended with EndFile; `part` not Finished), so that this builder's
   // timeline becomes exactly what one builder fed all of those files in
-  // turn builds: the part's strings and call sites re-interned and shifted
-  // (readers/timeline_append.h), its threads and devices merged with the
-  // ones earlier files reported as AddThread and AddDevice would have, the
-  // platform taken from the first file that described one. Empties `part`'s
-  // timeline. This is how a session read in parallel is put together.
+  // turn builds, once Finished: the part's strings and call sites
+  // re-interned and shifted (readers/timeline_append.h), its threads and
+  // devices merged with the ones earlier files reported as AddThread and
+  // AddDevice would have, the platform taken from the first file that
+  // described one; its events are kept apart until Finish merges every
+  // part's. Empties `part`'s timeline. This is how a session read in
+  // parallel is put together.
   void AppendFile(FeedprofTimelineBuilder& part);
   // Sorts every event vector by time, as Finish does first, the vectors
   // side by side on up to `threads` threads. A part's builder calls it on
