@@ -198,27 +198,34 @@ constexpr const char* kNotOneRunGap =
     "totals across them (the window, GPU busy shares) are not one run's; "
     "analyse them one at a time";
 
-TEST(KinetoDirectoryTest, WarnsWhenTwoFilesClaimOneRank) {
+TEST(KinetoDirectoryTest, WarnsOnceForEachRankThatFilesShare) {
   TempDir dir;
-  // Overlapping in time, distinct pids: only the rank gives them away.
+  // Overlapping in time, distinct pids: only the ranks give them away.
   WriteFile(dir.File("a.json"), KinetoTrace(100, 0, 1000));
   WriteFile(dir.File("b.json"), KinetoTrace(200, 0, 1050));
   WriteFile(dir.File("c.json"), KinetoTrace(300, 1, 1020));
   WriteFile(dir.File("d.json"), KinetoTrace(400, 0, 1030));
+  WriteFile(dir.File("e.json"), KinetoTrace(500, 1, 1040));
   absl::StatusOr<Timeline> t = LoadTrace(dir.path());
   ASSERT_TRUE(t.ok()) << t.status();
-  ASSERT_EQ(t->processes.size(), 4u);
-  // Each later claim of rank 0 is named beside the first, in file order.
+  ASSERT_EQ(t->processes.size(), 5u);
+  // One warning per shared rank, by rank, the files in name order.
   ASSERT_EQ(t->warnings.size(), 2u);
-  EXPECT_EQ(t->warnings[0], dir.File("a.json") + " and " + dir.File("b.json") +
-                                " both say rank 0" + kNotOneRunDuplicate +
-                                "0 would take both");
-  EXPECT_EQ(t->warnings[1], dir.File("a.json") + " and " + dir.File("d.json") +
-                                " both say rank 0" + kNotOneRunDuplicate +
-                                "0 would take both");
+  EXPECT_EQ(t->warnings[0],
+            dir.File("a.json") + ", " + dir.File("b.json") + " and " +
+                dir.File("d.json") +
+                " all say rank 0: the ranks of one run are distinct, so "
+                "these files are probably not one run (the same rank "
+                "recorded more than once, or traces of different runs); "
+                "analyse them one at a time (feedprof analyze FILE): --rank "
+                "0 would take all of them");
+  EXPECT_EQ(t->warnings[1], dir.File("c.json") + " and " + dir.File("e.json") +
+                                " both say rank 1" + kNotOneRunDuplicate +
+                                "1 would take both");
   // The numbers stay those of each file alone.
-  ExpectEachRankAsAlone(*t, {dir.File("a.json"), dir.File("b.json"),
-                             dir.File("c.json"), dir.File("d.json")});
+  ExpectEachRankAsAlone(
+      *t, {dir.File("a.json"), dir.File("b.json"), dir.File("c.json"),
+           dir.File("d.json"), dir.File("e.json")});
 }
 
 TEST(KinetoDirectoryTest, WarnsWhenTheFilesTimeRangesDoNotOverlap) {

@@ -4,8 +4,12 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
+#include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "analysis/units.h"
 
 namespace feedprof::readers {
@@ -35,20 +39,29 @@ std::string RankChoice(const RankFileFacts& a, const RankFileFacts& b) {
                          b.ranks[0]);
 }
 
+// One warning per rank that more than one file claims, by rank, naming the
+// files in name order ("a and b both say", "a, b and c all say"): eight
+// copies of one rank's trace get one line, not seven.
 void AddDuplicateRankWarnings(const std::vector<RankFileFacts>& files,
                               std::vector<std::string>* out) {
-  std::map<int32_t, const RankFileFacts*> first_claim;
+  std::map<int32_t, std::vector<std::string>> claims;
   for (const RankFileFacts& f : files) {
-    for (int32_t rank : f.ranks) {
-      auto [it, first] = first_claim.try_emplace(rank, &f);
-      if (first) continue;
-      out->push_back(absl::StrFormat(
-          "%s and %s both say rank %d: the ranks of one run are distinct, "
-          "so these files are probably not one run (the same rank recorded "
-          "twice, or traces of different runs); analyse them one at a time "
-          "(feedprof analyze FILE): --rank %d would take both",
-          it->second->file, f.file, rank, rank));
-    }
+    for (int32_t rank : f.ranks) claims[rank].push_back(f.file);
+  }
+  for (const auto& [rank, names] : claims) {
+    if (names.size() < 2) continue;
+    const std::string who =
+        names.size() == 2
+            ? absl::StrCat(names[0], " and ", names[1], " both say")
+            : absl::StrCat(absl::StrJoin(names.begin(), names.end() - 1, ", "),
+                           " and ", names.back(), " all say");
+    out->push_back(absl::StrFormat(
+        "%s rank %d: the ranks of one run are distinct, so these files are "
+        "probably not one run (the same rank recorded %s, or traces of "
+        "different runs); analyse them one at a time (feedprof analyze "
+        "FILE): --rank %d would take %s",
+        who, rank, names.size() == 2 ? "twice" : "more than once", rank,
+        names.size() == 2 ? "both" : "all of them"));
   }
 }
 
