@@ -80,7 +80,7 @@ TEST(MergeSortedRunsTest, OneRunIsMovedWhole) {
 }
 
 TEST(MergeSortedRunsTest, RunsLargerThanTheReleaseStepKeepTheirEvents) {
-  // Each run is several times the 4 MiB after which merged pages are given
+  // Each run is many times the 1 MiB after which merged pages are given
   // back: what is merged must still be every event, intact.
   ExpectSameAsStableSort({700000, 300000, 500000}, 1 << 30);
 }

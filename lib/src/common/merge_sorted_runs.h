@@ -26,7 +26,7 @@ namespace feedprof::common {
 namespace merge_sorted_runs_internal {
 
 // Pages of a run are given back once this many bytes of it are merged.
-inline constexpr size_t kReleaseBytes = size_t{4} << 20;
+inline constexpr size_t kReleaseBytes = size_t{1} << 20;
 
 // A tournament (loser) tree over the runs' next events: its winner is the
 // run to take from next, the earlier run on ties. Taking an event replays
