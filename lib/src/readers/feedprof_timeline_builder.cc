@@ -652,9 +652,7 @@ void FeedprofTimelineBuilder::Finish(size_t threads) {
     std::vector<std::function<void()>> jobs;
     ForEachEventVector(t, [&](auto& events, auto key, auto tie) {
       using Event = typename std::decay_t<decltype(events)>::value_type;
-      size_t size = events.size();
-      for (PartEvents& part : parts_) size += part.Of<Event>().size();
-      sizes.push_back(size);
+      sizes.push_back(events.size() + PartEventCount<Event>(parts_));
       jobs.emplace_back([this, &events, key, tie] {
         if (!runs_sorted_) {
           AppendPartEvents(parts_, &events);

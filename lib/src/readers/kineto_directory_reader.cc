@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 #include <system_error>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -58,42 +59,29 @@ class KinetoRunMerge {
   // has, are appended in file order.
   void Finish(size_t threads) {
     Timeline& t = *into_;
-    std::vector<std::function<void()>> jobs = {
-        [&] {
-          MergePartEvents(parts_, &t.gpu_ops,
-                          common::StartsFirstLongerFirst<GpuOp>);
-        },
-        [&] {
-          MergePartEvents(parts_, &t.api_calls,
-                          common::StartsFirstLongerFirst<ApiCall>);
-        },
-        [&] {
-          MergePartEvents(parts_, &t.syncs,
-                          common::StartsFirstLongerFirst<SyncRecord>);
-        },
-        [&] {
-          MergePartEvents(parts_, &t.ranges,
-                          common::StartsFirstLongerFirst<Range>);
-        },
-        [&] {
-          MergePartEvents(parts_, &t.marks, [](const Mark& x, const Mark& y) {
-            return x.ts < y.ts;
-          });
-        },
-        [&] {
-          AppendPartEvents(parts_, &t.thread_samples);
-          AppendPartEvents(parts_, &t.process_samples);
-          AppendPartEvents(parts_, &t.system_samples);
-          AppendPartEvents(parts_, &t.counters);
-        }};
-    std::vector<size_t> sizes(jobs.size(), 0);
-    for (PartEvents& part : parts_) {
-      sizes[0] += part.Of<GpuOp>().size();
-      sizes[1] += part.Of<ApiCall>().size();
-      sizes[2] += part.Of<SyncRecord>().size();
-      sizes[3] += part.Of<Range>().size();
-      sizes[4] += part.Of<Mark>().size();
-    }
+    std::vector<size_t> sizes;
+    std::vector<std::function<void()>> jobs;
+    auto merge = [&](auto& events, auto less) {
+      using Event = typename std::decay_t<decltype(events)>::value_type;
+      sizes.push_back(PartEventCount<Event>(parts_));
+      jobs.emplace_back(
+          [this, &events, less] { MergePartEvents(parts_, &events, less); });
+    };
+    merge(t.gpu_ops, common::StartsFirstLongerFirst<GpuOp>);
+    merge(t.api_calls, common::StartsFirstLongerFirst<ApiCall>);
+    merge(t.syncs, common::StartsFirstLongerFirst<SyncRecord>);
+    merge(t.ranges, common::StartsFirstLongerFirst<Range>);
+    merge(t.marks, [](const Mark& x, const Mark& y) { return x.ts < y.ts; });
+    sizes.push_back(PartEventCount<ThreadSample>(parts_) +
+                    PartEventCount<ProcessSample>(parts_) +
+                    PartEventCount<SystemSample>(parts_) +
+                    PartEventCount<CounterSample>(parts_));
+    jobs.emplace_back([this, &t] {
+      AppendPartEvents(parts_, &t.thread_samples);
+      AppendPartEvents(parts_, &t.process_samples);
+      AppendPartEvents(parts_, &t.system_samples);
+      AppendPartEvents(parts_, &t.counters);
+    });
     common::ParallelForLongestFirst(sizes, threads,
                                     [&jobs](size_t job) { jobs[job](); });
     parts_.clear();

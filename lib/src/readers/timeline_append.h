@@ -52,9 +52,12 @@ struct PartIds {
     Id(e.domain);
   }
   void Fix(CounterSample& e) const { Id(e.name); }
-  // Syncs and samples name nothing.
-  template <typename T>
-  void Fix(T&) const {}
+  // Syncs and samples name nothing. (Each type is listed: an event type
+  // added later does not compile here until its ids are considered.)
+  void Fix(SyncRecord&) const {}
+  void Fix(ThreadSample&) const {}
+  void Fix(ProcessSample&) const {}
+  void Fix(SystemSample&) const {}
 
  private:
   void Id(StringId& s) const {
@@ -85,13 +88,19 @@ struct PartEvents {
 // MergePartEvents puts them in `into` once every part is taken).
 PartEvents TakeTimelineTables(Timeline& part, Timeline* into);
 
+// How many events of type T the parts hold together.
+template <typename T>
+size_t PartEventCount(std::vector<PartEvents>& parts) {
+  size_t count = 0;
+  for (PartEvents& part : parts) count += part.Of<T>().size();
+  return count;
+}
+
 // Moves the events of type T of every part, in part order, to the end of
 // `*into`, ids rewritten; the parts' vectors are freed.
 template <typename T>
 void AppendPartEvents(std::vector<PartEvents>& parts, std::vector<T>* into) {
-  size_t total = into->size();
-  for (PartEvents& part : parts) total += part.Of<T>().size();
-  into->reserve(total);
+  into->reserve(into->size() + PartEventCount<T>(parts));
   for (PartEvents& part : parts) {
     std::vector<T>& events = part.Of<T>();
     for (T& e : events) {
