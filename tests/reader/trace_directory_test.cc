@@ -167,6 +167,29 @@ TEST(KinetoDirectoryTest, RenumbersAPidAnEarlierFileUsed) {
   ExpectEachRankAsAlone(*t, {dir.File("a.json"), dir.File("b.json")});
 }
 
+TEST(KinetoDirectoryTest, OneWarningNamesEveryFileThatSharesAPid) {
+  TempDir dir;
+  // Three ranks whose containers all gave the trainer pid 7.
+  WriteFile(dir.File("a.json"), KinetoTrace(7, 0, 1000));
+  WriteFile(dir.File("b.json"), KinetoTrace(7, 1, 1010));
+  WriteFile(dir.File("c.json"), KinetoTrace(7, 2, 1020));
+  absl::StatusOr<Timeline> t = LoadTrace(dir.path());
+  ASSERT_TRUE(t.ok()) << t.status();
+  std::vector<int32_t> pids;
+  for (const Process& p : t->processes) pids.push_back(p.pid);
+  EXPECT_EQ(pids, (std::vector<int32_t>{7, 8, 9}));
+  ASSERT_EQ(t->warnings.size(), 1u);
+  EXPECT_EQ(t->warnings[0],
+            "process id 7 is in 3 files (ranks on different hosts, or the "
+            "same trace copied?): " +
+                dir.File("a.json") + " keeps it; in " + dir.File("b.json") +
+                " and " + dir.File("c.json") +
+                " it is shown as pid 8 and 9 respectively, so that the "
+                "processes stay apart");
+  ExpectEachRankAsAlone(
+      *t, {dir.File("a.json"), dir.File("b.json"), dir.File("c.json")});
+}
+
 TEST(KinetoDirectoryTest, MovesACollidingStringPidDownWithoutAWarning) {
   TempDir dir;
   // A string pid ("Traces") is -1 in each file's reading.

@@ -6,12 +6,14 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <string>
 #include <system_error>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "common/in_order_parallel_reads.h"
@@ -85,6 +87,7 @@ class KinetoRunMerge {
     common::ParallelForLongestFirst(sizes, threads,
                                     [&jobs](size_t job) { jobs[job](); });
     parts_.clear();
+    AddRenumberingWarnings();
   }
 
  private:
@@ -113,11 +116,7 @@ class KinetoRunMerge {
       }
       if (++up > std::numeric_limits<int32_t>::max()) continue;  // no room
       renumbered[pid] = static_cast<int32_t>(up);
-      part.warnings.push_back(absl::StrFormat(
-          "%s: process id %d is also in %s (ranks on different hosts, or "
-          "the same trace twice?); this file's pid %d is shown as pid %d so "
-          "that the two processes stay apart",
-          file, pid, earlier->second, pid, up));
+      moved_[pid].emplace_back(file, static_cast<int32_t>(up));
     }
     if (renumbered.empty()) return;
     ForEachPid(part, [&](int32_t& pid) {
@@ -126,9 +125,39 @@ class KinetoRunMerge {
     });
   }
 
+  // One warning per renumbered pid, by pid: eight copies of one
+  // container's trace get one line that names them all, not seven.
+  void AddRenumberingWarnings() {
+    for (const auto& [pid, moves] : moved_) {
+      const std::string& first = pid_files_.at(pid);
+      if (moves.size() == 1) {
+        into_->warnings.push_back(absl::StrFormat(
+            "%s: process id %d is also in %s (ranks on different hosts, or "
+            "the same trace twice?); this file's pid %d is shown as pid %d "
+            "so that the two processes stay apart",
+            moves[0].first, pid, first, pid, moves[0].second));
+        continue;
+      }
+      std::vector<std::string> files, shown_as;
+      for (const auto& [file, new_pid] : moves) {
+        files.push_back(file);
+        shown_as.push_back(absl::StrCat(new_pid));
+      }
+      into_->warnings.push_back(absl::StrFormat(
+          "process id %d is in %d files (ranks on different hosts, or the "
+          "same trace copied?): %s keeps it; in %s it is shown as pid %s "
+          "respectively, so that the processes stay apart",
+          pid, moves.size() + 1, first, ListWithAnd(files),
+          ListWithAnd(shown_as)));
+    }
+  }
+
   Timeline* into_;
   bool first_ = true;
   std::map<int32_t, std::string> pid_files_;  // pid -> first file using it
+  // Renumbered real pids: the later files that used one and the pid each
+  // shows it as, in file order.
+  std::map<int32_t, std::vector<std::pair<std::string, int32_t>>> moved_;
 };
 
 }  // namespace

@@ -50,11 +50,8 @@ void AddDuplicateRankWarnings(const std::vector<RankFileFacts>& files,
   }
   for (const auto& [rank, names] : claims) {
     if (names.size() < 2) continue;
-    const std::string who =
-        names.size() == 2
-            ? absl::StrCat(names[0], " and ", names[1], " both say")
-            : absl::StrCat(absl::StrJoin(names.begin(), names.end() - 1, ", "),
-                           " and ", names.back(), " all say");
+    const std::string who = absl::StrCat(
+        ListWithAnd(names), names.size() == 2 ? " both say" : " all say");
     out->push_back(absl::StrFormat(
         "%s rank %d: the ranks of one run are distinct, so these files are "
         "probably not one run (the same rank recorded %s, or traces of "
@@ -98,6 +95,12 @@ void AddTimeGapWarnings(const std::vector<RankFileFacts>& files,
 }
 
 }  // namespace
+
+std::string ListWithAnd(const std::vector<std::string>& items) {
+  if (items.size() < 2) return items.empty() ? std::string() : items[0];
+  return absl::StrCat(absl::StrJoin(items.begin(), items.end() - 1, ", "),
+                      " and ", items.back());
+}
 
 RankFileFacts FactsOfRankFile(const Timeline& t, const std::string& file) {
   RankFileFacts f;

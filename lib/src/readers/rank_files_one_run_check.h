@@ -38,11 +38,15 @@ RankFileFacts FactsOfRankFile(const Timeline& file_timeline,
                               const std::string& file);
 
 // The warnings for `files` (in the directory's file-name order): first one
-// per file that claims a rank an earlier file claimed, in file order, then
-// one per gap in the files' time ranges, in time order, naming the file
-// that ends last before the gap and the one that starts first after it.
+// per rank that more than one file claims, by rank, naming those files,
+// then one per gap in the files' time ranges, in time order, naming the
+// file that ends last before the gap and the one that starts first after
+// it.
 std::vector<std::string> NotOneRunWarnings(
     const std::vector<RankFileFacts>& files);
+
+// "a", "a and b", "a, b and c": names of files in a warning.
+std::string ListWithAnd(const std::vector<std::string>& items);
 
 }  // namespace feedprof::readers
 
