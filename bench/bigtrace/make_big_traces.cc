@@ -49,9 +49,9 @@ constexpr std::string_view kUsage =
     "shared\nreal traces in --traces (default: " FEEDPROF_SHARED_TRACES_DIR
     ")\nby repetition with shifted times and ids. Sizes are decimal "
     "(100M = 10^8 bytes);\nthe .json.gz holds the same JSON as the .json of "
-    "its size.\n--session N also writes DIR/session<N>-<size>/p1.fpt .. "
-    "pN.fpt: "
-    "N processes\nof one session, each file of that size, with their own pids "
+    "its size.\n"
+    "--session N also writes DIR/session<N>-<size>/p1.fpt .. pN.fpt: N\n"
+    "processes of one session, each file of that size, with their own pids\n"
     "and start times.\n";
 
 struct Options {
