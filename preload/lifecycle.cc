@@ -252,6 +252,15 @@ void OnLibraryLoad() {
   } else {
     unsetenv(kEnvSessionToken);
   }
+  // The process that started the session stays its starter through its own
+  // execs; a launch into a directory that already existed starts none.
+  if (State().session.created) {
+    char pid[16];
+    std::snprintf(pid, sizeof pid, "%d", static_cast<int>(getpid()));
+    setenv(kEnvSessionPid, pid, 1);
+  } else if (origin == TraceOrigin::kLaunch) {
+    unsetenv(kEnvSessionPid);
+  }
   char self[PATH_MAX];
   if (OwnLibraryPath(self)) {
     ClaimInjectionVariable("NVTX_INJECTION64_PATH", self,

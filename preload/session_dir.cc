@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 
@@ -265,6 +266,17 @@ bool OpenSessionDir(const Config& config, pid_t pid,
   if (!PrepareDefault(pid, dir, error, error_size)) return false;
   dir->created = true;
   return true;
+}
+
+bool IsSessionStarter(pid_t pid) {
+  const char* value = getenv(kEnvSessionPid);
+  if (value == nullptr || *value == '\0') return false;
+  uint64_t n = 0;
+  for (const char* c = value; *c != '\0'; ++c) {
+    if (*c < '0' || *c > '9' || n > UINT32_MAX) return false;
+    n = n * 10 + static_cast<uint64_t>(*c - '0');
+  }
+  return n == static_cast<uint64_t>(pid);
 }
 
 bool EnsureSessionDir(SessionDir* dir, char* error, size_t error_size) {

@@ -41,6 +41,11 @@
 namespace feedprof::preload {
 
 inline constexpr char kEnvSessionToken[] = "FEEDPROF_SESSION_TOKEN";
+// The pid of the process that started the session. An exec in that same
+// process (a pyenv shim, `bash -c 'exec python ...'`, `env`, `nice`) loads
+// the library again as an exec'd process; by this pid it knows that it is
+// still the process the user started.
+inline constexpr char kEnvSessionPid[] = "FEEDPROF_SESSION_PID";
 
 struct SessionDir {
   // The chosen absolute path, as exported to children. Fixed at start.
@@ -53,7 +58,8 @@ struct SessionDir {
   char leaf[NAME_MAX + 1] = {};       // its name in parent_fd (`used_path`'s)
   char base_leaf[NAME_MAX + 1] = {};  // `path`'s last component
   char token[17] = {};                // default-named sessions: the marker's id
-  bool created = false;               // this process started the session
+  // This process started the session (also after an exec of its own).
+  bool created = false;
   bool exists = false;  // the directory exists and is this session's
 };
 
@@ -68,6 +74,10 @@ struct SessionDir {
 bool OpenSessionDir(const Config& config, pid_t pid,
                     const char* inherited_token, SessionDir* dir, char* error,
                     size_t error_size);
+
+// True when `pid` is the one FEEDPROF_SESSION_PID names: the process that
+// started the session, loading the library again after an exec.
+bool IsSessionStarter(pid_t pid);
 
 // Makes sure the directory exists: creates it (with the marker) or checks
 // and joins it. Takes no file descriptor, so the writer thread may call

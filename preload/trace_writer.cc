@@ -316,9 +316,10 @@ void TraceWriter::FinishTrace() {
 
 bool TraceWriter::ProcessIsTrivial() const {
   const RecorderState& s = State();
-  // The process the user started (it started the session) always counts;
-  // a fork child inherits `created` but is not that process.
-  if (s.facts.origin == TraceOrigin::kLaunch && s.session.created) {
+  // The process the user started (it started the session, perhaps before an
+  // exec of its own) always counts; a fork child inherits `created` but is
+  // not that process.
+  if (s.facts.origin != TraceOrigin::kFork && s.session.created) {
     return false;
   }
   if (events_written_.load(std::memory_order_relaxed) != 0) return false;

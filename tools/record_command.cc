@@ -121,6 +121,7 @@ void SetChildEnvironment(const std::string& library,
   setenv("FEEDPROF_OUTPUT_DIR", session_dir.c_str(), 1);
   // A session inherited from an outer recording must not capture this one.
   unsetenv("FEEDPROF_SESSION_DIR");
+  unsetenv("FEEDPROF_SESSION_PID");
 }
 
 int ExitStatusOf(int status) {

@@ -46,6 +46,7 @@ class SessionDirE2eTest : public ::testing::Test {
                           {"FEEDPROF_OUTPUT_DIR", ""},
                           {"FEEDPROF_SESSION_DIR", ""},
                           {"FEEDPROF_SESSION_TOKEN", ""},
+                          {"FEEDPROF_SESSION_PID", ""},
                           {"FEEDPROF_DISABLE", ""},
                           {"NVTX_INJECTION64_PATH", ""}},
                          dir_ + "/run");
@@ -137,6 +138,28 @@ TEST_F(SessionDirE2eTest, ExecdChildThatWritesFirstMakesTheOneDirectory) {
     }
   }
   EXPECT_EQ(execed, 1);
+}
+
+TEST_F(SessionDirE2eTest, StarterThatExecsItselfKeepsItsFileAfterTheExec) {
+  // A wrapper that execs the real program in its own process (a pyenv shim,
+  // `bash -c 'exec python ...'`) hands over the process the user started:
+  // even a short, eventless program keeps its file, as it would have when
+  // started directly.
+  const ExitStatus status = RunInWork({"sh", "-c", "exec /bin/true"});
+  ASSERT_TRUE(status.exited);
+  EXPECT_EQ(status.code, 0);
+  const std::vector<std::string> entries = WorkEntries();
+  ASSERT_EQ(entries.size(), 1u) << ::testing::PrintToString(entries);
+  EXPECT_EQ(
+      stderr_.rfind(
+          "feedprof: trace written to " + work_ + "/" + entries[0] + "/", 0),
+      0u)
+      << stderr_;
+  const std::vector<TraceFile> traces = TracesIn(work_ + "/" + entries[0]);
+  ASSERT_EQ(traces.size(), 1u);
+  ASSERT_TRUE(traces[0].has_header);
+  EXPECT_EQ(traces[0].header.origin(), "exec");
+  EXPECT_TRUE(traces[0].has_footer);
 }
 
 }  // namespace

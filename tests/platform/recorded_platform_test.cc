@@ -33,8 +33,11 @@ TEST(RecordedPlatform, SnapshotOfARealRunReachesTheReport) {
       (work / "dataset").string());
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
 
+  // What the library and record said is the only clue to a missing trace.
   absl::StatusOr<Timeline> tl = LoadTrace(session);
-  ASSERT_TRUE(tl.ok()) << tl.status();
+  ASSERT_TRUE(tl.ok()) << tl.status() << "\nrecord's stderr:\n"
+                       << rec.err << "\nrecord's stdout:\n"
+                       << rec.out;
   const Platform& p = tl->platform;
   EXPECT_TRUE(p.host_facts_probed)
       << p.cpu_model << " " << p.pid << " " << tl->processes.size() << " "

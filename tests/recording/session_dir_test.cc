@@ -286,5 +286,26 @@ TEST_F(SessionDirTest, TraceFilesNeverOverwrite) {
   CloseSessionDir(&s);
 }
 
+TEST(SessionStarterTest, OnlyTheExactPidInTheVariableIsTheStarter) {
+  const char* saved = getenv(kEnvSessionPid);
+  const std::string old = saved != nullptr ? saved : "";
+  unsetenv(kEnvSessionPid);
+  EXPECT_FALSE(IsSessionStarter(4242));
+  setenv(kEnvSessionPid, "4242", 1);
+  EXPECT_TRUE(IsSessionStarter(4242));
+  EXPECT_FALSE(IsSessionStarter(424));
+  EXPECT_FALSE(IsSessionStarter(42420));
+  for (const char* bad :
+       {"", "4242x", " 4242", "-4242", "424242424242424242424242"}) {
+    setenv(kEnvSessionPid, bad, 1);
+    EXPECT_FALSE(IsSessionStarter(4242)) << bad;
+  }
+  if (saved != nullptr) {
+    setenv(kEnvSessionPid, old.c_str(), 1);
+  } else {
+    unsetenv(kEnvSessionPid);
+  }
+}
+
 }  // namespace
 }  // namespace feedprof::preload
