@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "tests/kineto/kineto_test_files.h"
 
@@ -129,6 +130,8 @@ TEST(KinetoReaderTest, MapsEveryCategoryOfTheNewNames) {
   EXPECT_EQ(t.format, SourceFormat::kKineto);
   EXPECT_EQ(t.source_path, path);
   EXPECT_TRUE(t.warnings.empty()) << t.warnings.front();
+  // The base is kept beside the times, which stay as written.
+  EXPECT_EQ(t.time_base_ns, 1700000000000000000);
 
   ASSERT_EQ(t.gpu_ops.size(), 3u);
   const GpuOp* kernel = FindOp(t, GpuOpKind::kKernel);
@@ -468,6 +471,36 @@ TEST(KinetoReaderTest, EmptyTraceAndTraceWithoutGpuWorkWarn) {
   ASSERT_EQ(cpu_only->warnings.size(), 1u);
   EXPECT_NE(cpu_only->warnings[0].find("no GPU activity"), std::string::npos);
   EXPECT_EQ(cpu_only->ranges.size(), 1u);
+}
+
+// A baseTimeNanoseconds that is no epoch time in ns (negative, past
+// 2^62) is ignored with a warning; one that is no number, silently; the
+// events are read either way.
+TEST(KinetoReaderTest, UnusableBaseTimeIsIgnored) {
+  const std::string events =
+      R"("traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0,
+      "tid": 7, "ts": 100, "dur": 3, "args": {"device": 0, "stream": 7}}]})";
+  for (const char* base : {"-5", "4611686018427387904"}) {
+    auto read = ReadKinetoTrace(WriteTempFile(
+        "badbase.json",
+        absl::StrCat(R"({"baseTimeNanoseconds": )", base, ", ", events)));
+    ASSERT_TRUE(read.ok()) << read.status();
+    EXPECT_EQ(read->time_base_ns, 0);
+    ASSERT_EQ(read->gpu_ops.size(), 1u);
+    EXPECT_EQ(read->gpu_ops[0].start, 100'000);
+    ASSERT_EQ(read->warnings.size(), 1u);
+    EXPECT_NE(read->warnings[0].find(absl::StrCat(
+                  ": baseTimeNanoseconds ", base,
+                  " is not a time since 1970 in nanoseconds; ignored")),
+              std::string::npos)
+        << read->warnings[0];
+  }
+  auto text = ReadKinetoTrace(
+      WriteTempFile("textbase.json",
+                    absl::StrCat(R"({"baseTimeNanoseconds": "1", )", events)));
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_EQ(text->time_base_ns, 0);
+  EXPECT_TRUE(text->warnings.empty()) << text->warnings.front();
 }
 
 // ts + dur beyond int64 (a damaged or hostile file) must not overflow: such

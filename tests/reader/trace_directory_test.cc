@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_format.h"
 #include "feedprof/analysis.h"
 #include "feedprof/trace_loader.h"
 #include "tests/reader/timeline_text.h"
@@ -23,13 +24,18 @@ using testing::TempDir;
 using testing::WriteFile;
 
 // One process `pid` with a launch on thread `pid`, its kernel on device 0,
-// and `steps` ProfilerStep ranges.
-std::string KinetoTrace(int pid, int rank, double start_us) {
+// and `steps` ProfilerStep ranges; `base` is written as baseTimeNanoseconds
+// when not empty.
+std::string KinetoTrace(int pid, int rank, double start_us,
+                        const std::string& base = "") {
   const std::string p = std::to_string(pid);
-  const std::string ts = std::to_string(start_us);
-  const std::string kts = std::to_string(start_us + 10);
-  return R"({"schemaVersion": 1, "distributedInfo": {"rank": )" +
-         std::to_string(rank) + R"(, "world_size": 2}, "traceEvents": [
+  const std::string ts = absl::StrFormat("%.3f", start_us);
+  const std::string kts = absl::StrFormat("%.3f", start_us + 10);
+  const std::string base_key =
+      base.empty() ? "" : R"("baseTimeNanoseconds": )" + base + ", ";
+  return R"({"schemaVersion": 1, )" + base_key +
+         R"("distributedInfo": {"rank": )" + std::to_string(rank) +
+         R"(, "world_size": 2}, "traceEvents": [
     {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": )" +
          p + R"(, "tid": )" + p + R"(, "ts": )" + ts + R"(, "dur": 100},
     {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": )" +
@@ -289,6 +295,80 @@ TEST(KinetoDirectoryTest, WarnsTwiceForTwoRunsRankZeroFilesMonthsApart) {
                                 dir.File("july.json") + kNotOneRunGap);
 }
 
+// Newer PyTorch counts `ts` from a baseTimeNanoseconds of each process's
+// own (base + ts is the epoch time). Rank 1's base is 58 d (5e15 ns)
+// before rank 0's: its kernel, written at 5e12 + 1060 us, starts at
+// 1060 us on rank 0's clock, 50 us after rank 0's, and the ranks overlap.
+TEST(KinetoDirectoryTest, PutsEachFileOnTheFirstFilesClockByItsBase) {
+  TempDir dir;
+  const int64_t base0 = 1'751'410'836'000'000'000;
+  const int64_t base1 = base0 - 5'000'000'000'000'000;
+  WriteFile(dir.File("rank0.json"),
+            KinetoTrace(100, 0, 1000, std::to_string(base0)));
+  WriteFile(dir.File("rank1.json"),
+            KinetoTrace(200, 1, 5e12 + 1050, std::to_string(base1)));
+  absl::StatusOr<Timeline> t = LoadTrace(dir.path());
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_TRUE(t->warnings.empty()) << t->warnings.front();
+  EXPECT_EQ(t->time_base_ns, base0);
+  ASSERT_EQ(t->gpu_ops.size(), 2u);
+  EXPECT_EQ(t->gpu_ops[0].pid, 100);
+  EXPECT_EQ(t->gpu_ops[0].start, 1'010'000);
+  EXPECT_EQ(t->gpu_ops[1].pid, 200);
+  EXPECT_EQ(t->gpu_ops[1].start, 1'060'000);
+  EXPECT_EQ(t->gpu_ops[1].end, 1'080'000);
+  ASSERT_EQ(t->api_calls.size(), 2u);
+  EXPECT_EQ(t->api_calls[1].start, 1'050'000);
+  ASSERT_EQ(t->processes.size(), 2u);
+  EXPECT_EQ(t->processes[1].start, 1'050'000);
+  EXPECT_EQ(t->processes[1].end, 1'150'000);
+  ExpectEachRankAsAlone(*t, {dir.File("rank0.json"), dir.File("rank1.json")});
+
+  // Read alone, a file keeps its times as written and says its base.
+  absl::StatusOr<Timeline> alone = LoadTrace(dir.File("rank1.json"));
+  ASSERT_TRUE(alone.ok()) << alone.status();
+  EXPECT_EQ(alone->time_base_ns, base1);
+  ASSERT_EQ(alone->gpu_ops.size(), 1u);
+  EXPECT_EQ(alone->gpu_ops[0].start, 5'000'000'001'060'000);
+}
+
+// An older trace holds epoch times (no base); beside a newer one first in
+// name order, it moves onto that one's clock: epoch - base.
+TEST(KinetoDirectoryTest, PutsAnEpochTimedFileOnABasedFilesClock) {
+  TempDir dir;
+  const int64_t base = 1'751'410'836'000'000'000;
+  WriteFile(dir.File("a.json"),
+            KinetoTrace(100, 0, 1000, std::to_string(base)));
+  WriteFile(dir.File("b.json"), KinetoTrace(200, 1, 1'751'410'836'001'050.0));
+  absl::StatusOr<Timeline> t = LoadTrace(dir.path());
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_TRUE(t->warnings.empty()) << t->warnings.front();
+  EXPECT_EQ(t->time_base_ns, base);
+  ASSERT_EQ(t->gpu_ops.size(), 2u);
+  EXPECT_EQ(t->gpu_ops[1].pid, 200);
+  EXPECT_EQ(t->gpu_ops[1].start, 1'060'000);
+}
+
+// A base so far from the first file's that the file's times would leave
+// ±2^62 ns: that file stays on its own clock, with a warning.
+TEST(KinetoDirectoryTest, KeepsAFileWhoseBaseIsTooFarOnItsOwnClock) {
+  TempDir dir;
+  WriteFile(dir.File("a.json"), KinetoTrace(100, 0, -4e15, "0"));
+  WriteFile(dir.File("b.json"),
+            KinetoTrace(200, 1, 4e15, std::to_string((int64_t{1} << 62) - 1)));
+  absl::StatusOr<Timeline> t = LoadTrace(dir.path());
+  ASSERT_TRUE(t.ok()) << t.status();
+  ASSERT_FALSE(t->warnings.empty());
+  EXPECT_EQ(t->warnings[0],
+            dir.File("b.json") + ": its baseTimeNanoseconds (" +
+                std::to_string((int64_t{1} << 62) - 1) + ") is too far from " +
+                dir.File("a.json") +
+                "'s (0) to put its times on that clock; they stay on their "
+                "own");
+  ASSERT_EQ(t->gpu_ops.size(), 2u);
+  EXPECT_EQ(t->gpu_ops[1].start, 4'000'000'000'000'010'000);
+}
+
 TEST(KinetoDirectoryTest, SkipsAnUnreadableRankFileWithAWarning) {
   TempDir dir;
   WriteFile(dir.File("rank0.json"), KinetoTrace(100, 0, 1000));
@@ -396,8 +476,9 @@ TEST(KinetoDirectoryTest, SharedTracesAsRanksKeepTheirNumbers) {
     }
     EXPECT_GE(renumbered, 1u);
     // simple_add says rank 0 (twice, as rank0 and rank2); bert says no rank
-    // and has its own clock (relative to its baseTimeNanoseconds), before
-    // simple_add's: one warning of each kind that the files are not one run.
+    // and counts from its baseTimeNanoseconds, 2025-07-01, which puts it
+    // 680 days after simple_add's epoch times: one warning of each kind
+    // that the files are not one run.
     std::vector<std::string> duplicate, gap;
     for (const std::string& w : t->warnings) {
       if (w.find(" both say rank ") != std::string::npos)
@@ -410,9 +491,8 @@ TEST(KinetoDirectoryTest, SharedTracesAsRanksKeepTheirNumbers) {
               0u)
         << duplicate[0];
     ASSERT_EQ(gap.size(), 1u);
-    EXPECT_EQ(gap[0].rfind(files[1] + " ends ", 0), 0u) << gap[0];
-    EXPECT_NE(gap[0].find(" d before " + files[0] + kNotOneRunGap),
-              std::string::npos)
+    EXPECT_EQ(gap[0],
+              files[0] + " ends 680 d before " + files[1] + kNotOneRunGap)
         << gap[0];
     size_t events = 0;
     for (const std::string& file : files) {

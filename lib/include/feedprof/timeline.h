@@ -450,6 +450,12 @@ enum class SourceFormat : uint8_t { kUnknown, kFeedprof, kKineto, kNsight };
 struct Timeline {
   SourceFormat format = SourceFormat::kUnknown;
   std::string source_path;
+  // The epoch time, in ns, that the times count from: a Kineto trace's
+  // baseTimeNanoseconds, where its `ts` are a host clock's time since then
+  // (newer PyTorch); 0 where the times are epoch times already or the
+  // format does not say. A rank directory puts every file's times on its
+  // first file's base.
+  TimeNs time_base_ns = 0;
 
   StringTable strings;
   std::vector<Process> processes;

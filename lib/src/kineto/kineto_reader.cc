@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/read_progress.h"
+#include "common/time_limits.h"
 #include "kineto/gzip_input.h"
 #include "kineto/json_tokenizer.h"
 #include "kineto/kineto_event.h"
@@ -133,6 +134,8 @@ bool ReadDistributedInfo(JsonTokenizer& tokens,
 struct DocumentResult {
   bool saw_trace_events = false;
   bool trace_events_is_array = true;
+  bool has_time_base = false;  // a number in "baseTimeNanoseconds"
+  int64_t time_base_ns = 0;
 };
 
 // Walks the document; returns false with `*failure` when the JSON is
@@ -180,6 +183,11 @@ bool ReadDocument(JsonTokenizer& tokens, kineto::KinetoEventMapper& mapper,
       if (!ReadDeviceProperties(tokens, mapper)) return tokenizer_failed();
     } else if (key == "distributedInfo") {
       if (!ReadDistributedInfo(tokens, mapper)) return tokenizer_failed();
+    } else if (key == "baseTimeNanoseconds") {
+      if (!ReadIntValue(tokens, &result->has_time_base,
+                        &result->time_base_ns)) {
+        return tokenizer_failed();
+      }
     } else if (!tokens.SkipValue()) {
       return tokenizer_failed();
     }
@@ -354,6 +362,17 @@ absl::StatusOr<Timeline> ReadKinetoTraceWithOptions(
         path, ": not a Kineto trace: \"traceEvents\" is not an array"));
   }
   mapper.Finish();
+  if (result.has_time_base) {
+    if (result.time_base_ns >= 0 &&
+        result.time_base_ns <= common::kMaxAbsTimeNs) {
+      timeline.time_base_ns = result.time_base_ns;
+    } else {
+      timeline.warnings.push_back(absl::StrCat(
+          path, ": baseTimeNanoseconds ", result.time_base_ns,
+          " is not a time since 1970 in nanoseconds; ignored (the times "
+          "stay as written, which matters only beside other ranks' files)"));
+    }
+  }
   const uint64_t unusable_times =
       mapper.counts().without_timestamp + mapper.counts().time_out_of_range;
   if (unusable_times > 0) {

@@ -20,6 +20,8 @@
 #include "common/parallel_for.h"
 #include "common/read_progress.h"
 #include "common/stable_time_sort.h"
+#include "common/time_extent.h"
+#include "common/time_limits.h"
 #include "feedprof/kineto_reader.h"
 #include "kineto/kineto_read_options.h"
 #include "readers/rank_files_one_run_check.h"
@@ -28,13 +30,17 @@
 namespace feedprof::readers {
 namespace {
 
-// Appends the timelines of a directory's files in name order.
+// Appends the timelines of a directory's files in name order, each on the
+// first file's clock.
 class KinetoRunMerge {
  public:
   explicit KinetoRunMerge(Timeline* into) : into_(into) {}
 
-  void Append(Timeline&& part, const std::string& file) {
+  // `facts` (the file's, taken before) has its time range moved with it.
+  void Append(Timeline&& part, RankFileFacts* facts) {
     Timeline& t = *into_;
+    const std::string& file = facts->file;
+    PutOnTheRunsClock(part, facts);
     RenumberCollidingPids(part, file);
     ForEachPid(part, [&](int32_t& pid) { pid_files_.try_emplace(pid, file); });
 
@@ -52,6 +58,7 @@ class KinetoRunMerge {
     a.gpu_counters = a.gpu_counters || p.gpu_counters;
     a.ranges = a.ranges || p.ranges;
     parts_.push_back(TakeTimelineTables(part, &t));
+    if (first_) first_file_ = file;
     first_ = false;
   }
 
@@ -92,6 +99,32 @@ class KinetoRunMerge {
 
  private:
   std::vector<PartEvents> parts_;  // each file's events, in file order
+
+  // Newer Kineto traces count `ts` from a baseTimeNanoseconds each process
+  // chose for itself (base + ts is the epoch time), so files on different
+  // bases are far apart as written; older ones hold epoch times (base 0). Moving each file by its base
+  // less the first file's puts them all on the first file's clock, where
+  // base + ts, the epoch time, says they belong. A directory whose files
+  // share one base is not changed.
+  void PutOnTheRunsClock(Timeline& part, RankFileFacts* facts) {
+    if (first_) into_->time_base_ns = part.time_base_ns;
+    const TimeNs shift = part.time_base_ns - into_->time_base_ns;
+    if (shift == 0) return;
+    common::TimeExtent& range = facts->time_range;
+    if (range.any && (!common::TimeInRange(range.first + shift) ||
+                      !common::TimeInRange(range.last + shift))) {
+      into_->warnings.push_back(absl::StrFormat(
+          "%s: its baseTimeNanoseconds (%d) is too far from %s's (%d) to "
+          "put its times on that clock; they stay on their own",
+          facts->file, part.time_base_ns, first_file_, into_->time_base_ns));
+      return;
+    }
+    ForEachTime(part, [shift](TimeNs& time) { time += shift; });
+    if (range.any) {
+      range.first += shift;
+      range.last += shift;
+    }
+  }
   // Real pids (>= 0) move up past every pid seen, with a warning; the
   // reader's stand-ins for string pids (< 0, numbered from -1 in each
   // file) move down past every one seen, silently: they name no process.
@@ -154,6 +187,7 @@ class KinetoRunMerge {
 
   Timeline* into_;
   bool first_ = true;
+  std::string first_file_;
   std::map<int32_t, std::string> pid_files_;  // pid -> first file using it
   // Renumbered real pids: the later files that used one and the pid each
   // shows it as, in file order.
@@ -201,14 +235,14 @@ absl::StatusOr<Timeline> ReadKinetoDirectory(
         if (r.timeline.ok()) r.facts = FactsOfRankFile(*r.timeline, files[i]);
         return r;
       },
-      [&](size_t i, FileRead&& r) {
+      [&](size_t, FileRead&& r) {
         absl::StatusOr<Timeline>& part = r.timeline;
         if (!part.ok()) {
           unreadable.push_back(std::string(part.status().message()));
           return;
         }
+        merge.Append(std::move(*part), &r.facts);
         facts.push_back(std::move(r.facts));
-        merge.Append(std::move(*part), files[i]);
         ++read;
       });
 

@@ -154,6 +154,37 @@ void ForEachPid(Timeline& timeline, Visit visit) {
   for (Platform::NvmlDevice& e : t.platform.nvml_devices) visit(e.pid);
 }
 
+// Calls `visit(TimeNs& t)` on every time `timeline` holds: its events',
+// samples' and counters' times, and its processes' start and end where
+// they are known (not both 0).
+template <typename Visit>
+void ForEachTime(Timeline& timeline, Visit visit) {
+  Timeline& t = timeline;
+  auto span = [&visit](auto& events) {
+    for (auto& e : events) {
+      visit(e.start);
+      visit(e.end);
+    }
+  };
+  auto instant = [&visit](auto& events) {
+    for (auto& e : events) visit(e.ts);
+  };
+  span(t.gpu_ops);
+  span(t.api_calls);
+  span(t.syncs);
+  span(t.ranges);
+  instant(t.marks);
+  instant(t.thread_samples);
+  instant(t.process_samples);
+  instant(t.system_samples);
+  instant(t.counters);
+  for (Process& p : t.processes) {
+    if (p.start == 0 && p.end == 0) continue;
+    visit(p.start);
+    visit(p.end);
+  }
+}
+
 }  // namespace feedprof::readers
 
 #endif  // FEEDPROF_READERS_TIMELINE_APPEND_H_
