@@ -118,6 +118,38 @@ TEST(ReadProgressTest, QuietForTheFirstSecondThenEveryQuarterSecond) {
   EXPECT_EQ(terminal.writes[2], "\r\033[K");
 }
 
+// What follows the read replaces the rate at once, inside the refresh
+// period; a stage during the quiet period shows nothing.
+TEST(ReadProgressTest, AStageAfterTheReadIsShownAtOnce) {
+  EXPECT_EQ(
+      FormatReadStageLine("dir", 3 * 1024 * 1024,
+                          "merging the 8 files' events"),
+      "feedprof: reading dir: 100% of 3.0 MiB, merging the 8 files' events");
+  FakeTerminal terminal;
+  {
+    ReadProgress progress("dir", 100'000'000, terminal.Output());
+    terminal.Advance(milliseconds(1500));
+    Update256(progress, 100'000'000);
+    ASSERT_EQ(terminal.writes.size(), 1u);
+    terminal.Advance(milliseconds(10));
+    progress.ShowStage("merging the 8 files' events");
+    ASSERT_EQ(terminal.writes.size(), 2u);
+    EXPECT_EQ(terminal.writes[1],
+              "\r\033[Kfeedprof: reading dir: 100% of 95.4 MiB, merging the 8 "
+              "files' events");
+  }
+  ASSERT_EQ(terminal.writes.size(), 3u);
+  EXPECT_EQ(terminal.writes[2], "\r\033[K");
+
+  FakeTerminal quick;
+  {
+    ReadProgress progress("dir", 1000, quick.Output());
+    quick.Advance(milliseconds(500));
+    progress.ShowStage("merging the 2 files' events");
+  }
+  EXPECT_TRUE(quick.writes.empty());
+}
+
 TEST(ReadProgressTest, ShowsNothingWhenNotForcedAndNotATerminal) {
   if (isatty(STDERR_FILENO) == 1) GTEST_SKIP() << "stderr is a terminal";
   FakeTerminal terminal;

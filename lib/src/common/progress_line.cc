@@ -49,8 +49,21 @@ void ProgressLine::ShowIfDue(
   std::unique_lock<std::mutex> lock(show_mutex_, std::try_to_lock);
   if (!lock.owns_lock()) return;  // another thread is showing it
   const Clock::time_point now = output_.now();
-  if (now - start_ < kQuietPeriod) return;
   if (shown_ && now - last_shown_ < kRefreshPeriod) return;
+  ShowLocked(now, text);
+}
+
+void ProgressLine::ShowNow(
+    absl::FunctionRef<std::string(Clock::duration elapsed)> text) {
+  if (!enabled_) return;
+  std::lock_guard<std::mutex> lock(show_mutex_);
+  ShowLocked(output_.now(), text);
+}
+
+void ProgressLine::ShowLocked(
+    Clock::time_point now,
+    absl::FunctionRef<std::string(Clock::duration elapsed)> text) {
+  if (now - start_ < kQuietPeriod) return;
   shown_ = true;
   last_shown_ = now;
   output_.write(absl::StrCat(kClearLine, text(now - start_)));

@@ -60,11 +60,19 @@ class ProgressLine {
   // another thread is showing the line at that moment, this call does
   // nothing.
   void ShowIfDue(absl::FunctionRef<std::string(Clock::duration elapsed)> text);
+  // The same without the refresh period, waiting for a thread that is
+  // showing the line: a change of what the work is doing is shown at once
+  // (still not in the quiet period).
+  void ShowNow(absl::FunctionRef<std::string(Clock::duration elapsed)> text);
 
   // Erases the line if it was shown; it may be shown again afterwards.
   void Clear();
 
  private:
+  // Shows text(now - start) past the quiet period; show_mutex_ is held.
+  void ShowLocked(Clock::time_point now,
+                  absl::FunctionRef<std::string(Clock::duration elapsed)> text);
+
   Output output_;
   bool enabled_;
   Clock::time_point start_;

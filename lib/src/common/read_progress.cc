@@ -47,6 +47,13 @@ std::string FormatReadProgressLine(std::string_view what, uint64_t bytes_done,
   return line;
 }
 
+std::string FormatReadStageLine(std::string_view what, uint64_t total_bytes,
+                                std::string_view stage) {
+  return absl::StrFormat("feedprof: reading %s: 100%% of %.1f MiB, %s", what,
+                         static_cast<double>(total_bytes) / (1024.0 * 1024.0),
+                         stage);
+}
+
 ReadProgress::ReadProgress(std::string what, uint64_t total_bytes)
     : ReadProgress(std::move(what), total_bytes, Output()) {}
 
@@ -95,6 +102,13 @@ void ReadProgress::ShowIfDue() {
     return FormatReadProgressLine(what_,
                                   bytes_done_.load(std::memory_order_relaxed),
                                   total_bytes_, elapsed);
+  });
+}
+
+void ReadProgress::ShowStage(std::string_view stage) {
+  if (!enabled_ || root_ != this) return;
+  line_->ShowNow([&](Clock::duration) {
+    return FormatReadStageLine(what_, total_bytes_, stage);
   });
 }
 

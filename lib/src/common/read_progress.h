@@ -41,6 +41,11 @@ std::string FormatReadProgressLine(std::string_view what, uint64_t bytes_done,
                                    uint64_t total_bytes,
                                    std::chrono::nanoseconds elapsed);
 
+// The line once everything is read and `stage` follows: "feedprof: reading
+// DIR: 100% of 812.0 MiB, merging the 8 files' events".
+std::string FormatReadStageLine(std::string_view what, uint64_t total_bytes,
+                                std::string_view stage);
+
 class ReadProgress {
  public:
   using Clock = ProgressLine::Clock;
@@ -67,6 +72,13 @@ class ReadProgress {
     if (!enabled_ || (++calls_ & 0xFF) != 0) return;
     Report(bytes_done);
   }
+
+  // Root only, after the read: the line says `stage` (what the reader does
+  // with what it read, "merging the 8 files' events") in place of the rate
+  // and time left, at once, until the root is destroyed. Work after the
+  // read that takes a second (the merge of a session's files) then does
+  // not look like a read stuck at 100%.
+  void ShowStage(std::string_view stage);
 
   // While it lives, ReadProgress objects made on this thread with the
   // (what, total_bytes) constructor are parts of `parent`.

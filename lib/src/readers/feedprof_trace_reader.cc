@@ -177,6 +177,10 @@ absl::StatusOr<Timeline> ReadFeedprofTraceWithOptions(
   for (std::string& reason : unreadable) {
     timeline.warnings.push_back(reason + " (skipped)");
   }
+  progress.ShowStage(files->size() > 1
+                         ? absl::StrFormat("merging the %d files' events",
+                                           files->size() - unreadable.size())
+                         : std::string("ordering the events"));
   builder.Finish(threads);
   return timeline;
 }

@@ -102,10 +102,10 @@ class KinetoRunMerge {
 
   // Newer Kineto traces count `ts` from a baseTimeNanoseconds each process
   // chose for itself (base + ts is the epoch time), so files on different
-  // bases are far apart as written; older ones hold epoch times (base 0). Moving each file by its base
-  // less the first file's puts them all on the first file's clock, where
-  // base + ts, the epoch time, says they belong. A directory whose files
-  // share one base is not changed.
+  // bases are far apart as written; older ones hold epoch times (base 0).
+  // Moving each file by its base less the first file's puts them all on the
+  // first file's clock, where base + ts, the epoch time, says they belong. A
+  // directory whose files share one base is not changed.
   void PutOnTheRunsClock(Timeline& part, RankFileFacts* facts) {
     if (first_) into_->time_base_ns = part.time_base_ns;
     const TimeNs shift = part.time_base_ns - into_->time_base_ns;
@@ -249,6 +249,7 @@ absl::StatusOr<Timeline> ReadKinetoDirectory(
   if (read == 0) {
     return absl::InvalidArgumentError(absl::StrJoin(unreadable, "\n"));
   }
+  progress.ShowStage(absl::StrFormat("merging the %d files' events", read));
   merge.Finish(readers);
   for (std::string& reason : unreadable) {
     timeline.warnings.push_back(reason + " (skipped)");
