@@ -374,5 +374,53 @@ TEST_F(ParallelSessionTest, ASingleFileReadsAsBefore) {
   EXPECT_NE(bad.status().message().find("d.fpt"), std::string::npos);
 }
 
+// Ranks on two hosts writing to one shared directory: each host's times
+// are on its own monotonic clock. node-b booted 3 days before node-a, so
+// its clock reads 3 d more at the same moment; its file moves onto
+// node-a's clock by the difference of the hosts' wall-minus-monotonic
+// offsets. A second node-a file, whose offset differs by 7 ns of clock
+// jitter, is not moved.
+TEST(SessionHostClocks, AFurtherHostsFilesMoveOntoTheFirstHostsClock) {
+  constexpr uint64_t kDays3 = 259'200'000'000'000;
+  constexpr uint64_t kWall = 1'700'000'000'000'000'000;
+  TempDir dir;
+  auto write = [&dir](const std::string& name, uint32_t pid,
+                      const std::string& host, uint64_t kernel_ns,
+                      uint64_t realtime_ns) {
+    std::vector<trace::Packet> packets =
+        testing::SmallProcessPackets(pid, -1, "k_" + name, kernel_ns, 0);
+    packets[0].mutable_header()->set_hostname(host);
+    packets[0].mutable_header()->mutable_clock()->set_realtime_ns(realtime_ns);
+    WriteFile(dir.File(name + ".fpt"), FramePackets(packets));
+  };
+  // Headers at monotonic kernel - 10: a at 1'000'000 (wall kWall), b 40 ns
+  // later, c 90 ns later with 7 ns more on its wall clock.
+  write("a", 100, "node-a", 1'000'010, kWall);
+  write("b", 200, "node-b", kDays3 + 1'000'050, kWall + 40);
+  write("c", 300, "node-a", 1'000'100, kWall + 97);
+  for (int threads : {1, 3}) {
+    const Timeline t = ReadWithThreads(dir.path(), threads);
+    EXPECT_TRUE(t.warnings.empty()) << t.warnings.front();
+    ASSERT_EQ(t.gpu_ops.size(), 3u);
+    EXPECT_EQ(t.gpu_ops[0].pid, 100);
+    EXPECT_EQ(t.gpu_ops[0].start, 1'000'010);
+    EXPECT_EQ(t.gpu_ops[1].pid, 200);
+    EXPECT_EQ(t.gpu_ops[1].start, 1'000'050);
+    EXPECT_EQ(t.gpu_ops[1].end, 1'000'150);
+    EXPECT_EQ(t.gpu_ops[2].pid, 300);
+    EXPECT_EQ(t.gpu_ops[2].start, 1'000'100);
+    ASSERT_EQ(t.api_calls.size(), 3u);
+    EXPECT_EQ(t.api_calls[1].pid, 200);
+    EXPECT_EQ(t.api_calls[1].start, 1'000'045);
+    ASSERT_EQ(t.processes.size(), 3u);
+    EXPECT_EQ(t.processes[1].start, 1'000'040);
+  }
+  // Alone, node-b's file keeps its own clock.
+  absl::StatusOr<Timeline> b = ReadFeedprofTrace(dir.File("b.fpt"));
+  ASSERT_TRUE(b.ok()) << b.status();
+  ASSERT_EQ(b->gpu_ops.size(), 1u);
+  EXPECT_EQ(b->gpu_ops[0].start, static_cast<TimeNs>(kDays3 + 1'000'050));
+}
+
 }  // namespace
 }  // namespace feedprof

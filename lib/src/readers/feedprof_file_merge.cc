@@ -11,6 +11,9 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_format.h"
+#include "common/time_extent.h"
+#include "common/time_limits.h"
 #include "readers/feedprof_timeline_builder.h"
 #include "readers/timeline_append.h"
 
@@ -24,9 +27,38 @@ uint64_t PidKey(int32_t pid, int32_t id) {
 
 }  // namespace
 
+TimeNs FeedprofTimelineBuilder::HostClockShift(const HostClock& file) {
+  if (!file.known) return 0;
+  if (!reference_clock_.known) reference_clock_ = file;
+  const int64_t host_offset =
+      host_offsets_.try_emplace(file.host, file.wall_minus_monotonic_ns)
+          .first->second;
+  return host_offset - reference_clock_.wall_minus_monotonic_ns;
+}
+
 void FeedprofTimelineBuilder::AppendFile(FeedprofTimelineBuilder& part) {
   Timeline& t = *timeline_;
   Timeline& p = *part.timeline_;
+
+  // A further host's file onto the first host's clock, where both hosts'
+  // wall clocks put it (as close as they agree: NTP keeps them within
+  // about a millisecond). Files of the first host are never moved.
+  if (const TimeNs shift = HostClockShift(part.file_clock_); shift != 0) {
+    common::TimeExtent extent;
+    ForEachTime(p, [&extent](TimeNs& time) { extent.Add(time, time); });
+    if (!extent.any || (common::TimeInRange(extent.first + shift) &&
+                        common::TimeInRange(extent.last + shift))) {
+      ForEachTime(p, [shift](TimeNs& time) { time += shift; });
+    } else {
+      t.warnings.push_back(absl::StrFormat(
+          "%s: recorded on %s, whose clock is %d ns from %s's; its times "
+          "would leave the range this reader keeps, so they stay on %s's "
+          "own clock",
+          p.processes.empty() ? std::string() : p.processes[0].trace_path,
+          part.file_clock_.host, shift, reference_clock_.host,
+          part.file_clock_.host));
+    }
+  }
 
   for (Thread& from : p.threads) {
     const uint64_t key = PidKey(from.pid, from.tid);

@@ -184,6 +184,16 @@ void FeedprofTimelineBuilder::AddHeader(const trace::Header& header) {
                                            : header.executable();
   process.origin = header.origin();
   process.start = static_cast<TimeNs>(header.clock().monotonic_ns());
+  if (!file_clock_.known && header.clock().monotonic_ns() > 0 &&
+      header.clock().realtime_ns() > 0 &&
+      header.clock().realtime_ns() <= static_cast<uint64_t>(INT64_MAX) &&
+      header.clock().monotonic_ns() <= static_cast<uint64_t>(INT64_MAX)) {
+    file_clock_.known = true;
+    file_clock_.host = header.hostname();
+    file_clock_.wall_minus_monotonic_ns =
+        static_cast<int64_t>(header.clock().realtime_ns()) -
+        static_cast<int64_t>(header.clock().monotonic_ns());
+  }
   if (!InTimeRange(process.start)) process.start = 0;  // first event's time
   process.trace_path = section_.path;
   section_.process_index = t.processes.size();

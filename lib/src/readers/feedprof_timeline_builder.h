@@ -148,6 +148,26 @@ class FeedprofTimelineBuilder {
   template <typename Visit>
   static void ForEachEventVector(Timeline& t, Visit visit);
 
+  // A host's wall clock against its monotonic clock, which every time in
+  // its files is on: realtime - monotonic at a header's ClockSnapshot.
+  // Processes of one host share their monotonic clock; those of different
+  // hosts (ranks on several nodes writing to one shared directory) do not.
+  struct HostClock {
+    bool known = false;
+    std::string host;
+    int64_t wall_minus_monotonic_ns = 0;
+  };
+  // How far the times of a file whose first header gave `file` move to be
+  // on the first file's host's clock: 0 for that host (and for files
+  // without a clock), else the difference between that host's first
+  // offset and the file's host's first offset.
+  TimeNs HostClockShift(const HostClock& file);
+
+  HostClock file_clock_;  // the first header's, of the file read here
+  // The session's: the first file's host clock, and each host's first.
+  HostClock reference_clock_;
+  std::unordered_map<std::string, int64_t> host_offsets_;
+
   // The appended parts' events, in file order, for Finish to merge (while
   // every part came sorted and this builder read no file itself) or append
   // and sort.
