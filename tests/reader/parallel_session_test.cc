@@ -379,7 +379,8 @@ TEST_F(ParallelSessionTest, ASingleFileReadsAsBefore) {
 // its clock reads 3 d more at the same moment; its file moves onto
 // node-a's clock by the difference of the hosts' wall-minus-monotonic
 // offsets. A second node-a file, whose offset differs by 7 ns of clock
-// jitter, is not moved.
+// jitter, is not moved, nor is a container's on node-a under a name of its
+// own, 3 us off (less than the 1 ms wall clocks agree to).
 TEST(SessionHostClocks, AFurtherHostsFilesMoveOntoTheFirstHostsClock) {
   constexpr uint64_t kDays3 = 259'200'000'000'000;
   constexpr uint64_t kWall = 1'700'000'000'000'000'000;
@@ -398,10 +399,13 @@ TEST(SessionHostClocks, AFurtherHostsFilesMoveOntoTheFirstHostsClock) {
   write("a", 100, "node-a", 1'000'010, kWall);
   write("b", 200, "node-b", kDays3 + 1'000'050, kWall + 40);
   write("c", 300, "node-a", 1'000'100, kWall + 97);
+  write("d", 400, "node-a-pod", 1'000'200, kWall + 3'190);
   for (int threads : {1, 3}) {
     const Timeline t = ReadWithThreads(dir.path(), threads);
     EXPECT_TRUE(t.warnings.empty()) << t.warnings.front();
-    ASSERT_EQ(t.gpu_ops.size(), 3u);
+    ASSERT_EQ(t.gpu_ops.size(), 4u);
+    EXPECT_EQ(t.gpu_ops[3].pid, 400);
+    EXPECT_EQ(t.gpu_ops[3].start, 1'000'200);
     EXPECT_EQ(t.gpu_ops[0].pid, 100);
     EXPECT_EQ(t.gpu_ops[0].start, 1'000'010);
     EXPECT_EQ(t.gpu_ops[1].pid, 200);
@@ -409,10 +413,10 @@ TEST(SessionHostClocks, AFurtherHostsFilesMoveOntoTheFirstHostsClock) {
     EXPECT_EQ(t.gpu_ops[1].end, 1'000'150);
     EXPECT_EQ(t.gpu_ops[2].pid, 300);
     EXPECT_EQ(t.gpu_ops[2].start, 1'000'100);
-    ASSERT_EQ(t.api_calls.size(), 3u);
+    ASSERT_EQ(t.api_calls.size(), 4u);
     EXPECT_EQ(t.api_calls[1].pid, 200);
     EXPECT_EQ(t.api_calls[1].start, 1'000'045);
-    ASSERT_EQ(t.processes.size(), 3u);
+    ASSERT_EQ(t.processes.size(), 4u);
     EXPECT_EQ(t.processes[1].start, 1'000'040);
   }
   // Alone, node-b's file keeps its own clock.

@@ -20,6 +20,9 @@
 namespace feedprof::readers {
 namespace {
 
+// Offsets of two hosts closer than this are taken as one clock.
+constexpr TimeNs kSameClockNs = 1'000'000;
+
 uint64_t PidKey(int32_t pid, int32_t id) {
   return (static_cast<uint64_t>(static_cast<uint32_t>(pid)) << 32) |
          static_cast<uint32_t>(id);
@@ -33,7 +36,11 @@ TimeNs FeedprofTimelineBuilder::HostClockShift(const HostClock& file) {
   const int64_t host_offset =
       host_offsets_.try_emplace(file.host, file.wall_minus_monotonic_ns)
           .first->second;
-  return host_offset - reference_clock_.wall_minus_monotonic_ns;
+  const TimeNs shift = host_offset - reference_clock_.wall_minus_monotonic_ns;
+  // Hosts' wall clocks agree to about a millisecond at best, so a smaller
+  // difference says nothing: it is the clock read jitter of two containers
+  // (two host names) on one machine, which share the monotonic clock.
+  return shift > -kSameClockNs && shift < kSameClockNs ? 0 : shift;
 }
 
 void FeedprofTimelineBuilder::AppendFile(FeedprofTimelineBuilder& part) {

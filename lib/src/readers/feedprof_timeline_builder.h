@@ -159,8 +159,8 @@ class FeedprofTimelineBuilder {
   };
   // How far the times of a file whose first header gave `file` move to be
   // on the first file's host's clock: 0 for that host (and for files
-  // without a clock), else the difference between that host's first
-  // offset and the file's host's first offset.
+  // without a clock, and for offsets less than 1 ms apart), else the
+  // difference between the file's host's first offset and that host's.
   TimeNs HostClockShift(const HostClock& file);
 
   HostClock file_clock_;  // the first header's, of the file read here
