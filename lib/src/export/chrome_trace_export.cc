@@ -58,6 +58,13 @@ void WriteTopLevelFields(ExportContext& ctx) {
     out.Raw(absl::StrCat("{\"rank\":", ranks.begin()->first, ",\"world_size\":",
                          std::max(ranks.begin()->second, 1), "}"));
   }
+  // The times are written as read; where they count from a base (newer
+  // Kineto traces), the base goes with them, so that base + ts stays the
+  // epoch time for every tool that reads the export.
+  if (ctx.tl.time_base_ns != 0) {
+    out.TopLevelKey("baseTimeNanoseconds");
+    out.Raw(absl::StrCat(ctx.tl.time_base_ns));
+  }
   out.TopLevelKey("displayTimeUnit");
   out.Raw("\"ns\"");
   out.TopLevelKey("schemaVersion");
