@@ -426,5 +426,31 @@ TEST(SessionHostClocks, AFurtherHostsFilesMoveOntoTheFirstHostsClock) {
   EXPECT_EQ(b->gpu_ops[0].start, static_cast<TimeNs>(kDays3 + 1'000'050));
 }
 
+// Wall clocks so far apart that the move would take node-b's times past
+// ±2^62 ns: its file stays on its own clock, with a warning.
+TEST(SessionHostClocks, AMoveOutOfRangeLeavesTheFileWithAWarning) {
+  TempDir dir;
+  auto write = [&dir](const std::string& name, uint32_t pid,
+                      const std::string& host, uint64_t realtime_ns) {
+    std::vector<trace::Packet> packets =
+        testing::SmallProcessPackets(pid, -1, "k_" + name, 1'000'010, 0);
+    packets[0].mutable_header()->set_hostname(host);
+    packets[0].mutable_header()->mutable_clock()->set_realtime_ns(realtime_ns);
+    WriteFile(dir.File(name + ".fpt"), FramePackets(packets));
+  };
+  write("a", 100, "node-a", 9'000'000'000'000'000'000u);
+  write("b", 200, "node-b", 1);
+  const Timeline t = ReadWithThreads(dir.path(), 2);
+  ASSERT_EQ(t.warnings.size(), 1u);
+  EXPECT_EQ(t.warnings[0],
+            dir.File("b.fpt") +
+                ": recorded on node-b, whose clock is -8999999999999999999 ns "
+                "from node-a's; its times would leave the range this reader "
+                "keeps, so they stay on node-b's own clock");
+  ASSERT_EQ(t.gpu_ops.size(), 2u);
+  EXPECT_EQ(t.gpu_ops[1].pid, 200);
+  EXPECT_EQ(t.gpu_ops[1].start, 1'000'010);
+}
+
 }  // namespace
 }  // namespace feedprof

@@ -12,8 +12,6 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
-#include "common/time_extent.h"
-#include "common/time_limits.h"
 #include "readers/feedprof_timeline_builder.h"
 #include "readers/timeline_append.h"
 
@@ -50,21 +48,15 @@ void FeedprofTimelineBuilder::AppendFile(FeedprofTimelineBuilder& part) {
   // A further host's file onto the first host's clock, where both hosts'
   // wall clocks put it (as close as they agree: NTP keeps them within
   // about a millisecond). Files of the first host are never moved.
-  if (const TimeNs shift = HostClockShift(part.file_clock_); shift != 0) {
-    common::TimeExtent extent;
-    ForEachTime(p, [&extent](TimeNs& time) { extent.Add(time, time); });
-    if (!extent.any || (common::TimeInRange(extent.first + shift) &&
-                        common::TimeInRange(extent.last + shift))) {
-      ForEachTime(p, [shift](TimeNs& time) { time += shift; });
-    } else {
-      t.warnings.push_back(absl::StrFormat(
-          "%s: recorded on %s, whose clock is %d ns from %s's; its times "
-          "would leave the range this reader keeps, so they stay on %s's "
-          "own clock",
-          p.processes.empty() ? std::string() : p.processes[0].trace_path,
-          part.file_clock_.host, shift, reference_clock_.host,
-          part.file_clock_.host));
-    }
+  if (const TimeNs shift = HostClockShift(part.file_clock_);
+      !ShiftTimes(p, shift)) {
+    t.warnings.push_back(absl::StrFormat(
+        "%s: recorded on %s, whose clock is %d ns from %s's; its times "
+        "would leave the range this reader keeps, so they stay on %s's own "
+        "clock",
+        p.processes.empty() ? std::string() : p.processes[0].trace_path,
+        part.file_clock_.host, shift, reference_clock_.host,
+        part.file_clock_.host));
   }
 
   for (Thread& from : p.threads) {

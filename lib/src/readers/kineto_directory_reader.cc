@@ -21,7 +21,6 @@
 #include "common/read_progress.h"
 #include "common/stable_time_sort.h"
 #include "common/time_extent.h"
-#include "common/time_limits.h"
 #include "feedprof/kineto_reader.h"
 #include "kineto/kineto_read_options.h"
 #include "readers/rank_files_one_run_check.h"
@@ -110,16 +109,14 @@ class KinetoRunMerge {
     if (first_) into_->time_base_ns = part.time_base_ns;
     const TimeNs shift = part.time_base_ns - into_->time_base_ns;
     if (shift == 0) return;
-    common::TimeExtent& range = facts->time_range;
-    if (range.any && (!common::TimeInRange(range.first + shift) ||
-                      !common::TimeInRange(range.last + shift))) {
+    if (!ShiftTimes(part, shift)) {
       into_->warnings.push_back(absl::StrFormat(
           "%s: its baseTimeNanoseconds (%d) is too far from %s's (%d) to "
           "put its times on that clock; they stay on their own",
           facts->file, part.time_base_ns, first_file_, into_->time_base_ns));
       return;
     }
-    ForEachTime(part, [shift](TimeNs& time) { time += shift; });
+    common::TimeExtent& range = facts->time_range;
     if (range.any) {
       range.first += shift;
       range.last += shift;

@@ -4,6 +4,9 @@
 #include <utility>
 #include <vector>
 
+#include "common/time_extent.h"
+#include "common/time_limits.h"
+
 namespace feedprof::readers {
 namespace {
 
@@ -105,6 +108,18 @@ PartEvents TakeTimelineTables(Timeline& part, Timeline* into) {
   d.events_recorded += p.events_recorded;
   d.packets_dropped += p.packets_dropped;
   return taken;
+}
+
+bool ShiftTimes(Timeline& timeline, TimeNs shift) {
+  if (shift == 0) return true;
+  common::TimeExtent extent;
+  ForEachTime(timeline, [&extent](TimeNs& time) { extent.Add(time, time); });
+  if (extent.any && (!common::TimeInRange(extent.first + shift) ||
+                     !common::TimeInRange(extent.last + shift))) {
+    return false;
+  }
+  ForEachTime(timeline, [shift](TimeNs& time) { time += shift; });
+  return true;
 }
 
 }  // namespace feedprof::readers

@@ -185,6 +185,12 @@ void ForEachTime(Timeline& timeline, Visit visit) {
   }
 }
 
+// Moves every time of `timeline` (ForEachTime) by `shift`, onto another
+// file's clock, when all of them stay within ±kMaxAbsTimeNs
+// (common/time_limits.h); returns false, leaving `timeline` as it was, when
+// one would not.
+bool ShiftTimes(Timeline& timeline, TimeNs shift);
+
 }  // namespace feedprof::readers
 
 #endif  // FEEDPROF_READERS_TIMELINE_APPEND_H_
