@@ -1,7 +1,8 @@
 // Tells when the files of a rank directory are not the ranks of one run.
 //
-// A directory of Kineto traces is read as one multi-rank run, each file on
-// its own clock as recorded. Pointed at traces that were not recorded
+// A directory of Kineto traces is read as one multi-rank run, every file on
+// the first file's clock by their baseTimeNanoseconds (a file's time range
+// below moves with it). Pointed at traces that were not recorded
 // together (two runs' rank-0 traces, months apart), the merged timeline
 // still reads, and the report then shows a window as long as the time
 // between the recordings, GPU busy shares of that window, and two
