@@ -19,8 +19,8 @@
 namespace feedprof {
 namespace {
 
-// Below this many events a second thread costs more than it saves.
-constexpr uint64_t kParallelPassesMinEvents = 200'000;
+constexpr uint64_t kParallelPassesMinEvents =
+    analysis::PreparedTimeline::kParallelPassesMinEvents;
 
 // The results of the passes that need only the prepared timeline and the
 // devices' busy intervals (see Analyze).

@@ -2,6 +2,7 @@
 #include "analysis/prepared_timeline.h"
 
 #include <algorithm>
+#include <future>
 #include <limits>
 #include <string>
 #include <utility>
@@ -10,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "analysis/time_sum.h"
+#include "common/parallel_for.h"
 #include "common/time_limits.h"
 
 namespace feedprof::analysis {
@@ -158,8 +160,17 @@ absl::StatusOr<PreparedTimeline> PreparedTimeline::Build(
                        timeline.available.correlation &&
                        !timeline.api_calls.empty();
   p.JoinCorrelations();
-  p.BuildDevices(exclude);
-  p.BuildThreads();
+  // The devices' and the threads' views read only the join's tables and
+  // each fill their own members: side by side on a big trace.
+  if (p.events_ >= kParallelPassesMinEvents) {
+    std::future<void> devices = std::async(
+        std::launch::async, [&p, exclude] { p.BuildDevices(exclude); });
+    p.BuildThreads();
+    devices.get();
+  } else {
+    p.BuildDevices(exclude);
+    p.BuildThreads();
+  }
   return p;
 }
 
@@ -230,8 +241,16 @@ void PreparedTimeline::JoinCorrelations() {
       cached->sparse.emplace_back(call.correlation, static_cast<int32_t>(i));
     }
   }
-  for (CorrelationTable& t : tables) {
-    if (t.use_dense) continue;
+  // Each process's sparse table sorted on its own, side by side on a big
+  // trace (a session has one per process).
+  std::vector<size_t> sparse_sizes;
+  for (const CorrelationTable& t : tables) {
+    sparse_sizes.push_back(t.use_dense ? 0 : t.sparse.size());
+  }
+  const size_t sort_threads = events_ >= kParallelPassesMinEvents ? 0 : 1;
+  common::ParallelForLongestFirst(sparse_sizes, sort_threads, [&](size_t i) {
+    CorrelationTable& t = tables[i];
+    if (t.use_dense) return;
     std::sort(t.sparse.begin(), t.sparse.end(),
               [&calls](const auto& a, const auto& b) {
                 if (a.first != b.first) return a.first < b.first;
@@ -244,7 +263,7 @@ void PreparedTimeline::JoinCorrelations() {
                                  return a.first == b.first;
                                }),
                    t.sparse.end());
-  }
+  });
 
   const CorrelationTable* op_cached = nullptr;
   for (size_t i = 0; i < ops.size(); ++i) {

@@ -102,6 +102,9 @@ class PreparedTimeline {
 
   // Every event of the timeline (CountEvents), whatever the window.
   uint64_t event_count() const { return events_; }
+  // From this many events on, passes that do not depend on each other run
+  // side by side (below it a second thread costs more than it saves).
+  static constexpr uint64_t kParallelPassesMinEvents = 200'000;
   // The events of `timeline` the analysis counts (Report::events): GPU
   // ops, API calls, syncs, ranges, marks, samples and counters.
   static uint64_t CountEvents(const Timeline& timeline);
