@@ -210,9 +210,6 @@ bool BeginRecording(const Config& config, TraceOrigin origin) {
     LogWarning("%s; recording is off, the program continues", error);
     return false;
   }
-  if (origin == TraceOrigin::kExec && IsSessionStarter(getpid())) {
-    g_state.session.created = true;
-  }
   // The pool holds most of the cap; the packet queue the rest.
   const size_t cap = static_cast<size_t>(config.buffer_mb) << 20;
   const size_t queue_bytes = cap / 8 < (256u << 10) ? (256u << 10) : cap / 8;

@@ -239,15 +239,21 @@ bool OpenSessionDir(const Config& config, pid_t pid,
       return false;
     }
     StripTrailingSlashes(path);
+    bool joined = false;
     if (!ValidToken(inherited_token)) {
-      return PrepareExplicit(path, /*make_parents=*/false, dir, error,
-                             error_size);
+      joined =
+          PrepareExplicit(path, /*make_parents=*/false, dir, error, error_size);
+    } else {
+      // A default-named session: joined at the first write, by its marker.
+      std::snprintf(dir->token, sizeof dir->token, "%s", inherited_token);
+      std::snprintf(dir->path, sizeof dir->path, "%s", path);
+      std::snprintf(dir->used_path, sizeof dir->used_path, "%s", path);
+      joined = OpenParent(path, dir, error, error_size);
     }
-    // A default-named session: joined at the first write, by its marker.
-    std::snprintf(dir->token, sizeof dir->token, "%s", inherited_token);
-    std::snprintf(dir->path, sizeof dir->path, "%s", path);
-    std::snprintf(dir->used_path, sizeof dir->used_path, "%s", path);
-    return OpenParent(path, dir, error, error_size);
+    // A process that joins started the session only when it is that
+    // process after an exec of its own.
+    dir->created = joined && IsSessionStarter(pid);
+    return joined;
   }
   if (config.output_dir[0] != '\0') {
     if (!Absolute(config.output_dir, path, sizeof path)) {

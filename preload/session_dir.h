@@ -65,8 +65,9 @@ struct SessionDir {
 
 // Prepares the session directory of this process without creating it:
 // joins config.session_dir when set (`inherited_token` is that session's
-// FEEDPROF_SESSION_TOKEN, or null), else chooses config.output_dir (its
-// missing parents are created now) or a new default
+// FEEDPROF_SESSION_TOKEN, or null; `created` is set when `pid` is the
+// session's starter after an exec, IsSessionStarter), else chooses
+// config.output_dir (its missing parents are created now) or a new default
 // "feedprof-YYYYmmdd-HHMMSS-<pid>" under the current directory. A
 // directory that already exists is checked (a real directory of this user)
 // and opened now. Runs on the thread that starts recording: it may open

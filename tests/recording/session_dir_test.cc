@@ -307,5 +307,36 @@ TEST(SessionStarterTest, OnlyTheExactPidInTheVariableIsTheStarter) {
   }
 }
 
+// Joining a session (FEEDPROF_SESSION_DIR), only the pid the variable
+// names counts as the process that started it: the starter after an exec.
+TEST_F(SessionDirTest, AJoinerStartedTheSessionOnlyUnderTheStartersPid) {
+  const char* saved = getenv(kEnvSessionPid);
+  const std::string old = saved != nullptr ? saved : "";
+  setenv(kEnvSessionPid, "4242", 1);
+  Config join;
+  std::snprintf(join.session_dir, sizeof join.session_dir, "%s",
+                (root_ + "/run").c_str());
+  char error[PATH_MAX + 200];
+  for (const char* token :
+       {static_cast<const char*>(nullptr), "0123456789abcdef"}) {
+    SessionDir starter;
+    ASSERT_TRUE(
+        OpenSessionDir(join, 4242, token, &starter, error, sizeof error))
+        << error;
+    EXPECT_TRUE(starter.created) << (token != nullptr);
+    CloseSessionDir(&starter);
+    SessionDir other;
+    ASSERT_TRUE(OpenSessionDir(join, 4243, token, &other, error, sizeof error))
+        << error;
+    EXPECT_FALSE(other.created) << (token != nullptr);
+    CloseSessionDir(&other);
+  }
+  if (saved != nullptr) {
+    setenv(kEnvSessionPid, old.c_str(), 1);
+  } else {
+    unsetenv(kEnvSessionPid);
+  }
+}
+
 }  // namespace
 }  // namespace feedprof::preload
