@@ -121,9 +121,9 @@ TEST(ReadProgressTest, QuietForTheFirstSecondThenEveryQuarterSecond) {
 // What follows the read replaces the rate at once, inside the refresh
 // period; a stage during the quiet period shows nothing.
 TEST(ReadProgressTest, AStageAfterTheReadIsShownAtOnce) {
+  EXPECT_EQ(MergingFilesStage(8), "merging the 8 files' events");
   EXPECT_EQ(
-      FormatReadStageLine("dir", 3 * 1024 * 1024,
-                          "merging the 8 files' events"),
+      FormatReadStageLine("dir", 3 * 1024 * 1024, MergingFilesStage(8)),
       "feedprof: reading dir: 100% of 3.0 MiB, merging the 8 files' events");
   FakeTerminal terminal;
   {

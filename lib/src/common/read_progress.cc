@@ -54,6 +54,10 @@ std::string FormatReadStageLine(std::string_view what, uint64_t total_bytes,
                          stage);
 }
 
+std::string MergingFilesStage(size_t files) {
+  return absl::StrFormat("merging the %d files' events", files);
+}
+
 ReadProgress::ReadProgress(std::string what, uint64_t total_bytes)
     : ReadProgress(std::move(what), total_bytes, Output()) {}
 

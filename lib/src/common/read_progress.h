@@ -46,6 +46,10 @@ std::string FormatReadProgressLine(std::string_view what, uint64_t bytes_done,
 std::string FormatReadStageLine(std::string_view what, uint64_t total_bytes,
                                 std::string_view stage);
 
+// The stage of a directory whose `files` are read and now merged:
+// "merging the 8 files' events".
+std::string MergingFilesStage(size_t files);
+
 class ReadProgress {
  public:
   using Clock = ProgressLine::Clock;

@@ -30,11 +30,11 @@ uint64_t PidKey(int32_t pid, int32_t id) {
 
 TimeNs FeedprofTimelineBuilder::HostClockShift(const HostClock& file) {
   if (!file.known) return 0;
-  if (!reference_clock_.known) reference_clock_ = file;
+  if (host_offsets_.empty()) reference_host_ = file.host;
   const int64_t host_offset =
       host_offsets_.try_emplace(file.host, file.wall_minus_monotonic_ns)
           .first->second;
-  const TimeNs shift = host_offset - reference_clock_.wall_minus_monotonic_ns;
+  const TimeNs shift = host_offset - host_offsets_.at(reference_host_);
   // Hosts' wall clocks agree to about a millisecond at best, so a smaller
   // difference says nothing: it is the clock read jitter of two containers
   // (two host names) on one machine, which share the monotonic clock.
@@ -55,8 +55,7 @@ void FeedprofTimelineBuilder::AppendFile(FeedprofTimelineBuilder& part) {
         "would leave the range this reader keeps, so they stay on %s's own "
         "clock",
         p.processes.empty() ? std::string() : p.processes[0].trace_path,
-        part.file_clock_.host, shift, reference_clock_.host,
-        part.file_clock_.host));
+        part.file_clock_.host, shift, reference_host_, part.file_clock_.host));
   }
 
   for (Thread& from : p.threads) {

@@ -164,8 +164,9 @@ class FeedprofTimelineBuilder {
   TimeNs HostClockShift(const HostClock& file);
 
   HostClock file_clock_;  // the first header's, of the file read here
-  // The session's: the first file's host clock, and each host's first.
-  HostClock reference_clock_;
+  // The session's: the host of the first file with a clock, and each
+  // host's offset from its first file.
+  std::string reference_host_;
   std::unordered_map<std::string, int64_t> host_offsets_;
 
   // The appended parts' events, in file order, for Finish to merge (while

@@ -177,10 +177,9 @@ absl::StatusOr<Timeline> ReadFeedprofTraceWithOptions(
   for (std::string& reason : unreadable) {
     timeline.warnings.push_back(reason + " (skipped)");
   }
-  progress.ShowStage(files->size() > 1
-                         ? absl::StrFormat("merging the %d files' events",
-                                           files->size() - unreadable.size())
-                         : std::string("ordering the events"));
+  progress.ShowStage(files->size() > 1 ? common::MergingFilesStage(
+                                             files->size() - unreadable.size())
+                                       : std::string("ordering the events"));
   builder.Finish(threads);
   return timeline;
 }

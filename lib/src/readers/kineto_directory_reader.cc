@@ -246,7 +246,7 @@ absl::StatusOr<Timeline> ReadKinetoDirectory(
   if (read == 0) {
     return absl::InvalidArgumentError(absl::StrJoin(unreadable, "\n"));
   }
-  progress.ShowStage(absl::StrFormat("merging the %d files' events", read));
+  progress.ShowStage(common::MergingFilesStage(read));
   merge.Finish(readers);
   for (std::string& reason : unreadable) {
     timeline.warnings.push_back(reason + " (skipped)");
