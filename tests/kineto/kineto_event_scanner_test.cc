@@ -30,15 +30,16 @@ namespace feedprof::kineto {
 namespace {
 
 std::string Describe(const KinetoEvent& e) {
-  auto id = [](const IdField& f) {
+  auto str = [](std::string_view v) { return std::string(v); };
+  auto id = [&](const IdField& f) {
     return absl::StrCat(f.present, "/", f.is_string, "/", f.number, "/",
-                        f.text);
+                        str(f.text));
   };
   auto opt = [](const OptionalInt& v) {
     return absl::StrCat(v.present, "/", v.value);
   };
-  return absl::StrCat("ph=", std::string(1, e.ph), " cat=", e.cat,
-                      " name=", e.name, " pid=", id(e.pid), " tid=", id(e.tid),
+  return absl::StrCat("ph=", std::string(1, e.ph), " cat=", str(e.cat),
+                      " name=", str(e.name), " pid=", id(e.pid), " tid=", id(e.tid),
                       " ts=", e.has_ts, "/", e.ts_ns, " dur=", e.has_dur, "/",
                       e.dur_ns, " corr=", opt(e.correlation),
                       " ext=", opt(e.external_id), " dev=", opt(e.device),
@@ -46,8 +47,9 @@ std::string Describe(const KinetoEvent& e) {
                       " wait=", opt(e.wait_on_stream), " rank=", opt(e.rank),
                       " grid=", e.grid[0], ",", e.grid[1], ",", e.grid[2],
                       " block=", e.block[0], ",", e.block[1], ",", e.block[2],
-                      " sync=", e.sync_kind, " arg_name=", e.arg_name,
-                      " labels=", e.arg_labels);
+                      " sync=", str(e.sync_kind),
+                      " arg_name=", str(e.arg_name),
+                      " labels=", str(e.arg_labels));
 }
 
 // Serves the text in two reads split at `split`, then the rest in big
@@ -84,6 +86,7 @@ Outcome ReadEvents(ByteSource* source) {
   JsonTokenizer tokens(source);
   Outcome out;
   KinetoEvent event;
+  KeptStrings kept;
   JsonToken t = tokens.Next();
   if (t == JsonToken::kArrayBegin) {
     for (;;) {
@@ -93,7 +96,8 @@ Outcome ReadEvents(ByteSource* source) {
         out.events.push_back(absl::StrCat("token ", static_cast<int>(t)));
         continue;
       }
-      if (!ReadKinetoEvent(tokens, &event)) break;
+      kept.Clear();
+      if (!ReadKinetoEvent(tokens, &event, &kept)) break;
       out.events.push_back(Describe(event));
     }
     if (t == JsonToken::kArrayEnd) t = tokens.Next();
@@ -121,6 +125,7 @@ size_t EventsScanned(const std::string& json) {
   StringByteSource source(json);
   JsonTokenizer tokens(&source);
   KinetoEvent event;
+  KeptStrings kept;
   size_t scanned = 0;
   if (tokens.Next() != JsonToken::kArrayBegin) return 0;
   for (;;) {
@@ -130,7 +135,7 @@ size_t EventsScanned(const std::string& json) {
     if (n > 0) {
       ++scanned;
       tokens.ConsumeRestOfObject(n);
-    } else if (!ReadKinetoEvent(tokens, &event)) {
+    } else if (!ReadKinetoEvent(tokens, &event, &kept)) {
       return scanned;
     }
   }
@@ -302,12 +307,16 @@ TEST(KinetoEventScannerTest, EveryEventOfTheSharedTracesReadsTheSame) {
     ASSERT_EQ(bytes.Next(), JsonToken::kArrayBegin);
     KinetoEvent a;
     KinetoEvent b;
+    KeptStrings kept_a;
+    KeptStrings kept_b;
     for (;;) {
       const JsonToken t = whole.Next();
       ASSERT_EQ(bytes.Next(), t);
       if (t != JsonToken::kObjectBegin) break;
-      ASSERT_TRUE(ReadKinetoEvent(whole, &a)) << whole.error();
-      ASSERT_TRUE(ReadKinetoEvent(bytes, &b)) << bytes.error();
+      kept_a.Clear();
+      kept_b.Clear();
+      ASSERT_TRUE(ReadKinetoEvent(whole, &a, &kept_a)) << whole.error();
+      ASSERT_TRUE(ReadKinetoEvent(bytes, &b, &kept_b)) << bytes.error();
       ASSERT_EQ(Describe(a), Describe(b)) << relative;
       ASSERT_EQ(whole.offset(), bytes.offset());
       ++checked;

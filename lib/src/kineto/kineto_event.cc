@@ -35,7 +35,15 @@ bool ReadDim3(JsonTokenizer& tokens, uint32_t out[3]) {
   }
 }
 
-bool ReadArgs(JsonTokenizer& tokens, KinetoEvent* event) {
+// The text of the value just read, where it stays until the event is
+// mapped: a string's text is gone at the next token, so it is kept.
+std::string_view StableText(JsonTokenizer& tokens, JsonToken token,
+                            KeptStrings* kept) {
+  return token == JsonToken::kString ? kept->Keep(tokens.text())
+                                     : tokens.text();
+}
+
+bool ReadArgs(JsonTokenizer& tokens, KinetoEvent* event, KeptStrings* kept) {
   JsonToken t = tokens.Next();
   if (t == JsonToken::kArrayBegin) return tokens.SkipRestOfContainer();
   if (t != JsonToken::kObjectBegin) return t != JsonToken::kError;
@@ -57,7 +65,7 @@ bool ReadArgs(JsonTokenizer& tokens, KinetoEvent* event) {
         break;
       default:
         ok = ReadScalar(tokens, &t);
-        if (ok) ApplyArg(key, t, tokens.text(), event);
+        if (ok) ApplyArg(key, t, StableText(tokens, t, kept), event);
         break;
     }
     if (!ok) return false;
@@ -66,7 +74,8 @@ bool ReadArgs(JsonTokenizer& tokens, KinetoEvent* event) {
 
 // The token-by-token way: any JSON the tokenizer accepts, split across
 // buffer refills anywhere, with the tokenizer's errors.
-bool ReadEventTokens(JsonTokenizer& tokens, KinetoEvent* event) {
+bool ReadEventTokens(JsonTokenizer& tokens, KinetoEvent* event,
+                     KeptStrings* kept) {
   event->Reset();
   for (;;) {
     JsonToken t = tokens.Next();
@@ -76,7 +85,7 @@ bool ReadEventTokens(JsonTokenizer& tokens, KinetoEvent* event) {
     bool ok = true;
     switch (key) {
       case EventKey::kArgs:
-        ok = ReadArgs(tokens, event);
+        ok = ReadArgs(tokens, event, kept);
         break;
       case EventKey::kOther:
         ok = tokens.SkipValue();
@@ -89,16 +98,16 @@ bool ReadEventTokens(JsonTokenizer& tokens, KinetoEvent* event) {
             ApplyPh(t, tokens.text(), event);
             break;
           case EventKey::kCat:
-            ApplyString(t, tokens.text(), &event->cat);
+            ApplyString(t, StableText(tokens, t, kept), &event->cat);
             break;
           case EventKey::kName:
-            ApplyString(t, tokens.text(), &event->name);
+            ApplyString(t, StableText(tokens, t, kept), &event->name);
             break;
           case EventKey::kPid:
-            ApplyId(t, tokens.text(), &event->pid);
+            ApplyId(t, StableText(tokens, t, kept), &event->pid);
             break;
           case EventKey::kTid:
-            ApplyId(t, tokens.text(), &event->tid);
+            ApplyId(t, StableText(tokens, t, kept), &event->tid);
             break;
           case EventKey::kTs:
             ApplyTime(t, tokens.text(), &event->has_ts, &event->ts_ns);
@@ -175,8 +184,9 @@ void ApplyPh(JsonToken kind, std::string_view text, KinetoEvent* event) {
   if (kind == JsonToken::kString && !text.empty()) event->ph = text[0];
 }
 
-void ApplyString(JsonToken kind, std::string_view text, std::string* out) {
-  if (kind == JsonToken::kString) out->assign(text);
+void ApplyString(JsonToken kind, std::string_view text,
+                 std::string_view* out) {
+  if (kind == JsonToken::kString) *out = text;
 }
 
 void ApplyInt(JsonToken kind, std::string_view text, OptionalInt* out) {
@@ -200,7 +210,7 @@ void ApplyId(JsonToken kind, std::string_view text, IdField* out) {
       out->number = v;
       out->is_string = false;
     } else {
-      out->text.assign(text);
+      out->text = text;
       out->is_string = true;
     }
   }
@@ -261,29 +271,14 @@ void ApplyArg(ArgKey key, JsonToken kind, std::string_view text,
   }
 }
 
-void KinetoEvent::Reset() {
-  ph = 0;
-  cat.clear();
-  name.clear();
-  pid.Reset();
-  tid.Reset();
-  has_ts = has_dur = false;
-  ts_ns = dur_ns = 0;
-  correlation = external_id = device = stream = bytes = wait_on_stream = rank =
-      OptionalInt{};
-  for (int i = 0; i < 3; ++i) grid[i] = block[i] = 0;
-  sync_kind.clear();
-  arg_name.clear();
-  arg_labels.clear();
-}
-
-bool ReadKinetoEvent(JsonTokenizer& tokens, KinetoEvent* event) {
+bool ReadKinetoEvent(JsonTokenizer& tokens, KinetoEvent* event,
+                     KeptStrings* kept) {
   if (const size_t n = ScanBufferedKinetoEvent(tokens.BufferedText(), event);
       n > 0) {
     tokens.ConsumeRestOfObject(n);
     return true;
   }
-  return ReadEventTokens(tokens, event);
+  return ReadEventTokens(tokens, event, kept);
 }
 
 }  // namespace feedprof::kineto

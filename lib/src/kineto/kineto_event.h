@@ -3,17 +3,22 @@
 // Why a flat struct: the reader sees keys in whatever order the exporter
 // wrote them ("ph" first in complete events, "name" first in metadata
 // events), so it collects the fields it understands into this struct and maps
-// the event once the object has closed. The struct is reused for every event:
-// its strings keep their capacity, so reading an event allocates nothing once
-// the longest names have been seen. Unknown keys and args are skipped.
+// the event once the object has closed. Unknown keys and args are skipped.
+//
+// Why views and no owned strings: millions of events are read on worker
+// threads and mapped on the reader's thread, so every byte of the struct
+// crosses between cores; its strings point into the JSON text (or into
+// KeptStrings, kept_strings.h, where the text does not stay put) rather than
+// copying it, and the struct is plain data that resets with a few stores.
+// Every view must stay valid until the event is mapped.
 #ifndef FEEDPROF_LIB_SRC_KINETO_KINETO_EVENT_H_
 #define FEEDPROF_LIB_SRC_KINETO_KINETO_EVENT_H_
 
 #include <cstdint>
-#include <string>
 #include <string_view>
 
 #include "kineto/json_tokenizer.h"
+#include "kineto/kept_strings.h"
 
 namespace feedprof::kineto {
 
@@ -22,13 +27,7 @@ struct IdField {
   bool present = false;
   bool is_string = false;
   int64_t number = 0;
-  std::string text;
-  void Reset() {
-    present = false;
-    is_string = false;
-    number = 0;
-    text.clear();
-  }
+  std::string_view text;
 };
 
 struct OptionalInt {
@@ -38,8 +37,8 @@ struct OptionalInt {
 
 struct KinetoEvent {
   char ph = 0;  // "X", "i", "M", "s", "f", ... (first character)
-  std::string cat;
-  std::string name;
+  std::string_view cat;
+  std::string_view name;
   IdField pid;
   IdField tid;
   bool has_ts = false;
@@ -57,19 +56,22 @@ struct KinetoEvent {
   OptionalInt rank;  // metadata args (rare)
   uint32_t grid[3] = {0, 0, 0};
   uint32_t block[3] = {0, 0, 0};
-  std::string sync_kind;   // args "cuda_sync_kind"
-  std::string arg_name;    // args "name" (process_name / thread_name)
-  std::string arg_labels;  // args "labels" (process_labels)
+  std::string_view sync_kind;   // args "cuda_sync_kind"
+  std::string_view arg_name;    // args "name" (process_name / thread_name)
+  std::string_view arg_labels;  // args "labels" (process_labels)
 
-  void Reset();
+  void Reset() { *this = KinetoEvent(); }
 };
 
 // Reads the rest of an event object whose '{' the tokenizer just returned,
 // up to and including its '}'. False on a JSON error (see the tokenizer).
 // Events that lie whole in the tokenizer's buffer go through
 // ScanBufferedKinetoEvent (kineto_event_scanner.h); the rest, and every
-// event that scanner declines, token by token.
-bool ReadKinetoEvent(JsonTokenizer& tokens, KinetoEvent* event);
+// event that scanner declines, token by token. The event's strings point
+// into the tokenizer's buffer (valid until its next token) or into `kept`
+// (valid until it is cleared).
+bool ReadKinetoEvent(JsonTokenizer& tokens, KinetoEvent* event,
+                     KeptStrings* kept);
 
 // The fields of an event, and how one JSON value lands in them. Both ways
 // of reading an event (token by token, and the buffered scanner) classify
@@ -109,7 +111,8 @@ ArgKey ArgKeyOf(std::string_view key);
 // kNull) and `text` its text. A value of a type a field does not take
 // leaves the field as it was.
 void ApplyPh(JsonToken kind, std::string_view text, KinetoEvent* event);
-void ApplyString(JsonToken kind, std::string_view text, std::string* out);
+void ApplyString(JsonToken kind, std::string_view text,
+                 std::string_view* out);
 void ApplyInt(JsonToken kind, std::string_view text, OptionalInt* out);
 void ApplyId(JsonToken kind, std::string_view text, IdField* out);
 void ApplyTime(JsonToken kind, std::string_view text, bool* has, int64_t* ns);

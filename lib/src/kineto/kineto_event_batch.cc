@@ -30,13 +30,14 @@ class ViewByteSource : public ByteSource {
 // tokenizer finds lies inside it, where the document's tokenizer would
 // find it too.
 bool ReadEventTokenByToken(std::string_view object, uint64_t offset,
-                           KinetoEvent* event, JsonFailure* failure) {
+                           KinetoEvent* event, KeptStrings* kept,
+                           JsonFailure* failure) {
   ViewByteSource source(object);
   JsonTokenizer::Limits limits;
   limits.initial_buffer_bytes = object.size() + 64;
   JsonTokenizer tokens(&source, limits, offset);
   if (tokens.Next() == JsonToken::kObjectBegin &&
-      ReadKinetoEvent(tokens, event)) {
+      ReadKinetoEvent(tokens, event, kept)) {
     return true;
   }
   failure->message = tokens.error();
@@ -58,7 +59,8 @@ void ReadKinetoEventBatch(KinetoEventBatch* batch) {
     KinetoEvent* event = &batch->events[batch->parsed];
     // The scanner reads the text after the '{'; it must take all of it.
     if (ScanBufferedKinetoEvent(object.substr(1), event) != span.size - 1 &&
-        !ReadEventTokenByToken(object, span.offset, event, &batch->failure)) {
+        !ReadEventTokenByToken(object, span.offset, event, &batch->kept,
+                               &batch->failure)) {
       batch->failed = true;
       return;
     }

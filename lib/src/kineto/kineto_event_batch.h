@@ -3,9 +3,11 @@
 //
 // Why: events are read on worker threads and mapped in file order on the
 // reader's thread; a batch of a few thousand is the unit handed between
-// them, so the hand-over costs nothing per event. Batches are recycled: the
-// text buffer and the KinetoEvent objects (their strings) keep their
-// capacity, so reading allocates nothing once the batches have warmed up.
+// them, so the hand-over costs nothing per event. The events' strings point
+// into the batch's text (or its kept copies), which stays put until the
+// batch is released. Batches are recycled: the text buffer, the events and
+// the kept copies keep their capacity, so reading allocates nothing once the
+// batches have warmed up.
 #ifndef FEEDPROF_LIB_SRC_KINETO_KINETO_EVENT_BATCH_H_
 #define FEEDPROF_LIB_SRC_KINETO_KINETO_EVENT_BATCH_H_
 
@@ -13,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "kineto/kept_strings.h"
 #include "kineto/kineto_event.h"
 
 namespace feedprof::kineto {
@@ -40,6 +43,8 @@ struct KinetoEventBatch {
   // spans' events; when `failed`, span `parsed` has the JSON error
   // `failure` and the spans after it were not read.
   std::vector<KinetoEvent> events;
+  // Strings of the events read token by token.
+  KeptStrings kept;
   size_t parsed = 0;
   bool failed = false;
   JsonFailure failure;
@@ -47,6 +52,7 @@ struct KinetoEventBatch {
   void Clear() {
     text.clear();
     spans.clear();
+    kept.Clear();
     parsed = 0;
     failed = false;
   }

@@ -113,10 +113,11 @@ int32_t ClampToInt32(int64_t v) {
 int32_t KinetoEventMapper::HostId(const IdField& id) {
   if (!id.present) return 0;
   if (!id.is_string) return ClampToInt32(id.number);
-  auto it = string_ids_.find(id.text);
+  std::string text(id.text);
+  auto it = string_ids_.find(text);
   if (it != string_ids_.end()) return it->second;
   const auto synthetic = -static_cast<int32_t>(string_ids_.size()) - 1;
-  string_ids_.emplace(id.text, synthetic);
+  string_ids_.emplace(std::move(text), synthetic);
   return synthetic;
 }
 
@@ -316,11 +317,11 @@ void KinetoEventMapper::AddRange(const KinetoEvent& e, RangeSource source) {
 void KinetoEventMapper::AddMetadata(const KinetoEvent& e) {
   const int32_t pid = HostId(e.pid);
   if (e.name == "process_name") {
-    process_names_[pid] = e.arg_name;
+    process_names_[pid] = std::string(e.arg_name);
   } else if (e.name == "process_labels") {
-    process_labels_[pid] = e.arg_labels;
+    process_labels_[pid] = std::string(e.arg_labels);
   } else if (e.name == "thread_name") {
-    thread_names_[{pid, HostId(e.tid)}] = e.arg_name;
+    thread_names_[{pid, HostId(e.tid)}] = std::string(e.arg_name);
   }
 }
 

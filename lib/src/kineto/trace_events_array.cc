@@ -15,9 +15,10 @@ bool TokenizerFailed(const JsonTokenizer& tokens, JsonFailure* failure) {
 
 enum class ElementResult : unsigned char { kElement, kArrayEnd, kError };
 
-// One element (or the closing ']') token by token.
+// One element (or the closing ']') token by token; an event is mapped
+// before the next token is read, while its strings are valid.
 ElementResult ReadElement(JsonTokenizer& tokens, KinetoEventMapper& mapper,
-                          KinetoEvent* event) {
+                          KinetoEvent* event, KeptStrings* kept) {
   const JsonToken t = tokens.Next();
   if (t == JsonToken::kArrayEnd) return ElementResult::kArrayEnd;
   if (t == JsonToken::kError) return ElementResult::kError;
@@ -26,7 +27,8 @@ ElementResult ReadElement(JsonTokenizer& tokens, KinetoEventMapper& mapper,
                                         : ElementResult::kError;
   }
   if (t != JsonToken::kObjectBegin) return ElementResult::kElement;
-  if (!ReadKinetoEvent(tokens, event)) return ElementResult::kError;
+  kept->Clear();
+  if (!ReadKinetoEvent(tokens, event, kept)) return ElementResult::kError;
   mapper.Add(*event);
   return ElementResult::kElement;
 }
@@ -37,8 +39,9 @@ bool ReadTraceEventsSerially(JsonTokenizer& tokens, KinetoEventMapper& mapper,
                              const std::function<void()>& on_mapped,
                              JsonFailure* failure) {
   KinetoEvent event;
+  KeptStrings kept;
   for (;;) {
-    switch (ReadElement(tokens, mapper, &event)) {
+    switch (ReadElement(tokens, mapper, &event, &kept)) {
       case ElementResult::kArrayEnd:
         return true;
       case ElementResult::kError:
@@ -73,6 +76,7 @@ bool ReadTraceEventsInBatches(JsonTokenizer& tokens, KinetoEventMapper& mapper,
   };
 
   KinetoEvent event;  // for the elements the tokenizer reads
+  KeptStrings kept;
   KinetoEventBatch* filling = nullptr;
   std::vector<SplitEventSpan> spans;
   bool after_element = false;
@@ -116,7 +120,7 @@ bool ReadTraceEventsInBatches(JsonTokenizer& tokens, KinetoEventMapper& mapper,
       filling = nullptr;
     }
     if (!map_read(true)) return false;
-    switch (ReadElement(tokens, mapper, &event)) {
+    switch (ReadElement(tokens, mapper, &event, &kept)) {
       case ElementResult::kArrayEnd:
         if (filling != nullptr) pipeline.Release(filling);
         return true;
