@@ -1,11 +1,13 @@
 #include "kineto/kineto_event_mapper.h"
 
 #include <algorithm>
+#include <functional>
 #include <set>
 #include <span>
 #include <string_view>
 
 #include "common/cuda_names.h"
+#include "common/parallel_for.h"
 #include "common/range_nesting.h"
 #include "common/stable_time_sort.h"
 #include "common/time_limits.h"
@@ -13,6 +15,9 @@
 
 namespace feedprof::kineto {
 namespace {
+
+// From this many events on, Finish sorts the event vectors side by side.
+constexpr uint64_t kSideBySideSortsMinEvents = 200000;
 
 enum class Category : uint8_t {
   kKernel,
@@ -107,6 +112,62 @@ int32_t ClampToInt32(int64_t v) {
   if (v < INT32_MIN) return INT32_MIN;
   return static_cast<int32_t>(v);
 }
+
+// The launching call of each correlation id: the first call that carries
+// it, as the trace lists them. Kineto numbers its correlations in order, so
+// they usually fit a dense table indexed from the smallest; a trace whose
+// ids are scattered gets a hash map.
+class CallByCorrelation {
+ public:
+  explicit CallByCorrelation(const std::vector<ApiCall>& calls)
+      : calls_(calls) {
+    uint64_t count = 0;
+    for (const ApiCall& c : calls) {
+      if (c.correlation == 0) continue;
+      min_ = std::min(min_, c.correlation);
+      max_ = std::max(max_, c.correlation);
+      ++count;
+    }
+    if (count == 0) return;
+    dense_ok_ = max_ - min_ < 4 * count + 4096;
+    if (dense_ok_) {
+      dense_.assign(max_ - min_ + 1, kNone);
+    } else {
+      sparse_.reserve(count);
+    }
+    for (uint32_t i = 0; i < calls.size(); ++i) {
+      const uint64_t correlation = calls[i].correlation;
+      if (correlation == 0) continue;
+      if (!dense_ok_) {
+        sparse_.emplace(correlation, i);
+      } else if (uint32_t& slot = dense_[correlation - min_]; slot == kNone) {
+        slot = i;
+      }
+    }
+  }
+
+  // The call for `correlation`, or nullptr (and for 0, which means none).
+  const ApiCall* Find(uint64_t correlation) const {
+    if (correlation == 0 || correlation < min_ || correlation > max_) {
+      return nullptr;
+    }
+    if (dense_ok_) {
+      const uint32_t i = dense_[correlation - min_];
+      return i == kNone ? nullptr : &calls_[i];
+    }
+    auto it = sparse_.find(correlation);
+    return it == sparse_.end() ? nullptr : &calls_[it->second];
+  }
+
+ private:
+  static constexpr uint32_t kNone = UINT32_MAX;
+  const std::vector<ApiCall>& calls_;
+  uint64_t min_ = UINT64_MAX;
+  uint64_t max_ = 0;
+  bool dense_ok_ = false;
+  std::vector<uint32_t> dense_;
+  std::unordered_map<uint64_t, uint32_t> sparse_;
+};
 
 }  // namespace
 
@@ -336,12 +397,23 @@ void KinetoEventMapper::BuildProcessesAndThreads(int32_t main_pid) {
   };
   std::map<int32_t, Extent> host_pids;
   std::set<std::pair<int32_t, int32_t>> host_threads;
+  // Events come in long runs of one thread: the run's thread is looked up
+  // once.
+  std::pair<int32_t, int32_t> run_thread;
+  Extent* run_extent = nullptr;  // nullptr: not a host thread, or no run yet
+  bool in_run = false;
   auto note = [&](int32_t pid, int32_t tid, TimeNs start, TimeNs end) {
-    if (pid < 0 || is_gpu_pid(pid)) return;
-    Extent& x = host_pids[pid];
-    x.start = std::min(x.start, start);
-    x.end = std::max(x.end, end);
-    host_threads.emplace(pid, tid);
+    if (!in_run || run_thread.first != pid || run_thread.second != tid) {
+      in_run = true;
+      run_thread = {pid, tid};
+      run_extent = nullptr;
+      if (pid < 0 || is_gpu_pid(pid)) return;
+      run_extent = &host_pids[pid];
+      host_threads.emplace(pid, tid);
+    }
+    if (run_extent == nullptr) return;
+    run_extent->start = std::min(run_extent->start, start);
+    run_extent->end = std::max(run_extent->end, end);
   };
   for (const ApiCall& c : timeline_->api_calls) {
     note(c.pid, c.tid, c.start, c.end);
@@ -385,12 +457,19 @@ void KinetoEventMapper::BuildProcessesAndThreads(int32_t main_pid) {
   }
 }
 
-void KinetoEventMapper::Finish() {
+void KinetoEventMapper::Finish(size_t threads) {
   Timeline& t = *timeline_;
   // The process that issued the CUDA calls; GPU work without a matching call
   // is attributed to it.
   std::map<int32_t, uint64_t> calls_per_pid;
-  for (const ApiCall& c : t.api_calls) ++calls_per_pid[c.pid];
+  for (size_t i = 0; i < t.api_calls.size();) {
+    // One count per run of calls from one process.
+    const int32_t pid = t.api_calls[i].pid;
+    size_t end = i + 1;
+    while (end < t.api_calls.size() && t.api_calls[end].pid == pid) ++end;
+    calls_per_pid[pid] += end - i;
+    i = end;
+  }
   int32_t main_pid = 0;
   uint64_t best = 0;
   for (const auto& [pid, n] : calls_per_pid) {
@@ -409,30 +488,20 @@ void KinetoEventMapper::Finish() {
     }
   }
 
-  std::unordered_map<uint64_t, uint32_t> call_by_correlation;
-  call_by_correlation.reserve(t.api_calls.size());
-  for (uint32_t i = 0; i < t.api_calls.size(); ++i) {
-    if (t.api_calls[i].correlation != 0) {
-      call_by_correlation.emplace(t.api_calls[i].correlation, i);
-    }
-  }
+  const CallByCorrelation call_by_correlation(t.api_calls);
   bool any_matched = false;
   for (GpuOp& op : t.gpu_ops) {
-    auto it = op.correlation == 0 ? call_by_correlation.end()
-                                  : call_by_correlation.find(op.correlation);
-    if (it != call_by_correlation.end()) {
-      op.pid = t.api_calls[it->second].pid;
+    if (const ApiCall* call = call_by_correlation.Find(op.correlation)) {
+      op.pid = call->pid;
       any_matched = true;
     } else {
       op.pid = main_pid;
     }
   }
   for (SyncRecord& s : t.syncs) {
-    auto it = s.correlation == 0 ? call_by_correlation.end()
-                                 : call_by_correlation.find(s.correlation);
-    if (it != call_by_correlation.end()) {
-      s.pid = t.api_calls[it->second].pid;
-      s.tid = t.api_calls[it->second].tid;
+    if (const ApiCall* call = call_by_correlation.Find(s.correlation)) {
+      s.pid = call->pid;
+      s.tid = call->tid;
     } else {
       s.pid = main_pid;
     }
@@ -462,15 +531,36 @@ void KinetoEventMapper::Finish() {
 
   BuildProcessesAndThreads(main_pid);
 
+  // The vectors are sorted side by side on a big trace; each sort is
+  // stable, so the order does not depend on the threads.
   using common::LongerFirstKey;
   using common::StartKey;
-  common::StableSortByKeys(std::span(t.gpu_ops), StartKey(), LongerFirstKey());
-  common::StableSortByKeys(std::span(t.api_calls), StartKey(),
-                           LongerFirstKey());
-  common::StableSortByKeys(std::span(t.syncs), StartKey(), LongerFirstKey());
-  common::SortAndNestRanges(t.ranges);
-  common::StableSortByKey(std::span<Mark>(t.marks),
-                          [](const Mark& e) { return e.ts; });
+  const std::vector<size_t> sizes = {t.gpu_ops.size(), t.api_calls.size(),
+                                     t.syncs.size(), t.ranges.size(),
+                                     t.marks.size()};
+  const std::function<void()> sorts[] = {
+      [&t] {
+        common::StableSortByKeys(std::span(t.gpu_ops), StartKey(),
+                                 LongerFirstKey());
+      },
+      [&t] {
+        common::StableSortByKeys(std::span(t.api_calls), StartKey(),
+                                 LongerFirstKey());
+      },
+      [&t] {
+        common::StableSortByKeys(std::span(t.syncs), StartKey(),
+                                 LongerFirstKey());
+      },
+      [&t] { common::SortAndNestRanges(t.ranges); },
+      [&t] {
+        common::StableSortByKey(std::span<Mark>(t.marks),
+                                [](const Mark& e) { return e.ts; });
+      },
+  };
+  const size_t events = counts_.events;
+  common::ParallelForLongestFirst(
+      sizes, events >= kSideBySideSortsMinEvents ? threads : 1,
+      [&sorts](size_t job) { sorts[job](); });
 
   t.available.api_calls = !t.api_calls.empty();
   t.available.correlation = any_matched;

@@ -17,6 +17,7 @@
 #ifndef FEEDPROF_LIB_SRC_KINETO_KINETO_EVENT_MAPPER_H_
 #define FEEDPROF_LIB_SRC_KINETO_KINETO_EVENT_MAPPER_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -67,8 +68,9 @@ class KinetoEventMapper {
     rank_ = rank;
     world_size_ = world_size;
   }
-  // Whole-trace steps; call once after the last event.
-  void Finish();
+  // Whole-trace steps; call once after the last event. On a big trace its
+  // sorts run on up to `threads` threads (0: one per core).
+  void Finish(size_t threads);
 
   const KinetoMappingCounts& counts() const { return counts_; }
 

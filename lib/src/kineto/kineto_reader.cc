@@ -237,6 +237,9 @@ absl::StatusOr<Timeline> ReadKinetoTraceWithOptions(
   std::string tokenizer_error;
   bool truncated = false;
   uint64_t truncated_at = 0;
+  // The threads that read this file's events also sort them.
+  const int event_threads = EventThreads(options, file->file_size());
+  const size_t threads = event_threads >= 0 ? event_threads + 1 : 1;
   {
     std::unique_ptr<kineto::PrefetchingByteSource> prefetch;
     kineto::ByteSource* source = file.get();
@@ -265,10 +268,10 @@ absl::StatusOr<Timeline> ReadKinetoTraceWithOptions(
     };
     kineto::TraceEventsBatching batching;
     std::unique_ptr<kineto::KinetoEventBatchPipeline> pipeline;
-    if (const int threads = EventThreads(options, file->file_size());
-        threads >= 0) {
+    if (event_threads >= 0) {
       pipeline = std::make_unique<kineto::KinetoEventBatchPipeline>(
-          kineto::ReadKinetoEventBatch, threads, 2 * (threads + 1) + 2);
+          kineto::ReadKinetoEventBatch, event_threads,
+          2 * (event_threads + 1) + 2);
     }
     batching.pipeline = pipeline.get();
     batching.batch_bytes = options.batch_bytes;
@@ -361,7 +364,7 @@ absl::StatusOr<Timeline> ReadKinetoTraceWithOptions(
     return absl::InvalidArgumentError(absl::StrCat(
         path, ": not a Kineto trace: \"traceEvents\" is not an array"));
   }
-  mapper.Finish();
+  mapper.Finish(threads);
   if (result.has_time_base) {
     if (result.time_base_ns >= 0 &&
         result.time_base_ns <= common::kMaxAbsTimeNs) {
