@@ -5,7 +5,9 @@
 #include "feedprof/kineto_reader.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
@@ -290,6 +292,50 @@ TEST(KinetoReaderTest, MapsOldNamesAndStringIds) {
   EXPECT_EQ(t.processes[0].pid, 77);
   EXPECT_EQ(t.processes[0].start, 100000);
   EXPECT_EQ(t.processes[0].end, 150000);
+}
+
+// Calls from two processes and kernels that name them by correlation id;
+// the second call carrying an id does not take it over.
+std::string CorrelatedTrace(uint64_t first_id, uint64_t second_id) {
+  auto call = [](int pid, double ts, uint64_t id) {
+    return absl::StrCat(R"({"ph": "X", "cat": "cuda_runtime", )",
+                        R"("name": "cudaLaunchKernel", "pid": )", pid,
+                        R"(, "tid": )", pid, R"(, "ts": )", ts,
+                        R"(, "dur": 2, "args": {"correlation": )", id, "}}");
+  };
+  auto kernel = [](double ts, uint64_t id) {
+    return absl::StrCat(
+        R"({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, )",
+        R"("ts": )", ts,
+        R"(, "dur": 3, "args": {"device": 0, "stream": 7, "correlation": )",
+        id, "}}");
+  };
+  return absl::StrCat(R"({"traceEvents": [)", call(11, 100, first_id), ",",
+                      call(22, 101, second_id), ",", call(22, 102, first_id),
+                      ",", call(22, 103, second_id), ",",
+                      kernel(110, first_id), ",", kernel(120, second_id), ",",
+                      kernel(130, 424242), "]}");
+}
+
+TEST(KinetoReaderTest, GpuWorkFindsTheFirstCallWithItsCorrelationId) {
+  // Ids close together (a dense table) and ids far apart (a hash map).
+  for (const auto& [first, second] :
+       {std::pair<uint64_t, uint64_t>{5, 6},
+        std::pair<uint64_t, uint64_t>{5, uint64_t{1} << 50}}) {
+    SCOPED_TRACE(absl::StrCat(first, " and ", second));
+    auto read = ReadKinetoTrace(
+        WriteTempFile("correlated.json", CorrelatedTrace(first, second)));
+    ASSERT_TRUE(read.ok()) << read.status();
+    const Timeline& t = *read;
+    ASSERT_EQ(t.gpu_ops.size(), 3u);
+    EXPECT_EQ(t.gpu_ops[0].correlation, first);
+    EXPECT_EQ(t.gpu_ops[0].pid, 11);  // the call from 22 came later
+    EXPECT_EQ(t.gpu_ops[1].correlation, second);
+    EXPECT_EQ(t.gpu_ops[1].pid, 22);
+    // No call has 424242: the process with the most calls.
+    EXPECT_EQ(t.gpu_ops[2].pid, 22);
+    EXPECT_TRUE(t.available.correlation);
+  }
 }
 
 TEST(KinetoReaderTest, GzipIsDetectedByContentNotName) {
