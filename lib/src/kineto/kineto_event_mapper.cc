@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "common/cuda_names.h"
+#include "common/flat_id_index.h"
 #include "common/parallel_for.h"
 #include "common/range_nesting.h"
 #include "common/stable_time_sort.h"
@@ -114,13 +115,14 @@ int32_t ClampToInt32(int64_t v) {
 }
 
 // The launching call of each correlation id: the first call that carries
-// it, as the trace lists them. Kineto numbers its correlations in order, so
-// they usually fit a dense table indexed from the smallest; a trace whose
-// ids are scattered gets a hash map.
+// it, as the trace lists them. CUPTI numbers correlations in order, so they
+// usually fit a table indexed from the smallest (at most 32 bytes per call;
+// the shared ResNet trace spans 5 ids per call); scattered ids get a hash
+// table.
 class CallByCorrelation {
  public:
   explicit CallByCorrelation(const std::vector<ApiCall>& calls)
-      : calls_(calls) {
+      : calls_(calls), sparse_(0) {
     uint64_t count = 0;
     for (const ApiCall& c : calls) {
       if (c.correlation == 0) continue;
@@ -129,17 +131,17 @@ class CallByCorrelation {
       ++count;
     }
     if (count == 0) return;
-    dense_ok_ = max_ - min_ < 4 * count + 4096;
+    dense_ok_ = max_ - min_ < 8 * count + 4096;
     if (dense_ok_) {
       dense_.assign(max_ - min_ + 1, kNone);
     } else {
-      sparse_.reserve(count);
+      sparse_ = common::FlatIdIndex(count);
     }
     for (uint32_t i = 0; i < calls.size(); ++i) {
       const uint64_t correlation = calls[i].correlation;
       if (correlation == 0) continue;
       if (!dense_ok_) {
-        sparse_.emplace(correlation, i);
+        sparse_.InsertIfAbsent(correlation, i);
       } else if (uint32_t& slot = dense_[correlation - min_]; slot == kNone) {
         slot = i;
       }
@@ -155,8 +157,8 @@ class CallByCorrelation {
       const uint32_t i = dense_[correlation - min_];
       return i == kNone ? nullptr : &calls_[i];
     }
-    auto it = sparse_.find(correlation);
-    return it == sparse_.end() ? nullptr : &calls_[it->second];
+    const uint32_t* i = sparse_.Find(correlation);
+    return i == nullptr ? nullptr : &calls_[*i];
   }
 
  private:
@@ -166,7 +168,7 @@ class CallByCorrelation {
   uint64_t max_ = 0;
   bool dense_ok_ = false;
   std::vector<uint32_t> dense_;
-  std::unordered_map<uint64_t, uint32_t> sparse_;
+  common::FlatIdIndex sparse_;
 };
 
 }  // namespace
