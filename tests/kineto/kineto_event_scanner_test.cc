@@ -38,18 +38,17 @@ std::string Describe(const KinetoEvent& e) {
   auto opt = [](const OptionalInt& v) {
     return absl::StrCat(v.present, "/", v.value);
   };
-  return absl::StrCat("ph=", std::string(1, e.ph), " cat=", str(e.cat),
-                      " name=", str(e.name), " pid=", id(e.pid), " tid=", id(e.tid),
-                      " ts=", e.has_ts, "/", e.ts_ns, " dur=", e.has_dur, "/",
-                      e.dur_ns, " corr=", opt(e.correlation),
-                      " ext=", opt(e.external_id), " dev=", opt(e.device),
-                      " stream=", opt(e.stream), " bytes=", opt(e.bytes),
-                      " wait=", opt(e.wait_on_stream), " rank=", opt(e.rank),
-                      " grid=", e.grid[0], ",", e.grid[1], ",", e.grid[2],
-                      " block=", e.block[0], ",", e.block[1], ",", e.block[2],
-                      " sync=", str(e.sync_kind),
-                      " arg_name=", str(e.arg_name),
-                      " labels=", str(e.arg_labels));
+  return absl::StrCat(
+      "ph=", std::string(1, e.ph), " cat=", str(e.cat), " name=", str(e.name),
+      " pid=", id(e.pid), " tid=", id(e.tid), " ts=", e.has_ts, "/", e.ts_ns,
+      " dur=", e.has_dur, "/", e.dur_ns, " corr=", opt(e.correlation),
+      " ext=", opt(e.external_id), " dev=", opt(e.device),
+      " stream=", opt(e.stream), " bytes=", opt(e.bytes),
+      " wait=", opt(e.wait_on_stream), " rank=", opt(e.rank),
+      " grid=", e.grid[0], ",", e.grid[1], ",", e.grid[2],
+      " block=", e.block[0], ",", e.block[1], ",", e.block[2],
+      " sync=", str(e.sync_kind), " arg_name=", str(e.arg_name),
+      " labels=", str(e.arg_labels));
 }
 
 // Serves the text in two reads split at `split`, then the rest in big

@@ -307,14 +307,14 @@ std::string CorrelatedTrace(uint64_t first_id, uint64_t second_id) {
     return absl::StrCat(
         R"({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, )",
         R"("ts": )", ts,
-        R"(, "dur": 3, "args": {"device": 0, "stream": 7, "correlation": )",
-        id, "}}");
+        R"(, "dur": 3, "args": {"device": 0, "stream": 7, "correlation": )", id,
+        "}}");
   };
   return absl::StrCat(R"({"traceEvents": [)", call(11, 100, first_id), ",",
                       call(22, 101, second_id), ",", call(22, 102, first_id),
-                      ",", call(22, 103, second_id), ",",
-                      kernel(110, first_id), ",", kernel(120, second_id), ",",
-                      kernel(130, 424242), "]}");
+                      ",", call(22, 103, second_id), ",", kernel(110, first_id),
+                      ",", kernel(120, second_id), ",", kernel(130, 424242),
+                      "]}");
 }
 
 TEST(KinetoReaderTest, GpuWorkFindsTheFirstCallWithItsCorrelationId) {

@@ -9,6 +9,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -106,6 +107,18 @@ std::vector<std::string> ReferenceSplit(std::string_view text, size_t* consumed,
   return events;
 }
 
+// The classifiers this CPU runs, each by name.
+std::vector<std::pair<ByteClassifier, const char*>> Classifiers() {
+  std::vector<std::pair<ByteClassifier, const char*>> out;
+  for (const auto& c : {std::pair{ByteClassifier::kBest, "best"},
+                        std::pair{ByteClassifier::kPortable, "portable"},
+                        std::pair{ByteClassifier::kAvx2, "avx2"},
+                        std::pair{ByteClassifier::kAvx512, "avx512"}}) {
+    if (ByteClassifierAvailable(c.first)) out.push_back(c);
+  }
+  return out;
+}
+
 TEST(TraceEventSplitterTest, CutsWholeObjectsAndStopsAtTheArrayEnd) {
   const std::string text =
       " {\"a\": 1},{\"b\": \"x}\"} ,\n\t{\"c\": [1, {\"d\": [2]}]}\n]";
@@ -170,14 +183,64 @@ TEST(TraceEventSplitterTest, AgreesWithTheReferenceAtEveryAlignment) {
       SplitStop stop = SplitStop::kOther;
       const std::vector<std::string> expected =
           ReferenceSplit(text, &consumed, &stop);
-      const Split s = SplitAll(text);
-      ASSERT_EQ(Texts(text, s), expected) << "trap " << trap << " pad " << pad;
-      ASSERT_EQ(s.result.consumed, consumed) << trap << " pad " << pad;
-      ASSERT_EQ(s.result.stop, stop) << trap << " pad " << pad;
+      for (const auto& [classifier, name] : Classifiers()) {
+        SplitLimits limits;
+        limits.classifier = classifier;
+        const Split s = SplitAll(text, false, SIZE_MAX, limits);
+        ASSERT_EQ(Texts(text, s), expected)
+            << name << " trap " << trap << " pad " << pad;
+        ASSERT_EQ(s.result.consumed, consumed) << name << trap << " " << pad;
+        ASSERT_EQ(s.result.stop, stop) << name << trap << " pad " << pad;
+      }
       ++checked;
     }
   }
   EXPECT_EQ(checked, 8 * 140);
+}
+
+// Long texts: events that straddle the classifier's 4 KiB windows, strings
+// of escapes longer than a window, brackets in strings at window borders;
+// every classifier must cut exactly where the reference does, and a text
+// cut anywhere must stop where the reference stops.
+TEST(TraceEventSplitterTest, EveryClassifierAgreesWithTheReferenceOnLongText) {
+  std::string text;
+  for (int i = 0; i < 400; ++i) {
+    if (i > 0) text += i % 7 == 0 ? " ,\n " : ",";
+    const std::string filler(static_cast<size_t>((i * 37) % 300), 'f');
+    std::string escapes;
+    if (i % 50 == 3) {
+      // 2500 escaped quotes and backslashes: 5000 bytes of string.
+      for (int k = 0; k < 2500; ++k) escapes += k % 2 == 0 ? "\\\"" : "\\\\";
+    }
+    text += absl::StrCat("{\"name\": \"", filler, "}]\\\"{[", escapes,
+                         "\", \"args\": {\"grid\": [", i,
+                         ", 1, 1], \"s\": \"\\\\\"}}");
+  }
+  ASSERT_GT(text.size(), 60000u);
+  size_t consumed = 0;
+  SplitStop stop = SplitStop::kOther;
+  const std::vector<std::string> expected =
+      ReferenceSplit(text, &consumed, &stop);
+  ASSERT_EQ(expected.size(), 400u);
+  for (const auto& [classifier, name] : Classifiers()) {
+    SplitLimits limits;
+    limits.max_event_bytes = 1 << 20;
+    limits.classifier = classifier;
+    const Split s = SplitAll(text, false, SIZE_MAX, limits);
+    EXPECT_EQ(Texts(text, s), expected) << name;
+    EXPECT_EQ(s.result.consumed, consumed) << name;
+    for (size_t cut = 1; cut < text.size(); cut += 997) {
+      const std::string_view part = std::string_view(text).substr(0, cut);
+      size_t part_consumed = 0;
+      SplitStop part_stop = SplitStop::kOther;
+      const std::vector<std::string> part_expected =
+          ReferenceSplit(part, &part_consumed, &part_stop);
+      const Split p = SplitAll(part, false, SIZE_MAX, limits);
+      ASSERT_EQ(p.spans.size(), part_expected.size()) << name << " " << cut;
+      ASSERT_EQ(p.result.consumed, part_consumed) << name << " " << cut;
+      ASSERT_EQ(p.result.stop, part_stop) << name << " " << cut;
+    }
+  }
 }
 
 TEST(TraceEventSplitterTest, NeedsMoreWhenTheTextEndsInsideAnElement) {

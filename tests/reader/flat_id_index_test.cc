@@ -16,8 +16,9 @@ TEST(FlatIdIndexTest, FindsEveryIdWithItsFirstValueThroughGrowth) {
   uint64_t id = 12345;
   for (uint32_t i = 0; i < 100000; ++i) {
     // Consecutive ids, scattered ids and ids that differ by a power of two.
-    id = i % 3 == 0 ? id + 1 : i % 3 == 1 ? id * 2862933555777941757ull + 7
-                                          : id + (uint64_t{1} << 40);
+    id = i % 3 == 0   ? id + 1
+         : i % 3 == 1 ? id * 2862933555777941757ull + 7
+                      : id + (uint64_t{1} << 40);
     if (id == 0) continue;
     const bool fresh = expected.emplace(id, i).second;
     EXPECT_EQ(index.InsertIfAbsent(id, i), fresh);

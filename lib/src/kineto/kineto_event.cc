@@ -184,8 +184,7 @@ void ApplyPh(JsonToken kind, std::string_view text, KinetoEvent* event) {
   if (kind == JsonToken::kString && !text.empty()) event->ph = text[0];
 }
 
-void ApplyString(JsonToken kind, std::string_view text,
-                 std::string_view* out) {
+void ApplyString(JsonToken kind, std::string_view text, std::string_view* out) {
   if (kind == JsonToken::kString) *out = text;
 }
 

@@ -111,8 +111,7 @@ ArgKey ArgKeyOf(std::string_view key);
 // kNull) and `text` its text. A value of a type a field does not take
 // leaves the field as it was.
 void ApplyPh(JsonToken kind, std::string_view text, KinetoEvent* event);
-void ApplyString(JsonToken kind, std::string_view text,
-                 std::string_view* out);
+void ApplyString(JsonToken kind, std::string_view text, std::string_view* out);
 void ApplyInt(JsonToken kind, std::string_view text, OptionalInt* out);
 void ApplyId(JsonToken kind, std::string_view text, IdField* out);
 void ApplyTime(JsonToken kind, std::string_view text, bool* has, int64_t* ns);

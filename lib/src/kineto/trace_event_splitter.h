@@ -5,8 +5,11 @@
 // cores only once the text is cut into pieces that each hold whole events.
 // Where an event ends depends on every quote and backslash before it, so the
 // cut is found by one serial pass; this pass only classifies bytes (64 at a
-// time: quotes, backslashes, brackets) and follows bracket depth, several
-// times faster than parsing, so it does not become the bottleneck.
+// time: quotes, backslashes, brackets, with the widest vector instructions
+// the CPU has) and follows bracket depth, several times faster than parsing,
+// so it does not become the bottleneck. Each byte is classified once, in
+// windows of a few KiB that stay in the L1 cache while the events in them
+// are cut.
 //
 // It accepts only what the tokenizer would read the same way: an element is
 // taken when it is an object whose brackets match (strings and escapes
@@ -45,12 +48,25 @@ struct SplitResult {
   SplitStop stop = SplitStop::kOther;
 };
 
+// The instructions that classify the bytes. Every kind finds the same
+// events; kBest takes the widest the CPU runs, the others are for tests.
+enum class ByteClassifier : uint8_t {
+  kBest,
+  kPortable,  // SSE2 on x86-64 (always there), one byte at a time elsewhere
+  kAvx2,
+  kAvx512,  // AVX-512BW
+};
+// Whether this CPU (and this build) can run `classifier`.
+bool ByteClassifierAvailable(ByteClassifier classifier);
+
 struct SplitLimits {
   // Longer events (from the first byte of their element on) are left to
   // the tokenizer.
   size_t max_event_bytes = 256 * 1024;
   // Deeper nesting inside one event is left to the tokenizer.
   int max_depth = 32;
+  // An unavailable one is taken as kBest.
+  ByteClassifier classifier = ByteClassifier::kBest;
 };
 
 // `text` starts inside the traceEvents array where an element may begin:
