@@ -77,8 +77,8 @@ class Scanner {
                                     _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))),
                        _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\r')),
                                     _mm_cmpeq_epi8(v, _mm_set1_epi8('\t'))));
-      const unsigned other = ~static_cast<unsigned>(_mm_movemask_epi8(space)) &
-                             0xFFFFu;
+      const unsigned other =
+          ~static_cast<unsigned>(_mm_movemask_epi8(space)) & 0xFFFFu;
       if (other != 0) {
         p_ += __builtin_ctz(other);
         return true;
