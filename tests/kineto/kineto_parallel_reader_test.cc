@@ -251,6 +251,12 @@ TEST(KinetoParallelReaderTest, AnErrorInTheMiddleIsTheSerialError) {
        "malformed number: expected a digit"},
       {"a closing bracket for a value", 700, R"("correlation": )",
        R"("correlation": ])", 0, "expected a value, found ']'"},
+      // Mismatched brackets: the splitter stops there and leaves the rest
+      // to the tokenizer, which finds them where the serial read does.
+      {"an array closed by '}'", 704, R"(, 1, 1], "block")",
+       R"(, 1, 1}, "block")", 0, "expected ',' or ']', found '}'"},
+      {"an event closed by ']'", 802, "}}", "}]", 0,
+       "expected ',' or '}', found ']'"},
   };
   for (const Damage& d : damages) {
     const size_t object_at = ObjectOffset(doc, objects, d.object);
