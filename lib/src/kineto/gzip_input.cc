@@ -57,24 +57,29 @@ bool GzipFileInput::FillInput() {
     in_end_ -= in_begin_;
     in_begin_ = 0;
   }
+  const size_t n = ReadFile(in_.data() + in_end_, in_.size() - in_end_);
+  in_end_ += n;
+  return n > 0;
+}
+
+size_t GzipFileInput::ReadFile(void* out, size_t capacity) {
+  if (file_eof_) return 0;
   for (;;) {
-    const ssize_t n =
-        ::read(file_.fd(), in_.data() + in_end_, in_.size() - in_end_);
+    const ssize_t n = ::read(file_.fd(), out, capacity);
     if (n > 0) {
-      in_end_ += static_cast<size_t>(n);
       file_bytes_read_.fetch_add(static_cast<uint64_t>(n),
                                  std::memory_order_relaxed);
-      return true;
+      return static_cast<size_t>(n);
     }
     if (n == 0) {
       file_eof_ = true;
-      return false;
+      return 0;
     }
     if (errno == EINTR) continue;
     detail_ = std::strerror(errno);
     end_ = End::kReadError;
     file_eof_ = true;
-    return false;
+    return 0;
   }
 }
 
@@ -84,6 +89,13 @@ size_t GzipFileInput::Read(char* out, size_t capacity) {
 }
 
 size_t GzipFileInput::ReadPlain(char* out, size_t capacity) {
+  // Once the bytes read ahead are handed over, a large read goes straight
+  // from the file into the caller's memory: a copy less.
+  if (in_begin_ == in_end_ && capacity >= kInputChunk) {
+    const size_t n = ReadFile(out, capacity);
+    if (n == 0 && end_ == End::kNotYet) end_ = End::kClean;
+    return n;
+  }
   if (in_begin_ == in_end_ && !FillInput()) {
     if (end_ == End::kNotYet) end_ = End::kClean;
     return 0;

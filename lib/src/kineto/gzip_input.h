@@ -64,6 +64,9 @@ class GzipFileInput : public ByteSource {
  private:
   explicit GzipFileInput(common::InputFile file);
   bool FillInput();  // false at end of file or on a read error
+  // read() into `out`: the bytes read, 0 at end of file or on a read error
+  // (which sets end_ and detail_).
+  size_t ReadFile(void* out, size_t capacity);
   // Whether the input bytes not yet inflated start a gzip member.
   bool UnreadInputStartsWithGzipMagic() const;
   size_t ReadPlain(char* out, size_t capacity);
