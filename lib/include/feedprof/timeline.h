@@ -19,7 +19,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 namespace feedprof {
@@ -32,17 +31,16 @@ using StringId = uint32_t;  // index into StringTable; 0 is the empty string
 
 // Interns strings: one copy of each distinct text, ids are dense.
 // Not thread-safe: a reader fills it from one thread.
+//
+// Why its own hash table: readers intern a name per event, millions of
+// times, and std::unordered_map's node per string and pointer chase per
+// lookup were a visible part of reading a big trace. The index is open
+// addressing over ids (no pointers into the storage, so a copied table
+// stays valid).
 class StringTable {
  public:
   StringTable() { Intern(""); }
-  StringId Intern(std::string_view s) {
-    auto it = index_.find(s);
-    if (it != index_.end()) return it->second;
-    storage_.emplace_back(s);
-    const auto id = static_cast<StringId>(storage_.size() - 1);
-    index_.emplace(storage_.back(), id);
-    return id;
-  }
+  StringId Intern(std::string_view s);
   std::string_view Get(StringId id) const {
     return id < storage_.size() ? std::string_view(storage_[id])
                                 : std::string_view();
@@ -50,8 +48,12 @@ class StringTable {
   size_t size() const { return storage_.size(); }
 
  private:
-  std::deque<std::string> storage_;  // deque: stable addresses for the keys
-  std::unordered_map<std::string_view, StringId> index_;
+  void Grow();
+
+  std::deque<std::string> storage_;
+  // At most half full; a slot is 0 (free) or the top 32 bits of its
+  // string's hash above its id + 1.
+  std::vector<uint64_t> slots_;
 };
 
 enum class GpuOpKind : uint8_t { kKernel, kMemcpy, kMemset };
