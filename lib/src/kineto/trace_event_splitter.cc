@@ -77,46 +77,38 @@ __attribute__((target("avx2"))) inline uint64_t Mask64(__m256i lo, __m256i hi) {
           << 32);
 }
 
+// The bytes of `v` that are `c`.
+__attribute__((target("avx2"))) inline __m256i Equal(__m256i v, char c) {
+  return _mm256_cmpeq_epi8(v, _mm256_set1_epi8(c));
+}
+
 __attribute__((target("avx2"))) void ClassifyBlocksAvx2(const char* p,
                                                         size_t count,
                                                         BlockMasks* out) {
-  const __m256i quote = _mm256_set1_epi8('"');
-  const __m256i backslash = _mm256_set1_epi8('\\');
-  const __m256i case_bit = _mm256_set1_epi8(0x20);
-  const __m256i open = _mm256_set1_epi8('{');
-  const __m256i close = _mm256_set1_epi8('}');
   for (size_t b = 0; b < count; ++b, p += 64) {
     const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
     const __m256i hi =
         _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32));
-    const __m256i lo_folded = _mm256_or_si256(lo, case_bit);
-    const __m256i hi_folded = _mm256_or_si256(hi, case_bit);
-    out[b].quote =
-        Mask64(_mm256_cmpeq_epi8(lo, quote), _mm256_cmpeq_epi8(hi, quote));
-    out[b].backslash = Mask64(_mm256_cmpeq_epi8(lo, backslash),
-                              _mm256_cmpeq_epi8(hi, backslash));
+    // Brackets folded as in ClassifyBlocksPortable.
+    const __m256i lo_folded = _mm256_or_si256(lo, _mm256_set1_epi8(0x20));
+    const __m256i hi_folded = _mm256_or_si256(hi, _mm256_set1_epi8(0x20));
+    out[b].quote = Mask64(Equal(lo, '"'), Equal(hi, '"'));
+    out[b].backslash = Mask64(Equal(lo, '\\'), Equal(hi, '\\'));
     out[b].bracket =
-        Mask64(_mm256_or_si256(_mm256_cmpeq_epi8(lo_folded, open),
-                               _mm256_cmpeq_epi8(lo_folded, close)),
-               _mm256_or_si256(_mm256_cmpeq_epi8(hi_folded, open),
-                               _mm256_cmpeq_epi8(hi_folded, close)));
+        Mask64(_mm256_or_si256(Equal(lo_folded, '{'), Equal(lo_folded, '}')),
+               _mm256_or_si256(Equal(hi_folded, '{'), Equal(hi_folded, '}')));
   }
 }
 
 __attribute__((target("avx512f,avx512bw"))) void ClassifyBlocksAvx512(
     const char* p, size_t count, BlockMasks* out) {
-  const __m512i quote = _mm512_set1_epi8('"');
-  const __m512i backslash = _mm512_set1_epi8('\\');
-  const __m512i case_bit = _mm512_set1_epi8(0x20);
-  const __m512i open = _mm512_set1_epi8('{');
-  const __m512i close = _mm512_set1_epi8('}');
   for (size_t b = 0; b < count; ++b, p += 64) {
     const __m512i v = _mm512_loadu_si512(p);
-    const __m512i folded = _mm512_or_si512(v, case_bit);
-    out[b].quote = _mm512_cmpeq_epi8_mask(v, quote);
-    out[b].backslash = _mm512_cmpeq_epi8_mask(v, backslash);
-    out[b].bracket = _mm512_cmpeq_epi8_mask(folded, open) |
-                     _mm512_cmpeq_epi8_mask(folded, close);
+    const __m512i folded = _mm512_or_si512(v, _mm512_set1_epi8(0x20));
+    out[b].quote = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('"'));
+    out[b].backslash = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('\\'));
+    out[b].bracket = _mm512_cmpeq_epi8_mask(folded, _mm512_set1_epi8('{')) |
+                     _mm512_cmpeq_epi8_mask(folded, _mm512_set1_epi8('}'));
   }
 }
 #endif
