@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "analysis/time_sum.h"
+#include "common/correlation_index.h"
 #include "common/parallel_for.h"
 #include "common/time_limits.h"
 
@@ -19,24 +20,17 @@ namespace {
 
 constexpr TimeNs kNoTime = std::numeric_limits<TimeNs>::max();
 
-// Correlation ids of one process → API call index. Ids are usually dense
-// and increasing, so a direct-address table is the common case; sparse ids
-// fall back to a sorted array.
+// Correlation ids of one process → API call index (-1: none).
 struct CorrelationTable {
   int32_t pid = 0;
   uint64_t min = std::numeric_limits<uint64_t>::max();
   uint64_t max = 0;
   uint64_t count = 0;
-  std::vector<int32_t> dense;
-  std::vector<std::pair<uint64_t, int32_t>> sparse;
-  bool use_dense = true;
+  common::CorrelationIndex index{0, 0, 0};
 
   int32_t Find(uint64_t corr) const {
-    if (corr < min || corr > max) return -1;
-    if (use_dense) return dense[corr - min];
-    auto it = std::lower_bound(sparse.begin(), sparse.end(),
-                               std::make_pair(corr, int32_t{-1}));
-    return (it != sparse.end() && it->first == corr) ? it->second : -1;
+    const uint32_t i = index.Find(corr);
+    return i == common::CorrelationIndex::kNone ? -1 : static_cast<int32_t>(i);
   }
 };
 
@@ -215,13 +209,7 @@ void PreparedTimeline::JoinCorrelations() {
     ++cached->count;
   }
   for (CorrelationTable& t : tables) {
-    const uint64_t range = t.max - t.min + 1;
-    t.use_dense = range <= 4 * t.count + 4096;
-    if (t.use_dense) {
-      t.dense.assign(range, -1);
-    } else {
-      t.sparse.reserve(t.count);
-    }
+    t.index = common::CorrelationIndex(t.count, t.min, t.max);
   }
   cached = nullptr;
   for (size_t i = 0; i < calls.size(); ++i) {
@@ -231,39 +219,12 @@ void PreparedTimeline::JoinCorrelations() {
       cached = table_of(call.pid);
       if (cached == nullptr) continue;  // unreachable: tables cover all pids
     }
-    if (cached->use_dense) {
-      int32_t& slot = cached->dense[call.correlation - cached->min];
-      if (slot < 0 ||
-          PreferredLauncher(call, calls[static_cast<size_t>(slot)])) {
-        slot = static_cast<int32_t>(i);
-      }
-    } else {
-      cached->sparse.emplace_back(call.correlation, static_cast<int32_t>(i));
+    uint32_t& slot = cached->index.Slot(call.correlation);
+    if (slot == common::CorrelationIndex::kNone ||
+        PreferredLauncher(call, calls[slot])) {
+      slot = static_cast<uint32_t>(i);
     }
   }
-  // Each process's sparse table sorted on its own, side by side on a big
-  // trace (a session has one per process).
-  std::vector<size_t> sparse_sizes;
-  for (const CorrelationTable& t : tables) {
-    sparse_sizes.push_back(t.use_dense ? 0 : t.sparse.size());
-  }
-  const size_t sort_threads = events_ >= kParallelPassesMinEvents ? 0 : 1;
-  common::ParallelForLongestFirst(sparse_sizes, sort_threads, [&](size_t i) {
-    CorrelationTable& t = tables[i];
-    if (t.use_dense) return;
-    std::sort(t.sparse.begin(), t.sparse.end(),
-              [&calls](const auto& a, const auto& b) {
-                if (a.first != b.first) return a.first < b.first;
-                return PreferredLauncher(calls[static_cast<size_t>(a.second)],
-                                         calls[static_cast<size_t>(b.second)]);
-              });
-    // Keep the preferred call of each id.
-    t.sparse.erase(std::unique(t.sparse.begin(), t.sparse.end(),
-                               [](const auto& a, const auto& b) {
-                                 return a.first == b.first;
-                               }),
-                   t.sparse.end());
-  });
 
   const CorrelationTable* op_cached = nullptr;
   for (size_t i = 0; i < ops.size(); ++i) {

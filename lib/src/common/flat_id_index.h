@@ -30,18 +30,17 @@ class FlatIdIndex {
     values_.resize(slots);
   }
 
-  // Maps `id` to `value` unless `id` is mapped already (the first value
-  // stays); false for id 0 and for an id already mapped.
-  bool InsertIfAbsent(uint64_t id, uint32_t value) {
-    if (id == 0) return false;
+  // The value mapped to `id` (nonzero), mapping it to `value` first when it
+  // is not mapped yet; the reference is valid until the next insertion.
+  uint32_t& FindOrAdd(uint64_t id, uint32_t value) {
     if (2 * (size_ + 1) > keys_.size()) Grow();
     for (size_t slot = SlotOf(id);; slot = (slot + 1) & mask_) {
-      if (keys_[slot] == id) return false;
+      if (keys_[slot] == id) return values_[slot];
       if (keys_[slot] == 0) {
         keys_[slot] = id;
         values_[slot] = value;
         ++size_;
-        return true;
+        return values_[slot];
       }
     }
   }
@@ -68,7 +67,7 @@ class FlatIdIndex {
     std::vector<uint32_t> values = std::move(values_);
     *this = FlatIdIndex(keys.size());  // twice the ids, so twice the slots
     for (size_t i = 0; i < keys.size(); ++i) {
-      if (keys[i] != 0) InsertIfAbsent(keys[i], values[i]);
+      if (keys[i] != 0) FindOrAdd(keys[i], values[i]);
     }
   }
 

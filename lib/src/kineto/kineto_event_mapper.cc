@@ -6,8 +6,8 @@
 #include <span>
 #include <string_view>
 
+#include "common/correlation_index.h"
 #include "common/cuda_names.h"
-#include "common/flat_id_index.h"
 #include "common/parallel_for.h"
 #include "common/range_nesting.h"
 #include "common/stable_time_sort.h"
@@ -115,60 +115,40 @@ int32_t ClampToInt32(int64_t v) {
 }
 
 // The launching call of each correlation id: the first call that carries
-// it, as the trace lists them. CUPTI numbers correlations in order, so they
-// usually fit a table indexed from the smallest (at most 32 bytes per call;
-// the shared ResNet trace spans 5 ids per call); scattered ids get a hash
-// table.
+// it, as the trace lists them.
 class CallByCorrelation {
  public:
   explicit CallByCorrelation(const std::vector<ApiCall>& calls)
-      : calls_(calls), sparse_(0) {
-    uint64_t count = 0;
-    for (const ApiCall& c : calls) {
-      if (c.correlation == 0) continue;
-      min_ = std::min(min_, c.correlation);
-      max_ = std::max(max_, c.correlation);
-      ++count;
-    }
-    if (count == 0) return;
-    dense_ok_ = max_ - min_ < 8 * count + 4096;
-    if (dense_ok_) {
-      dense_.assign(max_ - min_ + 1, kNone);
-    } else {
-      sparse_ = common::FlatIdIndex(count);
-    }
-    for (uint32_t i = 0; i < calls.size(); ++i) {
-      const uint64_t correlation = calls[i].correlation;
-      if (correlation == 0) continue;
-      if (!dense_ok_) {
-        sparse_.InsertIfAbsent(correlation, i);
-      } else if (uint32_t& slot = dense_[correlation - min_]; slot == kNone) {
-        slot = i;
-      }
-    }
-  }
+      : calls_(calls), index_(Build(calls)) {}
 
   // The call for `correlation`, or nullptr (and for 0, which means none).
   const ApiCall* Find(uint64_t correlation) const {
-    if (correlation == 0 || correlation < min_ || correlation > max_) {
-      return nullptr;
-    }
-    if (dense_ok_) {
-      const uint32_t i = dense_[correlation - min_];
-      return i == kNone ? nullptr : &calls_[i];
-    }
-    const uint32_t* i = sparse_.Find(correlation);
-    return i == nullptr ? nullptr : &calls_[*i];
+    const uint32_t i = index_.Find(correlation);
+    return i == common::CorrelationIndex::kNone ? nullptr : &calls_[i];
   }
 
  private:
-  static constexpr uint32_t kNone = UINT32_MAX;
+  static common::CorrelationIndex Build(const std::vector<ApiCall>& calls) {
+    uint64_t count = 0;
+    uint64_t min = UINT64_MAX;
+    uint64_t max = 0;
+    for (const ApiCall& c : calls) {
+      if (c.correlation == 0) continue;
+      min = std::min(min, c.correlation);
+      max = std::max(max, c.correlation);
+      ++count;
+    }
+    common::CorrelationIndex index(count, min, max);
+    for (uint32_t i = 0; i < calls.size(); ++i) {
+      if (calls[i].correlation == 0) continue;
+      uint32_t& slot = index.Slot(calls[i].correlation);
+      if (slot == common::CorrelationIndex::kNone) slot = i;
+    }
+    return index;
+  }
+
   const std::vector<ApiCall>& calls_;
-  uint64_t min_ = UINT64_MAX;
-  uint64_t max_ = 0;
-  bool dense_ok_ = false;
-  std::vector<uint32_t> dense_;
-  common::FlatIdIndex sparse_;
+  common::CorrelationIndex index_;
 };
 
 }  // namespace
