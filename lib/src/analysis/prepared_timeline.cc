@@ -211,6 +211,9 @@ void PreparedTimeline::JoinCorrelations() {
   for (CorrelationTable& t : tables) {
     t.index = common::CorrelationIndex(t.count, t.min, t.max);
   }
+  const auto preferred = [&calls](uint32_t a, uint32_t b) {
+    return PreferredLauncher(calls[a], calls[b]);
+  };
   cached = nullptr;
   for (size_t i = 0; i < calls.size(); ++i) {
     const ApiCall& call = calls[i];
@@ -219,12 +222,18 @@ void PreparedTimeline::JoinCorrelations() {
       cached = table_of(call.pid);
       if (cached == nullptr) continue;  // unreachable: tables cover all pids
     }
-    uint32_t& slot = cached->index.Slot(call.correlation);
-    if (slot == common::CorrelationIndex::kNone ||
-        PreferredLauncher(call, calls[slot])) {
-      slot = static_cast<uint32_t>(i);
-    }
+    cached->index.Add(call.correlation, static_cast<uint32_t>(i), preferred);
   }
+  // Each process's table sealed on its own, side by side on a big trace (a
+  // session has one per process).
+  std::vector<size_t> sort_sizes;
+  for (const CorrelationTable& t : tables) {
+    sort_sizes.push_back(t.index.pairs_to_sort());
+  }
+  const size_t sort_threads = events_ >= kParallelPassesMinEvents ? 0 : 1;
+  common::ParallelForLongestFirst(sort_sizes, sort_threads, [&](size_t i) {
+    tables[i].index.Seal(preferred);
+  });
 
   const CorrelationTable* op_cached = nullptr;
   for (size_t i = 0; i < ops.size(); ++i) {

@@ -139,11 +139,14 @@ class CallByCorrelation {
       ++count;
     }
     common::CorrelationIndex index(count, min, max);
+    // The first call with an id wins it.
+    const auto earlier = [](uint32_t a, uint32_t b) { return a < b; };
     for (uint32_t i = 0; i < calls.size(); ++i) {
-      if (calls[i].correlation == 0) continue;
-      uint32_t& slot = index.Slot(calls[i].correlation);
-      if (slot == common::CorrelationIndex::kNone) slot = i;
+      if (calls[i].correlation != 0) {
+        index.Add(calls[i].correlation, i, earlier);
+      }
     }
+    index.Seal(earlier);
     return index;
   }
 
