@@ -121,9 +121,10 @@ void ReadMemsets(ImportContext& ctx) {
 // The API call that launched the work with (pid, correlation), if any.
 ApiCall* FindApiCall(ImportContext& ctx, int32_t pid, uint64_t correlation) {
   if (correlation == 0) return nullptr;
-  auto it = ctx.api_by_correlation.find(CorrelationKey(pid, correlation));
-  if (it == ctx.api_by_correlation.end()) return nullptr;
-  return &ctx.timeline.api_calls[it->second];
+  const uint32_t i =
+      ctx.api_by_correlation.Find(CorrelationKey(pid, correlation));
+  if (i == common::CorrelationIndex::kNone) return nullptr;
+  return &ctx.timeline.api_calls[i];
 }
 
 // Marks async copies/memsets and gives their launching calls a byte count.

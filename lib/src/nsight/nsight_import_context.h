@@ -13,9 +13,9 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 
 #include "absl/status/status.h"
+#include "common/correlation_index.h"
 #include "feedprof/timeline.h"
 #include "nsight/nsight_string_ids.h"
 #include "nsight/sqlite_database.h"
@@ -68,8 +68,9 @@ struct ImportContext {
   SqliteDatabase& db;
   Timeline& timeline;
   NsightStringIds strings;
-  // (pid, correlation) -> index into timeline.api_calls, after de-dup.
-  std::unordered_map<uint64_t, uint32_t> api_by_correlation;
+  // CorrelationKey(pid, correlation) -> index into timeline.api_calls, after
+  // de-dup: the first call in start order.
+  common::CorrelationIndex api_by_correlation{0, 0, 0};
 };
 
 // The steps, in the order ReadNsightTrace runs them.
