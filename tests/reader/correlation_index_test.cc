@@ -72,6 +72,19 @@ TEST(CorrelationIndexTest, DenseAndSortedFormsPickTheSameWinners) {
   EXPECT_EQ(results[0][1], 3u);
 }
 
+TEST(CorrelationIndexTest, OfFirstCallsKeepsTheFirstCallOfEachId) {
+  for (const uint64_t far : {uint64_t{9}, uint64_t{1} << 50}) {
+    const std::vector<uint64_t> ids = {5, far, 5, 0, far, 6};
+    const CorrelationIndex index = CorrelationIndex::OfFirstCalls(
+        ids.size(), [&ids](size_t i) { return ids[i]; });
+    EXPECT_EQ(index.Find(5), 0u) << far;
+    EXPECT_EQ(index.Find(far), 1u) << far;
+    EXPECT_EQ(index.Find(6), 5u) << far;
+    EXPECT_EQ(index.Find(0), CorrelationIndex::kNone) << far;
+    EXPECT_EQ(index.Find(7), CorrelationIndex::kNone) << far;
+  }
+}
+
 TEST(CorrelationIndexTest, AnEmptyIndexFindsNothing) {
   CorrelationIndex empty(0, 0, 0);
   const auto any = [](uint32_t, uint32_t) { return false; };

@@ -17,6 +17,7 @@
 #define FEEDPROF_COMMON_CORRELATION_INDEX_H_
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -44,6 +45,31 @@ class CorrelationIndex {
     } else {
       pairs_.reserve(count);
     }
+  }
+
+  // The index of calls 0 .. calls - 1 whose ids are id_of(call) (0: none),
+  // the first call with an id winning it.
+  template <typename IdOf>
+  static CorrelationIndex OfFirstCalls(size_t calls, const IdOf& id_of) {
+    uint64_t count = 0;
+    uint64_t min = UINT64_MAX;
+    uint64_t max = 0;
+    for (size_t i = 0; i < calls; ++i) {
+      const uint64_t id = id_of(i);
+      if (id == 0) continue;
+      min = std::min(min, id);
+      max = std::max(max, id);
+      ++count;
+    }
+    CorrelationIndex index(count, min, max);
+    const auto earlier = [](uint32_t a, uint32_t b) { return a < b; };
+    for (size_t i = 0; i < calls; ++i) {
+      if (const uint64_t id = id_of(i); id != 0) {
+        index.Add(id, static_cast<uint32_t>(i), earlier);
+      }
+    }
+    index.Seal(earlier);
+    return index;
   }
 
   // Adds call `call` with id `id` (nonzero, within [min, max]), the calls

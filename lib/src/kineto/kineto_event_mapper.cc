@@ -119,7 +119,10 @@ int32_t ClampToInt32(int64_t v) {
 class CallByCorrelation {
  public:
   explicit CallByCorrelation(const std::vector<ApiCall>& calls)
-      : calls_(calls), index_(Build(calls)) {}
+      : calls_(calls),
+        index_(common::CorrelationIndex::OfFirstCalls(
+            calls.size(),
+            [&calls](size_t i) { return calls[i].correlation; })) {}
 
   // The call for `correlation`, or nullptr (and for 0, which means none).
   const ApiCall* Find(uint64_t correlation) const {
@@ -128,28 +131,6 @@ class CallByCorrelation {
   }
 
  private:
-  static common::CorrelationIndex Build(const std::vector<ApiCall>& calls) {
-    uint64_t count = 0;
-    uint64_t min = UINT64_MAX;
-    uint64_t max = 0;
-    for (const ApiCall& c : calls) {
-      if (c.correlation == 0) continue;
-      min = std::min(min, c.correlation);
-      max = std::max(max, c.correlation);
-      ++count;
-    }
-    common::CorrelationIndex index(count, min, max);
-    // The first call with an id wins it.
-    const auto earlier = [](uint32_t a, uint32_t b) { return a < b; };
-    for (uint32_t i = 0; i < calls.size(); ++i) {
-      if (calls[i].correlation != 0) {
-        index.Add(calls[i].correlation, i, earlier);
-      }
-    }
-    index.Seal(earlier);
-    return index;
-  }
-
   const std::vector<ApiCall>& calls_;
   common::CorrelationIndex index_;
 };

@@ -123,29 +123,6 @@ size_t RemoveNestedDuplicates(std::vector<ApiRow>& rows) {
   return removed;
 }
 
-// The first call (in start order) with each (pid, correlation).
-void IndexCallsByCorrelation(ImportContext& ctx) {
-  const std::vector<ApiCall>& calls = ctx.timeline.api_calls;
-  uint64_t count = 0;
-  uint64_t min = UINT64_MAX;
-  uint64_t max = 0;
-  for (const ApiCall& call : calls) {
-    if (call.correlation == 0) continue;
-    const uint64_t key = CorrelationKey(call.pid, call.correlation);
-    min = std::min(min, key);
-    max = std::max(max, key);
-    ++count;
-  }
-  common::CorrelationIndex index(count, min, max);
-  const auto earlier = [](uint32_t a, uint32_t b) { return a < b; };
-  for (uint32_t i = 0; i < calls.size(); ++i) {
-    if (calls[i].correlation == 0) continue;
-    index.Add(CorrelationKey(calls[i].pid, calls[i].correlation), i, earlier);
-  }
-  index.Seal(earlier);
-  ctx.api_by_correlation = std::move(index);
-}
-
 }  // namespace
 
 void ReadApiCalls(ImportContext& ctx) {
@@ -179,7 +156,14 @@ void ReadApiCalls(ImportContext& ctx) {
     }
     tl.api_calls.push_back(row.call);
   }
-  IndexCallsByCorrelation(ctx);
+  // The first call (in start order) with each (pid, correlation).
+  const std::vector<ApiCall>& calls = tl.api_calls;
+  ctx.api_by_correlation =
+      common::CorrelationIndex::OfFirstCalls(calls.size(), [&calls](size_t i) {
+        return calls[i].correlation == 0
+                   ? uint64_t{0}
+                   : CorrelationKey(calls[i].pid, calls[i].correlation);
+      });
   if (tl.call_sites.size() > 1) tl.available.call_sites = true;
 }
 
