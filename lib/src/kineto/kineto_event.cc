@@ -72,10 +72,12 @@ bool ReadArgs(JsonTokenizer& tokens, KinetoEvent* event, KeptStrings* kept) {
   }
 }
 
+}  // namespace
+
 // The token-by-token way: any JSON the tokenizer accepts, split across
 // buffer refills anywhere, with the tokenizer's errors.
-bool ReadEventTokens(JsonTokenizer& tokens, KinetoEvent* event,
-                     KeptStrings* kept) {
+bool ReadKinetoEventTokens(JsonTokenizer& tokens, KinetoEvent* event,
+                           KeptStrings* kept) {
   event->Reset();
   for (;;) {
     JsonToken t = tokens.Next();
@@ -123,8 +125,6 @@ bool ReadEventTokens(JsonTokenizer& tokens, KinetoEvent* event,
     if (!ok) return false;
   }
 }
-
-}  // namespace
 
 EventKey EventKeyOf(std::string_view key) {
   switch (key.size()) {
@@ -277,7 +277,7 @@ bool ReadKinetoEvent(JsonTokenizer& tokens, KinetoEvent* event,
     tokens.ConsumeRestOfObject(n);
     return true;
   }
-  return ReadEventTokens(tokens, event, kept);
+  return ReadKinetoEventTokens(tokens, event, kept);
 }
 
 }  // namespace feedprof::kineto

@@ -77,6 +77,11 @@ static_assert(std::is_trivially_destructible_v<KinetoEvent>);
 // (valid until it is cleared).
 bool ReadKinetoEvent(JsonTokenizer& tokens, KinetoEvent* event,
                      KeptStrings* kept);
+// The same, token by token only: every string is kept in `kept`, none
+// points into the tokenizer's buffer (for a tokenizer that does not outlive
+// the event).
+bool ReadKinetoEventTokens(JsonTokenizer& tokens, KinetoEvent* event,
+                           KeptStrings* kept);
 
 // The fields of an event, and how one JSON value lands in them. Both ways
 // of reading an event (token by token, and the buffered scanner) classify

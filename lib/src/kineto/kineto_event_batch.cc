@@ -36,8 +36,10 @@ bool ReadEventTokenByToken(std::string_view object, uint64_t offset,
   JsonTokenizer::Limits limits;
   limits.initial_buffer_bytes = object.size() + 64;
   JsonTokenizer tokens(&source, limits, offset);
+  // Token by token only: `tokens` and its buffer end here, so no string
+  // may point into it.
   if (tokens.Next() == JsonToken::kObjectBegin &&
-      ReadKinetoEvent(tokens, event, kept)) {
+      ReadKinetoEventTokens(tokens, event, kept)) {
     return true;
   }
   failure->message = tokens.error();
