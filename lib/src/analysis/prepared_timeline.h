@@ -17,6 +17,7 @@
 
 #include "absl/status/statusor.h"
 #include "analysis/api_classifier.h"
+#include "common/parallel_for.h"
 #include "feedprof/analysis.h"
 #include "feedprof/timeline.h"
 
@@ -103,8 +104,9 @@ class PreparedTimeline {
   // Every event of the timeline (CountEvents), whatever the window.
   uint64_t event_count() const { return events_; }
   // From this many events on, passes that do not depend on each other run
-  // side by side (below it a second thread costs more than it saves).
-  static constexpr uint64_t kParallelPassesMinEvents = 200'000;
+  // side by side.
+  static constexpr uint64_t kParallelPassesMinEvents =
+      common::kSideBySideFromEvents;
   // The events of `timeline` the analysis counts (Report::events): GPU
   // ops, API calls, syncs, ranges, marks, samples and counters.
   static uint64_t CountEvents(const Timeline& timeline);

@@ -11,10 +11,16 @@
 #define FEEDPROF_COMMON_PARALLEL_FOR_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <vector>
 
 namespace feedprof::common {
+
+// From this many events on, steps over a timeline that do not depend on
+// each other run side by side; below it a second thread costs more than it
+// saves. The readers' final sorts and the analysis' passes share it.
+inline constexpr uint64_t kSideBySideFromEvents = 200'000;
 
 // How many threads ParallelFor uses for `jobs` jobs when allowed
 // `max_threads` (0: one per core): at least 1.

@@ -17,9 +17,6 @@
 namespace feedprof::kineto {
 namespace {
 
-// From this many events on, Finish sorts the event vectors side by side.
-constexpr uint64_t kSideBySideSortsMinEvents = 200000;
-
 enum class Category : uint8_t {
   kKernel,
   kMemcpy,
@@ -525,7 +522,7 @@ void KinetoEventMapper::Finish(size_t threads) {
   };
   const size_t events = counts_.events;
   common::ParallelForLongestFirst(
-      sizes, events >= kSideBySideSortsMinEvents ? threads : 1,
+      sizes, events >= common::kSideBySideFromEvents ? threads : 1,
       [&sorts](size_t job) { sorts[job](); });
 
   t.available.api_calls = !t.api_calls.empty();
