@@ -137,11 +137,10 @@ class CallByCorrelation {
 int32_t KinetoEventMapper::HostId(const IdField& id) {
   if (!id.present) return 0;
   if (!id.is_string) return ClampToInt32(id.number);
-  std::string text(id.text);
-  auto it = string_ids_.find(text);
+  auto it = string_ids_.find(id.text);
   if (it != string_ids_.end()) return it->second;
   const auto synthetic = -static_cast<int32_t>(string_ids_.size()) - 1;
-  string_ids_.emplace(std::move(text), synthetic);
+  string_ids_.emplace(id.text, synthetic);
   return synthetic;
 }
 

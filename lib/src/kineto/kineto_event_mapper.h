@@ -19,8 +19,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -92,8 +94,16 @@ class KinetoEventMapper {
   TimeNs window_start_ = 0;
   TimeNs window_end_ = 0;
   bool has_window_ = false;
-  // String pids/tids ("Spans", "Traces") get stable negative ids.
-  std::unordered_map<std::string, int32_t> string_ids_;
+  // String pids/tids ("Spans", "Traces") get stable negative ids; looked up
+  // by the event's view, without a copy.
+  struct TextHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const {
+      return std::hash<std::string_view>()(s);
+    }
+  };
+  std::unordered_map<std::string, int32_t, TextHash, std::equal_to<>>
+      string_ids_;
   std::map<int32_t, std::string> process_names_;
   std::map<int32_t, std::string> process_labels_;
   std::map<std::pair<int32_t, int32_t>, std::string> thread_names_;
