@@ -1,7 +1,9 @@
 // StableSortByKey(s) must give exactly std::stable_sort's order (ties in
 // input order) on every input the readers can produce: few and many ties,
 // negative times, the full ±2^62 range, a constant secondary key, and
-// payloads that must survive the in-place moves.
+// payloads that must survive the in-place moves; sorted in chunks, and
+// falling back on one sort of everything where events move farther back
+// than a chunk.
 #include "common/stable_time_sort.h"
 
 #include <gtest/gtest.h>
@@ -43,19 +45,21 @@ auto Start = [](const Event& e) { return e.start; };
 auto LaterEndFirst = [](const Event& e) { return -e.end; };
 auto Depth = [](const Event& e) { return static_cast<int64_t>(e.depth); };
 
-void ExpectSameAsStableSortByStart(std::vector<Event> events) {
+void ExpectSameAsStableSortByStart(std::vector<Event> events,
+                                   StableSortLimits limits = {}) {
   std::vector<Event> expected = events;
   std::stable_sort(
       expected.begin(), expected.end(),
       [](const Event& a, const Event& b) { return a.start < b.start; });
-  StableSortByKey(std::span<Event>(events), Start);
+  StableSortByKey(std::span<Event>(events), Start, limits);
   ASSERT_EQ(events.size(), expected.size());
   for (size_t i = 0; i < events.size(); ++i) {
     ASSERT_EQ(events[i], expected[i]) << "position " << i;
   }
 }
 
-void ExpectSameAsStableSortByStartThen(std::vector<Event> events, bool depth) {
+void ExpectSameAsStableSortByStartThen(std::vector<Event> events, bool depth,
+                                       StableSortLimits limits = {}) {
   std::vector<Event> expected = events;
   std::stable_sort(expected.begin(), expected.end(),
                    [depth](const Event& a, const Event& b) {
@@ -63,9 +67,9 @@ void ExpectSameAsStableSortByStartThen(std::vector<Event> events, bool depth) {
                      return depth ? a.depth < b.depth : a.end > b.end;
                    });
   if (depth) {
-    StableSortByKeys(std::span<Event>(events), Start, Depth);
+    StableSortByKeys(std::span<Event>(events), Start, Depth, limits);
   } else {
-    StableSortByKeys(std::span<Event>(events), Start, LaterEndFirst);
+    StableSortByKeys(std::span<Event>(events), Start, LaterEndFirst, limits);
   }
   ASSERT_EQ(events.size(), expected.size());
   for (size_t i = 0; i < events.size(); ++i) {
@@ -160,6 +164,62 @@ TEST(StableTimeSortTest, FarMovesFallBackOnStableSort) {
       ASSERT_LT(events[i - 1].serial, events[i].serial) << i;
     }
   }
+}
+
+// Events that each move up to `shift` places either way from time order,
+// on times of 1 ns steps, so ties are common.
+std::vector<Event> DisplacedEvents(size_t n, size_t shift, uint32_t seed) {
+  std::vector<Event> events(n);
+  std::mt19937 random(seed);
+  for (size_t i = 0; i < n; ++i) {
+    events[i].start = static_cast<int64_t>(i + random() % (shift + 1));
+    events[i].end = events[i].start + static_cast<int64_t>(random() % 7);
+    events[i].depth = static_cast<uint32_t>(random() % 3);
+    events[i].payload = std::to_string(i);
+  }
+  return events;
+}
+
+TEST(StableTimeSortTest, ChunksOfEveryLengthAgainstEveryDistance) {
+  // Chunks shorter than, about as long as and longer than the moves, of
+  // lengths that do and do not divide the input, with a short last chunk;
+  // where an event moves farther back than a chunk, everything is sorted
+  // at once, with the same result.
+  for (size_t chunk : {1, 7, 1000, 2048, 3001, 4096, 20'000}) {
+    for (size_t shift : {0, 1, 50, 999, 1000, 1001, 2500, 9000}) {
+      SCOPED_TRACE("chunk " + std::to_string(chunk) + ", shift " +
+                   std::to_string(shift));
+      const StableSortLimits limits{chunk};
+      ExpectSameAsStableSortByStart(DisplacedEvents(23'456, shift, 11), limits);
+      ExpectSameAsStableSortByStartThen(DisplacedEvents(23'456, shift, 12),
+                                        true, limits);
+      ExpectSameAsStableSortByStartThen(DisplacedEvents(23'456, shift, 13),
+                                        false, limits);
+    }
+  }
+}
+
+TEST(StableTimeSortTest, ChunksKeepTiesAcrossTheirBordersInInputOrder) {
+  // Long runs of one time straddling every chunk border, and events that
+  // belong exactly at a border.
+  std::vector<Event> events(50'000);
+  for (size_t i = 0; i < events.size(); ++i) {
+    events[i].start =
+        static_cast<int64_t>(i / 3000) * 10 + ((i % 3000) % 5 == 0 ? -5 : 0);
+    events[i].payload = std::to_string(i);
+  }
+  for (size_t chunk : {2999, 3000, 3001, 4096}) {
+    ExpectSameAsStableSortByStart(events, StableSortLimits{chunk});
+  }
+}
+
+TEST(StableTimeSortTest, AnEventFromFarBehindFallsBackOnOneSort) {
+  // One event at the very end belongs at the start: the chunks give up at
+  // their last border, and the whole vector is sorted at once.
+  std::vector<Event> events = DisplacedEvents(30'000, 10, 14);
+  events.back().start = -1;
+  ExpectSameAsStableSortByStart(events, StableSortLimits{4096});
+  ExpectSameAsStableSortByStartThen(events, true, StableSortLimits{4096});
 }
 
 TEST(StableTimeSortTest, SortedInputIsLeftAlone) {

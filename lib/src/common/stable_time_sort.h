@@ -8,13 +8,23 @@
 // digit first, which is stable, so ties keep their input order) as
 // (key, index) words, and the events then stream through a ring buffer a
 // few times as long as the farthest any of them moves, each moved twice.
-// Where events move too far for such a window (several files interleaved),
-// std::stable_sort, whose merges stream, is used instead. Either way the
+//
+// A long vector is sorted that way in chunks of kChunkEvents, each chunk
+// then merged with the sorted tail before it: keys for the whole vector
+// (16 bytes an event, plus as much again while they are sorted) were the
+// largest transient memory of reading a big trace, and fresh pages for
+// them a good part of its time. Where an event moves farther back than a
+// chunk, the chunks are given up and the whole vector is sorted at once;
+// where events move too far for that window (several files interleaved),
+// std::stable_sort, whose merges stream, is used instead. Every way the
 // result is exactly std::stable_sort's with the comparator "primary, then
-// secondary": the order is unique once ties fall back on the input order.
-// Scratch memory: 16 bytes per event for the keys (32 where a key's range
-// and the event count need more than 64 bits together), and the window (at
-// most kMaxWindowBytes), freed on return.
+// secondary": the order is unique once ties fall back on the input order,
+// and each step (a stable sort of a chunk, a stable merge of a chunk with
+// events that were before it in the input) keeps equal events in input
+// order. Scratch memory: for a chunk, its keys and a window and a merge
+// buffer of at most a chunk's events; for a whole vector, 16 bytes per
+// event for the keys (32 while they are sorted), and the window (at most
+// kMaxWindowBytes); freed on return.
 #ifndef FEEDPROF_COMMON_STABLE_TIME_SORT_H_
 #define FEEDPROF_COMMON_STABLE_TIME_SORT_H_
 
@@ -23,8 +33,10 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <span>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -39,6 +51,10 @@ inline constexpr size_t kRadixThreshold = 2048;
 // move farther than this allows (files of a session interleaved, say) are
 // sorted by std::stable_sort, whose merges stream.
 inline constexpr size_t kMaxWindowBytes = size_t{64} << 20;
+
+// Scratch of more items than this is given back as soon as it is done
+// with, before the window is taken; a chunk's is kept for the next chunk.
+inline constexpr size_t kKeptScratchItems = size_t{1} << 20;
 
 // A key (relative to the smallest, so unsigned) and the input position of
 // the event it belongs to, in one word: the key above `index_bits`.
@@ -122,12 +138,13 @@ inline size_t WindowEvents(size_t farthest, size_t events) {
 // is already written.
 template <typename T, typename Item, typename Codec>
 void PermuteThroughWindow(std::span<T> events, const std::vector<Item>& order,
-                          size_t farthest, const Codec& codec) {
+                          size_t farthest, const Codec& codec,
+                          std::vector<T>& ring) {
   constexpr size_t kPrefetchAhead = 16;
   const size_t n = events.size();
   const size_t mask = WindowEvents(farthest, n) - 1;
   const size_t block = std::max<size_t>(farthest, 4096);
-  std::vector<T> ring(mask + 1);
+  if (ring.size() < mask + 1) ring.resize(mask + 1);
   size_t loaded = 0;  // input positions [0, loaded) went into the ring
   for (size_t begin = 0; begin < n; begin += block) {
     const size_t end = std::min(n, begin + block);
@@ -158,14 +175,38 @@ std::pair<int64_t, uint64_t> KeyRange(std::span<const T> events, Key key) {
   return {low, static_cast<uint64_t>(high) - static_cast<uint64_t>(low)};
 }
 
+// What sorting a vector needs beyond the events themselves, kept from one
+// chunk to the next.
+template <typename T>
+struct SortScratch {
+  std::vector<uint64_t> packed;
+  std::vector<uint64_t> packed_spare;
+  std::vector<KeyIndex> wide;
+  std::vector<KeyIndex> wide_spare;
+  std::vector<T> ring;
+  std::vector<T> merge;
+
+  template <typename Item>
+  std::pair<std::vector<Item>*, std::vector<Item>*> KeysOf() {
+    if constexpr (std::is_same_v<Item, uint64_t>) {
+      return {&packed, &packed_spare};
+    } else {
+      return {&wide, &wide_spare};
+    }
+  }
+};
+
 // Sorts `events` by the keys, the last one most significant, ties in input
 // order, with `codec`'s words; false (nothing moved) when the events would
 // move too far for the window.
 template <typename Item, typename Codec, typename T, typename... Keys>
 bool RadixSortEvents(std::span<T> events, const Codec& codec,
-                     const std::pair<int64_t, uint64_t>* ranges, Keys... keys) {
-  std::vector<Item> order(events.size());
-  std::vector<Item> scratch;
+                     const std::pair<int64_t, uint64_t>* ranges,
+                     SortScratch<T>& scratch, Keys... keys) {
+  auto [order_ptr, spare_ptr] = scratch.template KeysOf<Item>();
+  std::vector<Item>& order = *order_ptr;
+  std::vector<Item>& spare = *spare_ptr;
+  order.resize(events.size());
   bool first = true;
   size_t phase = 0;
   auto sort_by = [&](auto key) {
@@ -189,27 +230,28 @@ bool RadixSortEvents(std::span<T> events, const Codec& codec,
         item = codec.Make(relative(index), index);
       }
     }
-    RadixSortByKey(order, scratch, spread, codec);
+    RadixSortByKey(order, spare, spread, codec);
   };
   (sort_by(keys), ...);
-  scratch = {};
+  if (spare.size() > kKeptScratchItems) spare = {};
   size_t farthest = 0;
   for (size_t i = 0; i < order.size(); ++i) {
     const size_t from = codec.Index(order[i]);
     farthest = std::max(farthest, from > i ? from - i : i - from);
   }
-  if (WindowEvents(farthest, events.size()) * sizeof(T) > kMaxWindowBytes) {
-    return false;
-  }
-  PermuteThroughWindow(events, order, farthest, codec);
-  return true;
+  const bool fits =
+      WindowEvents(farthest, events.size()) * sizeof(T) <= kMaxWindowBytes;
+  if (fits) PermuteThroughWindow(events, order, farthest, codec, scratch.ring);
+  if (order.size() > kKeptScratchItems) order = {};
+  return fits;
 }
 
 // Sorts by the keys (least significant first) with one-word items where
 // every key's spread and the event count fit in 64 bits together, else
 // with two-word ones; false when the events move too far for the window.
 template <typename T, typename... Keys>
-bool RadixSortEvents(std::span<T> events, Keys... keys) {
+bool RadixSortEvents(std::span<T> events, SortScratch<T>& scratch,
+                     Keys... keys) {
   const std::span<const T> view(events.data(), events.size());
   const std::pair<int64_t, uint64_t> ranges[] = {KeyRange(view, keys)...};
   const int index_bits = std::bit_width(events.size());
@@ -219,26 +261,19 @@ bool RadixSortEvents(std::span<T> events, Keys... keys) {
   }
   if (packed) {
     return RadixSortEvents<uint64_t>(events, PackedCodec{index_bits}, ranges,
-                                     keys...);
+                                     scratch, keys...);
   }
-  return RadixSortEvents<KeyIndex>(events, WideCodec{}, ranges, keys...);
+  return RadixSortEvents<KeyIndex>(events, WideCodec{}, ranges, scratch,
+                                   keys...);
 }
 
-}  // namespace stable_time_sort_internal
-
-// Sorts `events` by primary(e), ties by secondary(e), remaining ties in
-// input order; both keys return int64_t. Does nothing when already sorted.
-template <typename T, typename Primary, typename Secondary>
-void StableSortByKeys(std::span<T> events, Primary primary,
-                      Secondary secondary) {
-  namespace internal = stable_time_sort_internal;
-  auto less = [&](const T& a, const T& b) {
-    const int64_t pa = primary(a);
-    const int64_t pb = primary(b);
-    return pa != pb ? pa < pb : secondary(a) < secondary(b);
-  };
+// Sorts all of `events` at once by primary, then secondary, then input
+// order (`less` compares the two keys).
+template <typename T, typename Primary, typename Secondary, typename Less>
+void SortByKeysAtOnce(std::span<T> events, Primary primary, Secondary secondary,
+                      Less less, SortScratch<T>& scratch) {
   if (std::is_sorted(events.begin(), events.end(), less)) return;
-  if (events.size() < internal::kRadixThreshold) {
+  if (events.size() < kRadixThreshold) {
     std::stable_sort(events.begin(), events.end(), less);
     return;
   }
@@ -247,10 +282,9 @@ void StableSortByKeys(std::span<T> events, Primary primary,
   // otherwise least significant first: by secondary, then stably by
   // primary.
   const std::span<const T> view(events.data(), events.size());
-  const std::pair<int64_t, uint64_t> primary_range =
-      internal::KeyRange(view, primary);
+  const std::pair<int64_t, uint64_t> primary_range = KeyRange(view, primary);
   const std::pair<int64_t, uint64_t> secondary_range =
-      internal::KeyRange(view, secondary);
+      KeyRange(view, secondary);
   const int64_t primary_low = primary_range.first;
   const uint64_t primary_spread = primary_range.second;
   const int64_t secondary_low = secondary_range.first;
@@ -265,23 +299,98 @@ void StableSortByKeys(std::span<T> events, Primary primary,
                          static_cast<uint64_t>(secondary_low);
       return static_cast<int64_t>((p << secondary_bits) | q);
     };
-    sorted = internal::RadixSortEvents(events, combined);
+    sorted = RadixSortEvents(events, scratch, combined);
   } else {
-    sorted = internal::RadixSortEvents(events, secondary, primary);
+    sorted = RadixSortEvents(events, scratch, secondary, primary);
   }
   if (!sorted) std::stable_sort(events.begin(), events.end(), less);
 }
 
+// Sorts `events` chunk by chunk (sort_chunk sorts one), merging each
+// chunk with the at most `chunk` sorted events before it that follow its
+// first event. False, with the events still a permutation that keeps
+// equal events in input order, when an event must move farther back than
+// that: the caller then sorts them at once.
+template <typename T, typename Less, typename SortChunk>
+bool SortInChunks(std::span<T> events, size_t chunk, Less less,
+                  SortChunk sort_chunk, std::vector<T>& buffer) {
+  const size_t n = events.size();
+  size_t begin = std::min(chunk, n);
+  sort_chunk(events.subspan(0, begin));
+  while (begin < n) {
+    const size_t end = std::min(n, begin + chunk);
+    sort_chunk(events.subspan(begin, end - begin));
+    T* const mid = events.data() + begin;
+    if (less(*mid, mid[-1])) {
+      // [0, begin) is sorted: the chunk's events go among its last ones,
+      // the sorted ones after `from`.
+      T* const lowest = mid - std::min(begin, chunk);
+      T* const from = std::upper_bound(lowest, mid, *mid, less);
+      if (from == lowest && lowest != events.data() && less(*mid, lowest[-1])) {
+        return false;
+      }
+      buffer.assign(std::make_move_iterator(from),
+                    std::make_move_iterator(mid));
+      T* out = from;
+      T* later = mid;
+      T* const later_end = events.data() + end;
+      auto earlier = buffer.begin();
+      // Ties go to the earlier events: those before the chunk in the
+      // input. What is left of the chunk is in place already.
+      while (earlier != buffer.end()) {
+        if (later != later_end && less(*later, *earlier)) {
+          *out++ = std::move(*later++);
+        } else {
+          *out++ = std::move(*earlier++);
+        }
+      }
+      buffer.clear();
+    }
+    begin = end;
+  }
+  return true;
+}
+
+}  // namespace stable_time_sort_internal
+
+// How long a chunk of StableSortByKey(s) is (tests set it short).
+struct StableSortLimits {
+  size_t chunk_events = size_t{1} << 18;
+};
+
+// Sorts `events` by primary(e), ties by secondary(e), remaining ties in
+// input order; both keys return int64_t. Does nothing when already sorted.
+template <typename T, typename Primary, typename Secondary>
+void StableSortByKeys(std::span<T> events, Primary primary, Secondary secondary,
+                      StableSortLimits limits = {}) {
+  namespace internal = stable_time_sort_internal;
+  auto less = [&](const T& a, const T& b) {
+    const int64_t pa = primary(a);
+    const int64_t pb = primary(b);
+    return pa != pb ? pa < pb : secondary(a) < secondary(b);
+  };
+  if (std::is_sorted(events.begin(), events.end(), less)) return;
+  internal::SortScratch<T> scratch;
+  auto sort_at_once = [&](std::span<T> part) {
+    internal::SortByKeysAtOnce(part, primary, secondary, less, scratch);
+  };
+  const size_t chunk = std::max<size_t>(limits.chunk_events, 1);
+  if (events.size() > chunk &&
+      internal::SortInChunks(events, chunk, less, sort_at_once,
+                             scratch.merge)) {
+    return;
+  }
+  scratch = {};
+  sort_at_once(events);
+}
+
 // Sorts `events` by key(e) (int64_t), ties in input order.
 template <typename T, typename Key>
-void StableSortByKey(std::span<T> events, Key key) {
-  namespace internal = stable_time_sort_internal;
-  auto less = [&](const T& a, const T& b) { return key(a) < key(b); };
-  if (std::is_sorted(events.begin(), events.end(), less)) return;
-  if (events.size() < internal::kRadixThreshold ||
-      !internal::RadixSortEvents(events, key)) {
-    std::stable_sort(events.begin(), events.end(), less);
-  }
+void StableSortByKey(std::span<T> events, Key key,
+                     StableSortLimits limits = {}) {
+  // A constant secondary key: the combined key is the primary one.
+  StableSortByKeys(
+      events, key, [](const T&) { return int64_t{0}; }, limits);
 }
 
 // The order the Kineto reader leaves its events in and every reader its
