@@ -1,6 +1,8 @@
 // On a big trace the devices' gaps are classified side by side, each device
 // into its own part of the timeline overview (TimelineOverviewBuilder's
-// DevicePart), and the parts are added in device order. Four processes
+// DevicePart), and the parts are added in device order; the threads'
+// call views are filled by one worker per core, each taking its own group
+// of threads (PreparedTimeline::FillThreadCalls). Four processes
 // that did exactly the same, one GPU each, must then each get exactly the
 // report one of them gets analysed alone (small enough to take the one
 // thread path): the same device metrics, the same per-step breakdown, the

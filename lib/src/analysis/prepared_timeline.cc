@@ -430,31 +430,37 @@ void PreparedTimeline::BuildThreads() {
     }
     ++cached->api_count;
   }
+  // Then fill them, the threads shared out in groups of about as many
+  // calls, one group per worker on a big trace: each worker reads every
+  // call and takes its own threads' (each thread's calls and api_top_
+  // entries are written by one worker only, in the same order as by one).
+  const size_t workers =
+      events_ >= kParallelPassesMinEvents && threads_.size() > 1
+          ? common::ParallelWorkers(threads_.size())
+          : 1;
+  std::vector<uint32_t> group_of(threads_.size(), 0);
+  if (workers > 1) {
+    std::vector<uint32_t> by_calls(threads_.size());
+    for (uint32_t i = 0; i < by_calls.size(); ++i) by_calls[i] = i;
+    std::stable_sort(by_calls.begin(), by_calls.end(),
+                     [this](uint32_t a, uint32_t b) {
+                       return threads_[a].api_count > threads_[b].api_count;
+                     });
+    std::vector<uint64_t> load(workers, 0);
+    for (uint32_t thread : by_calls) {
+      const auto lightest = static_cast<uint32_t>(
+          std::min_element(load.begin(), load.end()) - load.begin());
+      group_of[thread] = lightest;
+      load[lightest] += threads_[thread].api_count;
+    }
+  }
   for (ThreadView& t : threads_) {
     t.calls.reserve(t.api_count);
     t.api_count = 0;
   }
-  cached = nullptr;
-  for (uint32_t index : api_window_) {
-    const ApiCall& c = calls[index];
-    if (cached == nullptr || cached->pid != c.pid || cached->tid != c.tid) {
-      cached = &thread_of(c.pid, c.tid);
-    }
-    ++cached->api_count;
-    const SyncReason sync = SyncReasonOf(index);
-    if (!cached->calls.empty() && c.start < cached->calls.back().end) {
-      ThreadCall& outer = cached->calls.back();  // nested: fold in
-      outer.end = std::max(outer.end, c.end);
-      if (outer.sync == SyncReason::kNone && sync != SyncReason::kNone) {
-        outer.sync = sync;
-        outer.sync_api = index;
-      }
-      api_top_[index] = static_cast<int32_t>(outer.api);
-      continue;
-    }
-    api_top_[index] = static_cast<int32_t>(index);
-    cached->calls.push_back(ThreadCall{c.start, c.end, index, sync, index});
-  }
+  common::ParallelFor(workers, workers, [&](size_t group, size_t) {
+    FillThreadCalls(static_cast<uint32_t>(group), group_of);
+  });
 
   const auto& samples = timeline_->thread_samples;
   for (size_t i = 0; i < samples.size(); ++i) {
@@ -481,6 +487,37 @@ void PreparedTimeline::BuildThreads() {
     t.sample_begin = static_cast<uint32_t>(i);
     t.sample_end = static_cast<uint32_t>(j);
     i = j;
+  }
+}
+
+void PreparedTimeline::FillThreadCalls(uint32_t group,
+                                       const std::vector<uint32_t>& group_of) {
+  const auto& calls = timeline_->api_calls;
+  ThreadView* cached = nullptr;
+  bool mine = false;
+  for (uint32_t index : api_window_) {
+    const ApiCall& c = calls[index];
+    if (cached == nullptr || cached->pid != c.pid || cached->tid != c.tid) {
+      const auto it = thread_index_.find(ThreadKey(c.pid, c.tid));
+      if (it == thread_index_.end()) continue;  // unreachable: counted
+      cached = &threads_[it->second];
+      mine = group_of[it->second] == group;
+    }
+    if (!mine) continue;
+    ++cached->api_count;
+    const SyncReason sync = SyncReasonOf(index);
+    if (!cached->calls.empty() && c.start < cached->calls.back().end) {
+      ThreadCall& outer = cached->calls.back();  // nested: fold in
+      outer.end = std::max(outer.end, c.end);
+      if (outer.sync == SyncReason::kNone && sync != SyncReason::kNone) {
+        outer.sync = sync;
+        outer.sync_api = index;
+      }
+      api_top_[index] = static_cast<int32_t>(outer.api);
+      continue;
+    }
+    api_top_[index] = static_cast<int32_t>(index);
+    cached->calls.push_back(ThreadCall{c.start, c.end, index, sync, index});
   }
 }
 

@@ -117,6 +117,8 @@ class PreparedTimeline {
   void JoinCorrelations();
   void BuildDevices(bool exclude_unmatched);
   void BuildThreads();
+  // The calls of the threads whose group_of is `group`, into their views.
+  void FillThreadCalls(uint32_t group, const std::vector<uint32_t>& group_of);
 
   const Timeline* timeline_ = nullptr;
   Window window_;
