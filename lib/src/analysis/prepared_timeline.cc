@@ -208,31 +208,52 @@ void PreparedTimeline::JoinCorrelations() {
     cached->max = std::max(cached->max, call.correlation);
     ++cached->count;
   }
-  for (CorrelationTable& t : tables) {
-    t.index = common::CorrelationIndex(t.count, t.min, t.max);
-  }
   const auto preferred = [&calls](uint32_t a, uint32_t b) {
     return PreferredLauncher(calls[a], calls[b]);
   };
-  cached = nullptr;
-  for (size_t i = 0; i < calls.size(); ++i) {
-    const ApiCall& call = calls[i];
-    if (call.correlation == 0) continue;
-    if (cached == nullptr || cached->pid != call.pid) {
-      cached = table_of(call.pid);
-      if (cached == nullptr) continue;  // unreachable: tables cover all pids
+  // Each process's index built, filled and sealed by one worker, the
+  // processes shared out in groups of about as many calls on a big trace
+  // (a session has one per process): each worker reads every call and adds
+  // its own processes' ones, in the same order as one worker would.
+  const size_t workers =
+      events_ >= kParallelPassesMinEvents && tables.size() > 1
+          ? common::ParallelWorkers(tables.size())
+          : 1;
+  std::vector<uint64_t> call_counts;
+  call_counts.reserve(tables.size());
+  for (const CorrelationTable& t : tables) call_counts.push_back(t.count);
+  const std::vector<uint32_t> group_of =
+      common::GroupsOfAboutEqualSize(call_counts, workers);
+  common::ParallelFor(workers, workers, [&](size_t group, size_t) {
+    for (size_t k = 0; k < tables.size(); ++k) {
+      CorrelationTable& t = tables[k];
+      if (group_of[k] == group) {
+        t.index = common::CorrelationIndex(t.count, t.min, t.max);
+      }
     }
-    cached->index.Add(call.correlation, static_cast<uint32_t>(i), preferred);
-  }
-  // Each process's table sealed on its own, side by side on a big trace (a
-  // session has one per process).
-  std::vector<size_t> sort_sizes;
-  for (const CorrelationTable& t : tables) {
-    sort_sizes.push_back(t.index.pairs_to_sort());
-  }
-  const size_t sort_threads = events_ >= kParallelPassesMinEvents ? 0 : 1;
-  common::ParallelForLongestFirst(sort_sizes, sort_threads, [&](size_t i) {
-    tables[i].index.Seal(preferred);
+    CorrelationTable* mine = nullptr;
+    int32_t pid = 0;
+    bool known = false;
+    for (size_t i = 0; i < calls.size(); ++i) {
+      const ApiCall& call = calls[i];
+      if (call.correlation == 0) continue;
+      if (!known || call.pid != pid) {
+        CorrelationTable* table = table_of(call.pid);
+        pid = call.pid;
+        known = true;
+        mine = table != nullptr &&
+                       group_of[static_cast<size_t>(table - tables.data())] ==
+                           group
+                   ? table
+                   : nullptr;
+      }
+      if (mine != nullptr) {
+        mine->index.Add(call.correlation, static_cast<uint32_t>(i), preferred);
+      }
+    }
+    for (size_t k = 0; k < tables.size(); ++k) {
+      if (group_of[k] == group) tables[k].index.Seal(preferred);
+    }
   });
 
   const CorrelationTable* op_cached = nullptr;
@@ -438,22 +459,11 @@ void PreparedTimeline::BuildThreads() {
       events_ >= kParallelPassesMinEvents && threads_.size() > 1
           ? common::ParallelWorkers(threads_.size())
           : 1;
-  std::vector<uint32_t> group_of(threads_.size(), 0);
-  if (workers > 1) {
-    std::vector<uint32_t> by_calls(threads_.size());
-    for (uint32_t i = 0; i < by_calls.size(); ++i) by_calls[i] = i;
-    std::stable_sort(by_calls.begin(), by_calls.end(),
-                     [this](uint32_t a, uint32_t b) {
-                       return threads_[a].api_count > threads_[b].api_count;
-                     });
-    std::vector<uint64_t> load(workers, 0);
-    for (uint32_t thread : by_calls) {
-      const auto lightest = static_cast<uint32_t>(
-          std::min_element(load.begin(), load.end()) - load.begin());
-      group_of[thread] = lightest;
-      load[lightest] += threads_[thread].api_count;
-    }
-  }
+  std::vector<uint64_t> call_counts;
+  call_counts.reserve(threads_.size());
+  for (const ThreadView& t : threads_) call_counts.push_back(t.api_count);
+  const std::vector<uint32_t> group_of =
+      common::GroupsOfAboutEqualSize(call_counts, workers);
   for (ThreadView& t : threads_) {
     t.calls.reserve(t.api_count);
     t.api_count = 0;

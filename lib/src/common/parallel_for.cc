@@ -50,4 +50,23 @@ void ParallelForLongestFirst(const std::vector<size_t>& sizes,
               [&](size_t job, size_t) { body(order[job]); });
 }
 
+std::vector<uint32_t> GroupsOfAboutEqualSize(const std::vector<uint64_t>& sizes,
+                                             size_t groups) {
+  std::vector<uint32_t> group_of(sizes.size(), 0);
+  if (groups <= 1) return group_of;
+  std::vector<uint32_t> largest_first(sizes.size());
+  for (uint32_t i = 0; i < largest_first.size(); ++i) largest_first[i] = i;
+  std::stable_sort(
+      largest_first.begin(), largest_first.end(),
+      [&sizes](uint32_t a, uint32_t b) { return sizes[a] > sizes[b]; });
+  std::vector<uint64_t> load(groups, 0);
+  for (uint32_t item : largest_first) {
+    const auto lightest = static_cast<uint32_t>(
+        std::min_element(load.begin(), load.end()) - load.begin());
+    group_of[item] = lightest;
+    load[lightest] += sizes[item];
+  }
+  return group_of;
+}
+
 }  // namespace feedprof::common

@@ -41,6 +41,14 @@ void ParallelForLongestFirst(const std::vector<size_t>& sizes,
                              size_t max_threads,
                              const std::function<void(size_t job)>& body);
 
+// Shares items of the given sizes out into `groups` groups of about the
+// same total size (the largest first, each into the lightest group so
+// far, ties to the lower group): the group of each item. For one pass over
+// shared data split by owner, one worker per group, each taking only its
+// own items.
+std::vector<uint32_t> GroupsOfAboutEqualSize(const std::vector<uint64_t>& sizes,
+                                             size_t groups);
+
 }  // namespace feedprof::common
 
 #endif  // FEEDPROF_COMMON_PARALLEL_FOR_H_
