@@ -215,46 +215,38 @@ void PreparedTimeline::JoinCorrelations() {
   // processes shared out in groups of about as many calls on a big trace
   // (a session has one per process): each worker reads every call and adds
   // its own processes' ones, in the same order as one worker would.
-  const size_t workers =
-      events_ >= kParallelPassesMinEvents && tables.size() > 1
-          ? common::ParallelWorkers(tables.size())
-          : 1;
   std::vector<uint64_t> call_counts;
   call_counts.reserve(tables.size());
   for (const CorrelationTable& t : tables) call_counts.push_back(t.count);
-  const std::vector<uint32_t> group_of =
-      common::GroupsOfAboutEqualSize(call_counts, workers);
-  common::ParallelFor(workers, workers, [&](size_t group, size_t) {
-    for (size_t k = 0; k < tables.size(); ++k) {
-      CorrelationTable& t = tables[k];
-      if (group_of[k] == group) {
-        t.index = common::CorrelationIndex(t.count, t.min, t.max);
-      }
-    }
-    CorrelationTable* mine = nullptr;
-    int32_t pid = 0;
-    bool known = false;
-    for (size_t i = 0; i < calls.size(); ++i) {
-      const ApiCall& call = calls[i];
-      if (call.correlation == 0) continue;
-      if (!known || call.pid != pid) {
-        CorrelationTable* table = table_of(call.pid);
-        pid = call.pid;
-        known = true;
-        mine = table != nullptr &&
-                       group_of[static_cast<size_t>(table - tables.data())] ==
-                           group
-                   ? table
-                   : nullptr;
-      }
-      if (mine != nullptr) {
-        mine->index.Add(call.correlation, static_cast<uint32_t>(i), preferred);
-      }
-    }
-    for (size_t k = 0; k < tables.size(); ++k) {
-      if (group_of[k] == group) tables[k].index.Seal(preferred);
-    }
-  });
+  common::ParallelForOwnerGroups(
+      call_counts, events_ >= kParallelPassesMinEvents,
+      [&](uint32_t group, const std::vector<uint32_t>& group_of) {
+        for (size_t k = 0; k < tables.size(); ++k) {
+          CorrelationTable& t = tables[k];
+          if (group_of[k] == group) {
+            t.index = common::CorrelationIndex(t.count, t.min, t.max);
+          }
+        }
+        CorrelationTable* table = nullptr;  // tables cover every pid
+        bool mine = false;
+        for (size_t i = 0; i < calls.size(); ++i) {
+          const ApiCall& call = calls[i];
+          if (call.correlation == 0) continue;
+          if (table == nullptr || table->pid != call.pid) {
+            table = table_of(call.pid);
+            if (table == nullptr) continue;  // unreachable
+            mine =
+                group_of[static_cast<size_t>(table - tables.data())] == group;
+          }
+          if (mine) {
+            table->index.Add(call.correlation, static_cast<uint32_t>(i),
+                             preferred);
+          }
+        }
+        for (size_t k = 0; k < tables.size(); ++k) {
+          if (group_of[k] == group) tables[k].index.Seal(preferred);
+        }
+      });
 
   const CorrelationTable* op_cached = nullptr;
   for (size_t i = 0; i < ops.size(); ++i) {
@@ -455,22 +447,18 @@ void PreparedTimeline::BuildThreads() {
   // calls, one group per worker on a big trace: each worker reads every
   // call and takes its own threads' (each thread's calls and api_top_
   // entries are written by one worker only, in the same order as by one).
-  const size_t workers =
-      events_ >= kParallelPassesMinEvents && threads_.size() > 1
-          ? common::ParallelWorkers(threads_.size())
-          : 1;
   std::vector<uint64_t> call_counts;
   call_counts.reserve(threads_.size());
-  for (const ThreadView& t : threads_) call_counts.push_back(t.api_count);
-  const std::vector<uint32_t> group_of =
-      common::GroupsOfAboutEqualSize(call_counts, workers);
   for (ThreadView& t : threads_) {
+    call_counts.push_back(t.api_count);
     t.calls.reserve(t.api_count);
     t.api_count = 0;
   }
-  common::ParallelFor(workers, workers, [&](size_t group, size_t) {
-    FillThreadCalls(static_cast<uint32_t>(group), group_of);
-  });
+  common::ParallelForOwnerGroups(
+      call_counts, events_ >= kParallelPassesMinEvents,
+      [this](uint32_t group, const std::vector<uint32_t>& group_of) {
+        FillThreadCalls(group, group_of);
+      });
 
   const auto& samples = timeline_->thread_samples;
   for (size_t i = 0; i < samples.size(); ++i) {

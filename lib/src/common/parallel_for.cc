@@ -50,23 +50,32 @@ void ParallelForLongestFirst(const std::vector<size_t>& sizes,
               [&](size_t job, size_t) { body(order[job]); });
 }
 
-std::vector<uint32_t> GroupsOfAboutEqualSize(const std::vector<uint64_t>& sizes,
-                                             size_t groups) {
+void ParallelForOwnerGroups(
+    const std::vector<uint64_t>& sizes, bool side_by_side,
+    const std::function<void(uint32_t group,
+                             const std::vector<uint32_t>& group_of)>& body) {
+  const size_t groups =
+      side_by_side && sizes.size() > 1 ? ParallelWorkers(sizes.size()) : 1;
+  // The largest first, each into the lightest group so far (ties to the
+  // lower group).
   std::vector<uint32_t> group_of(sizes.size(), 0);
-  if (groups <= 1) return group_of;
-  std::vector<uint32_t> largest_first(sizes.size());
-  for (uint32_t i = 0; i < largest_first.size(); ++i) largest_first[i] = i;
-  std::stable_sort(
-      largest_first.begin(), largest_first.end(),
-      [&sizes](uint32_t a, uint32_t b) { return sizes[a] > sizes[b]; });
-  std::vector<uint64_t> load(groups, 0);
-  for (uint32_t item : largest_first) {
-    const auto lightest = static_cast<uint32_t>(
-        std::min_element(load.begin(), load.end()) - load.begin());
-    group_of[item] = lightest;
-    load[lightest] += sizes[item];
+  if (groups > 1) {
+    std::vector<uint32_t> largest_first(sizes.size());
+    for (uint32_t i = 0; i < largest_first.size(); ++i) largest_first[i] = i;
+    std::stable_sort(
+        largest_first.begin(), largest_first.end(),
+        [&sizes](uint32_t a, uint32_t b) { return sizes[a] > sizes[b]; });
+    std::vector<uint64_t> load(groups, 0);
+    for (uint32_t item : largest_first) {
+      const auto lightest = static_cast<uint32_t>(
+          std::min_element(load.begin(), load.end()) - load.begin());
+      group_of[item] = lightest;
+      load[lightest] += sizes[item];
+    }
   }
-  return group_of;
+  ParallelFor(groups, groups, [&](size_t group, size_t) {
+    body(static_cast<uint32_t>(group), group_of);
+  });
 }
 
 }  // namespace feedprof::common

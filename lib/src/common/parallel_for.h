@@ -41,13 +41,17 @@ void ParallelForLongestFirst(const std::vector<size_t>& sizes,
                              size_t max_threads,
                              const std::function<void(size_t job)>& body);
 
-// Shares items of the given sizes out into `groups` groups of about the
-// same total size (the largest first, each into the lightest group so
-// far, ties to the lower group): the group of each item. For one pass over
-// shared data split by owner, one worker per group, each taking only its
-// own items.
-std::vector<uint32_t> GroupsOfAboutEqualSize(const std::vector<uint64_t>& sizes,
-                                             size_t groups);
+// For one pass over shared data whose items each belong to one owner (a
+// thread, a process): shares the owners, of the given sizes, out into
+// groups of about the same total size, one per core when `side_by_side`
+// and there are two or more owners, else one group; then calls
+// body(group, group_of) once per group, each on its own thread, where
+// group_of[owner] is the owner's group. Each call takes only its own
+// group's owners, so their results are what one pass would give.
+void ParallelForOwnerGroups(
+    const std::vector<uint64_t>& sizes, bool side_by_side,
+    const std::function<void(uint32_t group,
+                             const std::vector<uint32_t>& group_of)>& body);
 
 }  // namespace feedprof::common
 

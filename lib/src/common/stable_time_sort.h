@@ -9,7 +9,7 @@
 // (key, index) words, and the events then stream through a ring buffer a
 // few times as long as the farthest any of them moves, each moved twice.
 //
-// A long vector is sorted that way in chunks of kChunkEvents, each chunk
+// A long vector is sorted that way in chunks (StableSortLimits), each chunk
 // then merged with the sorted tail before it: keys for the whole vector
 // (16 bytes an event, plus as much again while they are sorted) were the
 // largest transient memory of reading a big trace, and fresh pages for
@@ -388,7 +388,8 @@ void StableSortByKeys(std::span<T> events, Primary primary, Secondary secondary,
 template <typename T, typename Key>
 void StableSortByKey(std::span<T> events, Key key,
                      StableSortLimits limits = {}) {
-  // A constant secondary key: the combined key is the primary one.
+  // A constant secondary key: its spread is 0, so it adds no bits or
+  // radix digits.
   StableSortByKeys(
       events, key, [](const T&) { return int64_t{0}; }, limits);
 }
