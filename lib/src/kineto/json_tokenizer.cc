@@ -13,9 +13,6 @@ namespace {
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
-inline bool IsSpace(char c) {
-  return c == ' ' || c == '\n' || c == '\r' || c == '\t';
-}
 
 int HexValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -84,7 +81,7 @@ bool JsonTokenizer::SkipSpace() {
   for (;;) {
     while (pos_ < end_) {
       const char c = buf_[pos_];
-      if (!IsSpace(c)) return true;
+      if (!IsJsonSpace(c)) return true;
       ++pos_;
     }
     if (!Fill(pos_)) return false;
@@ -125,7 +122,7 @@ JsonToken JsonTokenizer::Next() {
     const char* buf = buf_.get();
     size_t pos = pos_;
     const size_t end = end_;
-    while (pos < end && IsSpace(buf[pos])) ++pos;
+    while (pos < end && IsJsonSpace(buf[pos])) ++pos;
     pos_ = pos;
     if (pos == end) {
       if (!SkipSpace()) {

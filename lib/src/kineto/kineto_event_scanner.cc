@@ -19,9 +19,6 @@ constexpr size_t kMaxScannedToken = 64 * 1024;
 // Deeper nesting inside one event is left to the tokenizer's depth limit.
 constexpr int kMaxScannedDepth = 32;
 
-inline bool IsSpace(char c) {
-  return c == ' ' || c == '\n' || c == '\r' || c == '\t';
-}
 inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 // The end of the JSON number that starts at `p` (a '-' or a digit), or
@@ -64,8 +61,8 @@ class Scanner {
   bool Space() {
     // Most calls find no whitespace or one space; indentation runs (a
     // newline and a few spaces) are skipped 16 bytes at a time.
-    if (p_ < end_ && !IsSpace(*p_)) return true;
-    if (end_ - p_ >= 2 && !IsSpace(p_[1])) {
+    if (p_ < end_ && !IsJsonSpace(*p_)) return true;
+    if (end_ - p_ >= 2 && !IsJsonSpace(p_[1])) {
       ++p_;
       return true;
     }
@@ -86,7 +83,7 @@ class Scanner {
       p_ += 16;
     }
 #endif
-    while (p_ < end_ && IsSpace(*p_)) ++p_;
+    while (p_ < end_ && IsJsonSpace(*p_)) ++p_;
     return p_ < end_;
   }
   char Peek() const { return *p_; }  // after a true Space()

@@ -11,12 +11,11 @@
 #define FEEDPROF_SPLITTER_X86_DISPATCH 1
 #endif
 
+#include "kineto/json_byte_classes.h"
+
 namespace feedprof::kineto {
 namespace {
 
-inline bool IsSpace(char c) {
-  return c == ' ' || c == '\n' || c == '\r' || c == '\t';
-}
 
 // Bit i of each mask: byte i of a 64-byte block is that character.
 struct BlockMasks {
@@ -281,7 +280,7 @@ SplitResult SplitTraceEvents(std::string_view text, bool after_element,
     size_t p = consumed;
     // Whitespace, then ',' after an element, then whitespace, then '{'.
     for (int part = after ? 0 : 1; part < 2; ++part) {
-      while (p < size && IsSpace(data[p])) ++p;
+      while (p < size && IsJsonSpace(data[p])) ++p;
       if (p - element >= max_event) return {consumed, SplitStop::kOther};
       if (p == size) return {consumed, SplitStop::kNeedMore};
       if (part == 0) {
