@@ -7,7 +7,8 @@
 // traces), (id, call) pairs are radix-sorted and searched instead. A hash
 // table was measured slower there: consecutive ids land far apart in it,
 // while the calls come roughly in id order, which the sort and the table
-// keep.
+// keep. A pair takes one 8-byte word where the ids' spread fits 32 bits
+// (nearly always: the spread is what one trace's ids span), else two.
 //
 // Which call wins an id that several carry is the caller's rule `prefer`
 // (prefer(a, b): call a wins over call b; a strict weak order); among calls
@@ -29,6 +30,13 @@ class CorrelationIndex {
  public:
   static constexpr uint32_t kNone = UINT32_MAX;
 
+  // How the index holds its ids, chosen by their count and spread.
+  enum class Form : uint8_t {
+    kTable,        // a slot per id in [min, max]
+    kPackedPairs,  // sorted (id - min) << 32 | call words
+    kWidePairs,    // sorted (id - min, call) pairs of two words
+  };
+
   // Room for `count` nonzero ids, all within [min, max] (no id: count 0).
   CorrelationIndex(uint64_t count, uint64_t min, uint64_t max)
       : min_(min), max_(max) {
@@ -39,11 +47,15 @@ class CorrelationIndex {
     }
     // A table indexed by id takes 4 bytes per id in range; up to 8 ids per
     // call (32 bytes, less than the call itself) it is the faster choice.
-    dense_ = max - min < 8 * count + 4096;
-    if (dense_) {
+    if (max - min < 8 * count + 4096) {
+      form_ = Form::kTable;
       table_.assign(max - min + 1, kNone);
+    } else if ((max - min) >> kCallBits == 0) {
+      form_ = Form::kPackedPairs;
+      packed_.reserve(count);
     } else {
-      pairs_.reserve(count);
+      form_ = Form::kWidePairs;
+      wide_.reserve(count);
     }
   }
 
@@ -76,59 +88,96 @@ class CorrelationIndex {
   // in increasing order.
   template <typename Prefer>
   void Add(uint64_t id, uint32_t call, const Prefer& prefer) {
-    if (!dense_) {
-      pairs_.push_back({id - min_, call});
-      return;
+    switch (form_) {
+      case Form::kTable: {
+        uint32_t& slot = table_[id - min_];
+        if (slot == kNone || prefer(call, slot)) slot = call;
+        return;
+      }
+      case Form::kPackedPairs:
+        packed_.push_back(kPacked.Make(id - min_, call));
+        return;
+      case Form::kWidePairs:
+        wide_.push_back(kWide.Make(id - min_, call));
+        return;
     }
-    uint32_t& slot = table_[id - min_];
-    if (slot == kNone || prefer(call, slot)) slot = call;
   }
 
   // Call once after the last Add, before Find.
   template <typename Prefer>
   void Seal(const Prefer& prefer) {
-    if (dense_ || pairs_.empty()) return;
-    // Stable by id, so each id's calls stay in the order added; then each
-    // id keeps its winner, as the table indexed by id would.
-    std::vector<stable_time_sort_internal::KeyIndex> scratch;
-    stable_time_sort_internal::RadixSortByKey(
-        pairs_, scratch, max_ - min_, stable_time_sort_internal::WideCodec());
-    size_t kept = 0;
-    for (size_t i = 0; i < pairs_.size(); ++i) {
-      if (kept > 0 && pairs_[kept - 1].key == pairs_[i].key) {
-        uint64_t& winner = pairs_[kept - 1].index;
-        const auto call = static_cast<uint32_t>(pairs_[i].index);
-        if (prefer(call, static_cast<uint32_t>(winner))) winner = call;
-      } else {
-        pairs_[kept++] = pairs_[i];
-      }
+    if (form_ == Form::kPackedPairs) {
+      SortKeepingWinners(packed_, kPacked, prefer);
+    } else if (form_ == Form::kWidePairs) {
+      SortKeepingWinners(wide_, kWide, prefer);
     }
-    pairs_.resize(kept);
   }
 
   // The call that won `id`, or kNone (always for 0 and ids out of range).
   uint32_t Find(uint64_t id) const {
     if (id == 0 || id < min_ || id > max_) return kNone;
-    if (dense_) return table_[id - min_];
-    const uint64_t key = id - min_;
-    auto it = std::lower_bound(pairs_.begin(), pairs_.end(), key,
-                               [](const stable_time_sort_internal::KeyIndex& p,
-                                  uint64_t k) { return p.key < k; });
-    return it != pairs_.end() && it->key == key
-               ? static_cast<uint32_t>(it->index)
+    switch (form_) {
+      case Form::kTable:
+        return table_[id - min_];
+      case Form::kPackedPairs:
+        return FindIn(packed_, kPacked, id - min_);
+      case Form::kWidePairs:
+        return FindIn(wide_, kWide, id - min_);
+    }
+    return kNone;
+  }
+
+  Form form() const { return form_; }
+  // The pairs to sort in Seal (0 for a table indexed by id).
+  size_t pairs_to_sort() const { return packed_.size() + wide_.size(); }
+
+ private:
+  // Call indices are 32 bits: below them, a packed word holds the id.
+  static constexpr int kCallBits = 32;
+  static constexpr stable_time_sort_internal::PackedCodec kPacked{kCallBits};
+  static constexpr stable_time_sort_internal::WideCodec kWide{};
+
+  // Stable by id, so each id's calls stay in the order added; then each id
+  // keeps its winner, as the table indexed by id would.
+  template <typename Item, typename Codec, typename Prefer>
+  void SortKeepingWinners(std::vector<Item>& pairs, const Codec& codec,
+                          const Prefer& prefer) {
+    if (pairs.empty()) return;
+    std::vector<Item> scratch;
+    stable_time_sort_internal::RadixSortByKey(pairs, scratch, max_ - min_,
+                                              codec);
+    size_t kept = 0;
+    for (size_t i = 0; i < pairs.size(); ++i) {
+      const uint64_t key = codec.Key(pairs[i]);
+      if (kept > 0 && codec.Key(pairs[kept - 1]) == key) {
+        const auto call = static_cast<uint32_t>(codec.Index(pairs[i]));
+        const auto winner = static_cast<uint32_t>(codec.Index(pairs[kept - 1]));
+        if (prefer(call, winner)) pairs[kept - 1] = codec.Make(key, call);
+      } else {
+        pairs[kept++] = pairs[i];
+      }
+    }
+    pairs.resize(kept);
+  }
+
+  template <typename Item, typename Codec>
+  static uint32_t FindIn(const std::vector<Item>& pairs, const Codec& codec,
+                         uint64_t key) {
+    auto it = std::lower_bound(
+        pairs.begin(), pairs.end(), key,
+        [&codec](const Item& p, uint64_t k) { return codec.Key(p) < k; });
+    return it != pairs.end() && codec.Key(*it) == key
+               ? static_cast<uint32_t>(codec.Index(*it))
                : kNone;
   }
 
-  // The pairs to sort in Seal (0 for a table indexed by id).
-  size_t pairs_to_sort() const { return pairs_.size(); }
-
- private:
   uint64_t min_;
   uint64_t max_;
-  bool dense_ = false;
+  Form form_ = Form::kTable;
   std::vector<uint32_t> table_;
-  // (id - min, call), sorted by Seal.
-  std::vector<stable_time_sort_internal::KeyIndex> pairs_;
+  // (id - min, call), sorted by Seal: one of the two, by form_.
+  std::vector<uint64_t> packed_;
+  std::vector<stable_time_sort_internal::KeyIndex> wide_;
 };
 
 }  // namespace feedprof::common
