@@ -50,9 +50,9 @@ TEST(CorrelationIndexTest, DenseAndSortedFormsPickTheSameWinners) {
   // Steps for a table, for packed pairs (a spread of 3 * 4000 * 2^12, under
   // 2^32) and for wide pairs (3 * 4000 * 2^30, past it).
   const uint64_t steps[] = {1, uint64_t{1} << 12, uint64_t{1} << 30};
-  const CorrelationIndex::Form forms[] = {
-      CorrelationIndex::Form::kTable, CorrelationIndex::Form::kPackedPairs,
-      CorrelationIndex::Form::kWidePairs};
+  const CorrelationIndex::Form forms[] = {CorrelationIndex::Form::kTable,
+                                          CorrelationIndex::Form::kPackedPairs,
+                                          CorrelationIndex::Form::kWidePairs};
   for (int k = 0; k < 3; ++k) {
     const uint64_t step = steps[k];
     SCOPED_TRACE(absl::StrCat("step ", step));

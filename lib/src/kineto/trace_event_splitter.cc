@@ -16,7 +16,6 @@
 namespace feedprof::kineto {
 namespace {
 
-
 // Bit i of each mask: byte i of a 64-byte block is that character.
 struct BlockMasks {
   uint64_t quote = 0;
