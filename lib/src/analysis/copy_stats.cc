@@ -50,6 +50,7 @@ CopyReport ComputeCopyStats(const PreparedTimeline& prepared) {
   std::array<uint64_t, 5> pageable{};
   for (const DeviceView& d : prepared.devices()) {
     for (const OpRef& op : d.ops) {
+      PrefetchOpAhead(tl.gpu_ops, d.ops, op);
       const GpuOp& g = tl.gpu_ops[op.op];
       if (g.kind != GpuOpKind::kMemcpy) continue;
       const auto i = static_cast<size_t>(DirectionIndex(g.copy_kind));

@@ -66,6 +66,7 @@ DeviceReport ComputeDeviceReport(
   StartOrderedUnion kernels, copies, memsets, kernels_or_copies;
   TimeNs last_end = device.ops.front().end;
   for (const OpRef& op : device.ops) {
+    PrefetchOpAhead(tl.gpu_ops, device.ops, op);
     last_end = std::max(last_end, op.end);
     const GpuOp& g = tl.gpu_ops[op.op];
     switch (g.kind) {

@@ -28,6 +28,8 @@ std::vector<StreamIdle> ComputeHtaStreamBreakdown(
   std::vector<StreamState> streams;  // few per device: linear lookup
   size_t last = 0;
   for (const OpRef& op : device.ops) {
+    PrefetchOpAhead(tl.gpu_ops, device.ops, op);
+    PrefetchLaunchAhead(tl.api_calls, device.ops, op);
     const int64_t stream = tl.gpu_ops[op.op].stream;
     if (last >= streams.size() || streams[last].idle.stream != stream) {
       last = streams.size();

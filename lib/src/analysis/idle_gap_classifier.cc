@@ -96,6 +96,11 @@ void ForEachGapOf(const PreparedTimeline& prepared, const DeviceView& device,
   const auto& calls = prepared.timeline().api_calls;
   const ThreadView* cached_thread = nullptr;
   for (size_t i = 1; i < iv.size(); ++i) {
+    // Each gap asks for the launching call of a gap further on
+    // (kPrefetchAhead).
+    if (i + kPrefetchAhead < iv.size()) {
+      PrefetchLaunch(calls, device.ops[first_op[i + kPrefetchAhead]]);
+    }
     const TimeNs a = iv[i - 1].end;
     const TimeNs b = iv[i].start;
     const TimeNs gap = b - a;

@@ -53,6 +53,8 @@ LaunchStats ComputeLaunchStats(const PreparedTimeline& prepared) {
   std::vector<KernelTotal> by_name;  // indexed by the name's StringId
   for (const DeviceView& d : prepared.devices()) {
     for (const OpRef& op : d.ops) {
+      PrefetchOpAhead(tl.gpu_ops, d.ops, op);
+      PrefetchLaunchAhead(tl.api_calls, d.ops, op);
       const GpuOp& g = tl.gpu_ops[op.op];
       if (g.kind != GpuOpKind::kKernel) continue;
       kernel_ns.push_back(g.end - g.start);

@@ -80,6 +80,7 @@ void AddLegacyDefaultStreamWork(const PreparedTimeline& prepared,
   for (const DeviceView& device : prepared.devices()) {
     std::map<uint32_t, ContextWork> contexts;
     for (const OpRef& op : device.ops) {
+      PrefetchOpAhead(tl.gpu_ops, device.ops, op);
       const GpuOp& g = tl.gpu_ops[op.op];
       const auto it = described.find({g.pid, g.stream});
       if (it == described.end() || it->second < 0) continue;

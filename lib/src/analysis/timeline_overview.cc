@@ -232,6 +232,7 @@ TimelineOverviewBuilder::DevicePart TimelineOverviewBuilder::StartDevice(
   Interval open;
   bool have_open = false;
   for (const OpRef& op : device.ops) {
+    PrefetchOpAhead(ops, device.ops, op);
     if (ops[op.op].kind != GpuOpKind::kKernel || op.end <= op.start) continue;
     if (have_open && op.start <= open.end) {
       open.end = std::max(open.end, op.end);
