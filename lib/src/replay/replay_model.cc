@@ -186,6 +186,9 @@ void ReplayModel::AddOps() {
     device.begin = static_cast<uint32_t>(ops_.size());
     size_t a = 0, x = 0;
     while (a < d.ops.size() || x < d.excluded.size()) {
+      if (a < d.ops.size()) {
+        analysis::PrefetchOpAhead(tl.gpu_ops, d.ops, d.ops[a]);
+      }
       const bool take_excluded =
           a == d.ops.size() ||
           (x < d.excluded.size() && by_start(d.excluded[x], d.ops[a]));

@@ -222,6 +222,7 @@ double PinnedGbps(const analysis::PreparedTimeline& prepared, CopyKind kind) {
   TimeNs time = 0;
   for (const analysis::DeviceView& d : prepared.devices()) {
     for (const analysis::OpRef& ref : d.ops) {
+      analysis::PrefetchOpAhead(tl.gpu_ops, d.ops, ref);
       const GpuOp& g = tl.gpu_ops[ref.op];
       if (g.kind != GpuOpKind::kMemcpy || g.copy_kind != kind) continue;
       const MemoryKind host = kind == CopyKind::kHtoD ? g.src_kind : g.dst_kind;
