@@ -99,7 +99,9 @@ void ForEachGapOf(const PreparedTimeline& prepared, const DeviceView& device,
     // Each gap asks for the launching call of a gap further on
     // (kPrefetchAhead).
     if (i + kPrefetchAhead < iv.size()) {
-      PrefetchLaunch(calls, device.ops[first_op[i + kPrefetchAhead]]);
+      const OpRef& ahead = device.ops[first_op[i + kPrefetchAhead]];
+      PrefetchLaunch(calls, ahead);
+      prepared.PrefetchFirstOpOfCall(ahead);
     }
     const TimeNs a = iv[i - 1].end;
     const TimeNs b = iv[i].start;

@@ -133,6 +133,13 @@ class PreparedTimeline {
     return op.api < 0 ||
            api_op_[static_cast<size_t>(op.api)] == static_cast<int32_t>(op.op);
   }
+  // Asks for what FirstOpOfCall(ahead) reads (kPrefetchAhead; always
+  // inlined, as PrefetchRecord).
+  [[gnu::always_inline]] void PrefetchFirstOpOfCall(const OpRef& ahead) const {
+    if (ahead.api >= 0) {
+      __builtin_prefetch(&api_op_[static_cast<size_t>(ahead.api)]);
+    }
+  }
   // The top-level call of the thread that contains call `api` (itself when
   // not nested), -1 for calls outside the window or the selection.
   int32_t TopOf(uint32_t api) const { return api_top_[api]; }

@@ -75,7 +75,20 @@ void Replay(const ReplayModel& model, const ReplayEdits& edits,
     return std::max(start + (c.end - c.start), awaited);
   };
 
-  for (const ReplayEvent& e : model.order()) {
+  const std::vector<ReplayEvent>& order = model.order();
+  for (const ReplayEvent& e : order) {
+    // The events come in time order, so their calls and ops lie anywhere
+    // in the model: each asks for the record of an event further on.
+    const size_t ahead =
+        static_cast<size_t>(&e - order.data()) + analysis::kPrefetchAhead;
+    if (ahead < order.size()) {
+      const ReplayEvent& next = order[ahead];
+      if (next.kind == ReplayEvent::Kind::kOpStart) {
+        analysis::PrefetchRecord(&ops[next.index]);
+      } else {
+        analysis::PrefetchRecord(&calls[next.index]);
+      }
+    }
     const size_t i = e.index;
     switch (e.kind) {
       case ReplayEvent::Kind::kCallStart: {
