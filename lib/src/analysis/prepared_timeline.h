@@ -17,6 +17,7 @@
 
 #include "absl/status/statusor.h"
 #include "analysis/api_classifier.h"
+#include "analysis/record_prefetch.h"
 #include "common/parallel_for.h"
 #include "feedprof/analysis.h"
 #include "feedprof/timeline.h"
@@ -39,53 +40,6 @@ struct DeviceView {
   std::vector<OpRef> ops;
   std::vector<OpRef> excluded;  // launched before recording began
 };
-
-// How far ahead a pass over a device's ops asks for the records it will
-// read. A device's GpuOps and their launching ApiCalls lie far apart in a
-// big timeline (in a session, among the other processes' events), so each
-// is a miss to memory, and waiting for them one at a time was most of the
-// time of those passes.
-inline constexpr size_t kPrefetchAhead = 16;
-
-// The op kPrefetchAhead places after `op`, an element of `view`; nullptr
-// past the end.
-inline const OpRef* OpAhead(const std::vector<OpRef>& view, const OpRef& op) {
-  const size_t ahead = static_cast<size_t>(&op - view.data()) + kPrefetchAhead;
-  return ahead < view.size() ? &view[ahead] : nullptr;
-}
-
-// The prefetches below are always inlined: a prefetch has no effect the
-// compiler can see, so a call to a function that only prefetches is taken
-// for one without effects and dropped.
-
-// Asks for both ends of `*record`: a GpuOp (88 bytes) or an ApiCall (56)
-// spans two cache lines more often than not.
-template <typename T>
-[[gnu::always_inline]] inline void PrefetchRecord(const T* record) {
-  const auto* bytes = reinterpret_cast<const char*>(record);
-  __builtin_prefetch(bytes);
-  __builtin_prefetch(bytes + sizeof(T) - 1);
-}
-
-// Asks for the GpuOp of OpAhead(view, op).
-[[gnu::always_inline]] inline void PrefetchOpAhead(
-    const std::vector<GpuOp>& ops, const std::vector<OpRef>& view,
-    const OpRef& op) {
-  if (const OpRef* ahead = OpAhead(view, op)) PrefetchRecord(&ops[ahead->op]);
-}
-
-// Asks for the launching ApiCall of `ahead`, when it has one.
-[[gnu::always_inline]] inline void PrefetchLaunch(
-    const std::vector<ApiCall>& calls, const OpRef& ahead) {
-  if (ahead.api >= 0) PrefetchRecord(&calls[static_cast<size_t>(ahead.api)]);
-}
-
-// Asks for the launching ApiCall of OpAhead(view, op).
-[[gnu::always_inline]] inline void PrefetchLaunchAhead(
-    const std::vector<ApiCall>& calls, const std::vector<OpRef>& view,
-    const OpRef& op) {
-  if (const OpRef* ahead = OpAhead(view, op)) PrefetchLaunch(calls, *ahead);
-}
 
 // A top-level API call of a thread (nested calls folded into it). CUPTI and
 // Nsight record a runtime call and the driver calls it makes; folding keeps
@@ -133,8 +87,8 @@ class PreparedTimeline {
     return op.api < 0 ||
            api_op_[static_cast<size_t>(op.api)] == static_cast<int32_t>(op.op);
   }
-  // Asks for what FirstOpOfCall(ahead) reads (kPrefetchAhead; always
-  // inlined, as PrefetchRecord).
+  // Asks for what FirstOpOfCall(op) will read (always inlined: see
+  // record_prefetch.h).
   [[gnu::always_inline]] void PrefetchFirstOpOfCall(const OpRef& ahead) const {
     if (ahead.api >= 0) {
       __builtin_prefetch(&api_op_[static_cast<size_t>(ahead.api)]);
