@@ -96,12 +96,11 @@ void ForEachGapOf(const PreparedTimeline& prepared, const DeviceView& device,
   const auto& calls = prepared.timeline().api_calls;
   const ThreadView* cached_thread = nullptr;
   for (size_t i = 1; i < iv.size(); ++i) {
-    // Each gap asks for the launching call of a gap further on
-    // (kPrefetchAhead).
-    if (i + kPrefetchAhead < iv.size()) {
-      const OpRef& ahead = device.ops[first_op[i + kPrefetchAhead]];
-      PrefetchLaunch(calls, ahead);
-      prepared.PrefetchFirstOpOfCall(ahead);
+    // Each gap asks for what it reads of the ending op's launching call,
+    // a gap further on.
+    if (const auto* ahead = ElementAhead(first_op, first_op[i])) {
+      PrefetchLaunch(calls, device.ops[*ahead]);
+      prepared.PrefetchFirstOpOfCall(device.ops[*ahead]);
     }
     const TimeNs a = iv[i - 1].end;
     const TimeNs b = iv[i].start;

@@ -79,14 +79,11 @@ void Replay(const ReplayModel& model, const ReplayEdits& edits,
   for (const ReplayEvent& e : order) {
     // The events come in time order, so their calls and ops lie anywhere
     // in the model: each asks for the record of an event further on.
-    const size_t ahead =
-        static_cast<size_t>(&e - order.data()) + analysis::kPrefetchAhead;
-    if (ahead < order.size()) {
-      const ReplayEvent& next = order[ahead];
-      if (next.kind == ReplayEvent::Kind::kOpStart) {
-        analysis::PrefetchRecord(&ops[next.index]);
+    if (const ReplayEvent* next = analysis::ElementAhead(order, e)) {
+      if (next->kind == ReplayEvent::Kind::kOpStart) {
+        analysis::PrefetchRecord(&ops[next->index]);
       } else {
-        analysis::PrefetchRecord(&calls[next.index]);
+        analysis::PrefetchRecord(&calls[next->index]);
       }
     }
     const size_t i = e.index;

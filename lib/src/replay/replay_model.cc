@@ -132,12 +132,11 @@ void ReplayModel::AddThreads(const std::vector<SyncPoint>& sync_groups) {
     rt.tid = t.tid;
     rt.call_begin = static_cast<uint32_t>(calls_.size());
     for (size_t i = 0; i < t.calls.size(); ++i) {
-      // A thread's calls lie among the other threads' in the timeline.
-      if (i + analysis::kPrefetchAhead < t.calls.size()) {
-        analysis::PrefetchRecord(
-            &tl.api_calls[t.calls[i + analysis::kPrefetchAhead].api]);
-      }
       const analysis::ThreadCall& c = t.calls[i];
+      // A thread's calls lie among the other threads' in the timeline.
+      if (const auto* ahead = analysis::ElementAhead(t.calls, c)) {
+        analysis::PrefetchRecord(&tl.api_calls[ahead->api]);
+      }
       ReplayCall rc;
       rc.start = c.start;
       rc.end = c.end;
