@@ -25,11 +25,13 @@ using testing::MustAnalyze;
 using testing::TimelineBuilder;
 
 // The figures below are in these sizes (replay_memory.cc): a call and its
-// start event 56 + 8, a blocking call's end event and awaited op 8 + 8, an
-// op with its event and step slot 64 + 8 + 4, an index entry 4.
-static_assert(sizeof(ReplayCall) == 56);
+// start event 48 + 4, a blocking call's end event, its wait and awaited ops
+// 4 + 16 + 8, an op with its event and step slot 64 + 4 + 4, an index entry
+// 4; a replaying thread's times 8 per call and op and per blocking call.
+static_assert(sizeof(ReplayCall) == 48);
+static_assert(sizeof(ReplayWait) == 16);
 static_assert(sizeof(ReplayOp) == 64);
-static_assert(sizeof(ReplayEvent) == 8);
+static_assert(sizeof(ReplayEvent) == 4);
 
 // `steps` steps of one launch and one cudaDeviceSynchronize each: per step
 // two calls (one blocking) and one op; one sync group.
@@ -53,6 +55,7 @@ ReplayCounts FiveStepCounts() {
   c.blocking_calls = 5;
   c.ops = 5;
   c.largest_calls = 10;
+  c.largest_blocking_calls = 5;
   c.largest_ops = 5;
   c.timeline_api_calls = 10;
   c.timeline_gpu_ops = 5;
@@ -61,19 +64,19 @@ ReplayCounts FiveStepCounts() {
 
 TEST(ReplayMemoryTest, EstimateOfAFiveStepLoop) {
   const ReplayMemoryEstimate e = EstimateReplayMemory(FiveStepCounts(), 1);
-  // 10 x 64 + 5 x 16 + 5 x 76 + 1 x 4 x (10 + 5).
-  EXPECT_EQ(e.model_bytes, 640u + 80u + 380u + 60u);
+  // 10 x 52 + 5 x 28 + 5 x 72 + 1 x 4 x (10 + 5).
+  EXPECT_EQ(e.model_bytes, 520u + 140u + 360u + 60u);
   EXPECT_EQ(e.build_bytes, 5u * 40u);
-  EXPECT_EQ(e.times_bytes, 15u * 16u);
+  EXPECT_EQ(e.times_bytes, (10u + 5u + 5u) * 8u);
   // input_ready (8 per call, 28 per op), pin_copies (8 per call and op),
   // cheaper_launches and the sync (8 per call), faster_gpu (8 per op), the
   // self-check (nothing beyond the times).
   EXPECT_EQ(e.job_bytes,
             (std::vector<uint64_t>{80 + 140, 80 + 40, 80, 80, 40, 0}));
   // One thread: the models, its times and input_ready's scratch.
-  EXPECT_EQ(e.PeakBytes(1), 1160u + 240u + 220u);
+  EXPECT_EQ(e.PeakBytes(1), 1080u + 160u + 220u);
   // Two: both threads' times, input_ready's and pin_copies' scratch.
-  EXPECT_EQ(e.PeakBytes(2), 1160u + 480u + 220u + 120u);
+  EXPECT_EQ(e.PeakBytes(2), 1080u + 320u + 220u + 120u);
 }
 
 TEST(ReplayMemoryTest, CountsWhatTheModelsWillHold) {
@@ -88,6 +91,7 @@ TEST(ReplayMemoryTest, CountsWhatTheModelsWillHold) {
   EXPECT_EQ(c.blocking_calls, want.blocking_calls);
   EXPECT_EQ(c.ops, want.ops);
   EXPECT_EQ(c.largest_calls, want.largest_calls);
+  EXPECT_EQ(c.largest_blocking_calls, want.largest_blocking_calls);
   EXPECT_EQ(c.largest_ops, want.largest_ops);
   EXPECT_EQ(c.timeline_api_calls, want.timeline_api_calls);
   EXPECT_EQ(c.timeline_gpu_ops, want.timeline_gpu_ops);
@@ -95,33 +99,33 @@ TEST(ReplayMemoryTest, CountsWhatTheModelsWillHold) {
 
 TEST(ReplayMemoryTest, ThreadsThatFitTheBudget) {
   const ReplayMemoryEstimate e = EstimateReplayMemory(FiveStepCounts(), 1);
-  // Peaks 1620, 1980 and 2300 for 1, 2 and 3 threads; 80 % of the
+  // Peaks 1460, 1740 and 1980 for 1, 2 and 3 threads; 80 % of the
   // available memory may go to the replay.
-  EXPECT_EQ(e.PeakBytes(3), 1160u + 720u + 220u + 120u + 80u);
-  EXPECT_EQ(ReplayThreadsThatFit(e, 2024, 3), 0u);  // 1619.2 < 1620
-  EXPECT_EQ(ReplayThreadsThatFit(e, 2025, 3), 1u);  // 1620
-  EXPECT_EQ(ReplayThreadsThatFit(e, 2474, 3), 1u);  // 1979.2 < 1980
-  EXPECT_EQ(ReplayThreadsThatFit(e, 2475, 3), 2u);  // 1980
-  EXPECT_EQ(ReplayThreadsThatFit(e, 2875, 3), 3u);  // 2300
+  EXPECT_EQ(e.PeakBytes(3), 1080u + 480u + 220u + 120u + 80u);
+  EXPECT_EQ(ReplayThreadsThatFit(e, 1824, 3), 0u);  // 1459.2 < 1460
+  EXPECT_EQ(ReplayThreadsThatFit(e, 1825, 3), 1u);  // 1460
+  EXPECT_EQ(ReplayThreadsThatFit(e, 2174, 3), 1u);  // 1739.2 < 1740
+  EXPECT_EQ(ReplayThreadsThatFit(e, 2175, 3), 2u);  // 1740
+  EXPECT_EQ(ReplayThreadsThatFit(e, 2475, 3), 3u);  // 1980
   EXPECT_EQ(ReplayThreadsThatFit(e, uint64_t{1} << 40, 3), 3u);
   EXPECT_EQ(ReplayThreadsThatFit(e, uint64_t{1} << 40, 0), 1u);
 }
 
 TEST(ReplayMemoryTest, TooLittleMemorySkipsTheReplayAndSaysWhy) {
   AnalysisOptions options;
-  options.what_if.available_memory_bytes = 2024;
+  options.what_if.available_memory_bytes = 1824;
   const Report r = MustAnalyze(SyncLoop(5), options);
   EXPECT_FALSE(r.what_if.available);
   EXPECT_TRUE(r.what_if.scenarios.empty());
   EXPECT_EQ(r.what_if.unavailable_reason,
-            "skipped: the replay would need about 1.6 KiB of memory, more "
-            "than 80% of the 2.0 KiB available; analyse a shorter window "
+            "skipped: the replay would need about 1.4 KiB of memory, more "
+            "than 80% of the 1.8 KiB available; analyse a shorter window "
             "(--from/--to)");
   // The rest of the report is computed; the next steps carry no prices.
   EXPECT_EQ(r.steps.count, 5u);
   EXPECT_TRUE(r.verdict.next_step_estimates.empty());
 
-  options.what_if.available_memory_bytes = 2025;
+  options.what_if.available_memory_bytes = 1825;
   EXPECT_TRUE(MustAnalyze(SyncLoop(5), options).what_if.available);
 }
 
@@ -154,8 +158,8 @@ TEST(ReplayMemoryTest, SeveralProcessesAreToldToAnalyseOneRank) {
 
 TEST(ReplayMemoryTest, EnoughMemoryLeavesTheReportAsItWas) {
   // 50,000 steps: 150,000 calls and ops, so the replay runs on several
-  // threads when allowed. Its peak: 11.6 MB of models, and per thread
-  // 2.4 MB of times plus the jobs' scratch: 16.2 MB on one thread, 19.8 MB
+  // threads when allowed. Its peak: 10.8 MB of models, and per thread
+  // 1.6 MB of times plus the jobs' scratch: 14.6 MB on one thread, 17.4 MB
   // on two.
   const Timeline tl = SyncLoop(50'000);
   AnalysisOptions unlimited;
@@ -163,19 +167,19 @@ TEST(ReplayMemoryTest, EnoughMemoryLeavesTheReportAsItWas) {
   const std::string want = WriteJsonReport(MustAnalyze(tl, unlimited));
   ASSERT_NE(want.find("\"available\": true"), std::string::npos);
 
-  // The machine's own figure (this machine has far more than 20 MB), and
+  // The machine's own figure (this machine has far more than 18 MB), and
   // a budget of one replaying thread: the same report.
   EXPECT_EQ(WriteJsonReport(MustAnalyze(tl)), want);
   AnalysisOptions one_thread;
-  one_thread.what_if.available_memory_bytes = 22'000'000;  // 80 %: 17.6 MB
+  one_thread.what_if.available_memory_bytes = 20'000'000;  // 80 %: 16.0 MB
   EXPECT_EQ(WriteJsonReport(MustAnalyze(tl, one_thread)), want);
 
   AnalysisOptions none;
-  none.what_if.available_memory_bytes = 20'000'000;  // 80 %: 16.0 MB
+  none.what_if.available_memory_bytes = 18'000'000;  // 80 %: 14.4 MB
   const Report skipped = MustAnalyze(tl, none);
   EXPECT_EQ(skipped.what_if.unavailable_reason,
-            "skipped: the replay would need about 15.4 MiB of memory, more "
-            "than 80% of the 19.1 MiB available; analyse a shorter window "
+            "skipped: the replay would need about 13.9 MiB of memory, more "
+            "than 80% of the 17.2 MiB available; analyse a shorter window "
             "(--from/--to)");
 }
 

@@ -30,7 +30,38 @@ TimeNs SubmittedAt(const ReplayCall& call, TimeNs start, TimeNs end,
   return end + (offset - recorded);
 }
 
+// A non-blocking call's end, or an op's: its replayed start (kUnset while
+// the replay has not reached it) plus its edited length.
+TimeNs CallEndAfter(const ReplayCall& c, const ReplayEdits& edits, size_t i,
+                    TimeNs start) {
+  return start == kUnset ? kUnset
+                         : start + Edited(edits.call_ns, i, c.end - c.start);
+}
+TimeNs OpEndAfter(const ReplayOp& op, const ReplayEdits& edits, size_t i,
+                  TimeNs start) {
+  return start == kUnset ? kUnset
+                         : start + Edited(edits.op_ns, i, op.end - op.start);
+}
+
+// Call `i`'s replayed end; kUnset while the replay has not reached it.
+TimeNs CallEndOrUnset(const ReplayModel& model, const ReplayEdits& edits,
+                      const ReplayTimes& t, size_t i) {
+  const ReplayCall& c = model.calls()[i];
+  if (Blocking(c)) return t.wait_end[c.wait];
+  return CallEndAfter(c, edits, i, t.call_start[i]);
+}
+
 }  // namespace
+
+TimeNs ReplayedCallEnd(const ReplayModel& model, const ReplayEdits& edits,
+                       const ReplayTimes& times, size_t i) {
+  return CallEndOrUnset(model, edits, times, i);
+}
+
+TimeNs ReplayedOpEnd(const ReplayModel& model, const ReplayEdits& edits,
+                     const ReplayTimes& times, size_t i) {
+  return OpEndAfter(model.ops()[i], edits, i, times.op_start[i]);
+}
 
 void Replay(const ReplayModel& model, const ReplayEdits& edits,
             ReplayTimes* times) {
@@ -40,13 +71,13 @@ void Replay(const ReplayModel& model, const ReplayEdits& edits,
   ReplayTimes& t = *times;
   t.out_of_order = 0;
   t.call_start.assign(calls.size(), kUnset);
-  t.call_end.assign(calls.size(), kUnset);
+  t.wait_end.assign(model.waits().size(), kUnset);
   t.op_start.assign(ops.size(), kUnset);
-  t.op_end.assign(ops.size(), kUnset);
   // A value a constraint needs, or the recorded one when the replay has
   // not reached it yet.
   auto op_end = [&](size_t k) {
-    if (t.op_end[k] != kUnset) return t.op_end[k];
+    const TimeNs end = OpEndAfter(ops[k], edits, k, t.op_start[k]);
+    if (end != kUnset) return end;
     ++t.out_of_order;
     return ops[k].end;
   };
@@ -56,7 +87,8 @@ void Replay(const ReplayModel& model, const ReplayEdits& edits,
     return calls[k].start;
   };
   auto call_end = [&](size_t k) {
-    if (t.call_end[k] != kUnset) return t.call_end[k];
+    const TimeNs end = CallEndOrUnset(model, edits, t, k);
+    if (end != kUnset) return end;
     ++t.out_of_order;
     return calls[k].end;
   };
@@ -64,14 +96,15 @@ void Replay(const ReplayModel& model, const ReplayEdits& edits,
   // own cost when an edit lets it stop waiting.
   auto end_blocking = [&](size_t i) {
     const ReplayCall& c = calls[i];
+    const ReplayWait& w = model.waits()[c.wait];
     const TimeNs start = t.call_start[i];
     const TimeNs no_wait = Edited(edits.no_wait_ns, i, ReplayEdits::kKeep);
     if (no_wait != ReplayEdits::kKeep) return start + no_wait;
     TimeNs awaited = kUnset;
-    for (uint32_t a = c.awaited_begin; a < c.awaited_end; ++a) {
+    for (uint32_t a = w.awaited_begin; a < w.awaited_end; ++a) {
       awaited = std::max(awaited, op_end(model.awaited()[a]));
     }
-    if (c.blocked) return std::max(start, awaited) + c.wake_ns;
+    if (c.blocked) return std::max(start, awaited) + w.wake_ns;
     return std::max(start + (c.end - c.start), awaited);
   };
 
@@ -80,14 +113,14 @@ void Replay(const ReplayModel& model, const ReplayEdits& edits,
     // The events come in time order, so their calls and ops lie anywhere
     // in the model: each asks for the record of an event further on.
     if (const ReplayEvent* next = analysis::ElementAhead(order, e)) {
-      if (next->kind == ReplayEvent::Kind::kOpStart) {
-        analysis::PrefetchRecord(&ops[next->index]);
+      if (next->kind() == ReplayEvent::Kind::kOpStart) {
+        analysis::PrefetchRecord(&ops[next->index()]);
       } else {
-        analysis::PrefetchRecord(&calls[next->index]);
+        analysis::PrefetchRecord(&calls[next->index()]);
       }
     }
-    const size_t i = e.index;
-    switch (e.kind) {
+    const size_t i = e.index();
+    switch (e.kind()) {
       case ReplayEvent::Kind::kCallStart: {
         const ReplayCall& c = calls[i];
         TimeNs start = c.start;
@@ -96,10 +129,10 @@ void Replay(const ReplayModel& model, const ReplayEdits& edits,
           start = call_end(i - 1) + std::max<TimeNs>(0, c.gap_before - cut);
         }
         t.call_start[i] = start;
-        if (!Blocking(c)) {
-          t.call_end[i] = start + Edited(edits.call_ns, i, c.end - c.start);
-        } else if (c.end <= c.start) {
-          t.call_end[i] = end_blocking(i);  // no end event of its own
+        // A non-blocking call's end is its start plus its length
+        // (CallEndOrUnset).
+        if (Blocking(c) && c.end <= c.start) {
+          t.wait_end[c.wait] = end_blocking(i);  // no end event of its own
         }
         break;
       }
@@ -108,7 +141,7 @@ void Replay(const ReplayModel& model, const ReplayEdits& edits,
           ++t.out_of_order;
           t.call_start[i] = calls[i].start;
         }
-        t.call_end[i] = end_blocking(i);
+        t.wait_end[calls[i].wait] = end_blocking(i);
         break;
       }
       case ReplayEvent::Kind::kOpStart: {
@@ -136,8 +169,7 @@ void Replay(const ReplayModel& model, const ReplayEdits& edits,
                                         op.dependency_offset);
           }
         }
-        t.op_start[i] = start;
-        t.op_end[i] = start + Edited(edits.op_ns, i, op.end - op.start);
+        t.op_start[i] = start;  // its end: OpEndAfter
         break;
       }
     }
@@ -156,18 +188,20 @@ TimeNs MapHostTime(const ReplayModel& model, const ReplayEdits& edits,
       first, last, t, [](TimeNs v, const ReplayCall& c) { return v < c.end; });
   if (it == last) {
     const auto k = static_cast<size_t>(th.call_end - 1);
-    return times.call_end[k] + (t - calls[k].end);
+    return ReplayedCallEnd(model, edits, times, k) + (t - calls[k].end);
   }
   const auto k = static_cast<size_t>(it - calls.begin());
   if (t >= calls[k].start) {
     return times.call_start[k] +
-           std::min(t - calls[k].start,
-                    times.call_end[k] - times.call_start[k]);
+           std::min(
+               t - calls[k].start,
+               ReplayedCallEnd(model, edits, times, k) - times.call_start[k]);
   }
   if (k == th.call_begin) return t;
   const TimeNs cut = Edited(edits.gap_cut_ns, k, 0);
   const TimeNs kept = std::max<TimeNs>(0, calls[k].gap_before - cut);
-  return times.call_end[k - 1] + std::min(t - calls[k - 1].end, kept);
+  return ReplayedCallEnd(model, edits, times, k - 1) +
+         std::min(t - calls[k - 1].end, kept);
 }
 
 }  // namespace feedprof::replay

@@ -20,10 +20,12 @@ bool BlocksHost(analysis::SyncReason sync) {
 
 // What a model keeps per call and op (replay_model.h): the call or op, its
 // place in the event order (a blocking call has two, its start and its
-// end), and per op its slot in its step's list (what_if.cc).
+// end, and what it waits for), and per op its slot in its step's list
+// (what_if.cc).
 constexpr uint64_t kCallBytes = sizeof(ReplayCall) + sizeof(ReplayEvent);
 constexpr uint64_t kBlockingCallBytes =
-    sizeof(ReplayEvent) + 2 * sizeof(uint32_t);  // end event, awaited ops
+    sizeof(ReplayEvent) + sizeof(ReplayWait) +
+    2 * sizeof(uint32_t);  // end event, its wait, awaited ops
 constexpr uint64_t kOpBytes =
     sizeof(ReplayOp) + sizeof(ReplayEvent) + sizeof(uint32_t);
 // Per process: the timeline-wide index of each call and op in the model.
@@ -35,8 +37,8 @@ constexpr uint64_t kIndexBytes = sizeof(int32_t);
 constexpr uint64_t kBuildBytesPerOp =
     4 + 8 + 8 + sizeof(std::pair<TimeNs, uint32_t>) + 4;
 // Per replaying thread, per call and op of the largest process: the
-// replayed start and end (ReplayTimes).
-constexpr uint64_t kTimesBytes = 2 * sizeof(TimeNs);
+// replayed start, and a blocking call's end (ReplayTimes).
+constexpr uint64_t kTimesBytes = sizeof(TimeNs);
 // A scenario's edit of a call or op (ReplayEdits): a duration or a cut.
 constexpr uint64_t kEditBytes = sizeof(TimeNs);
 // input_ready walks each device's gaps: its busy intervals, the op that
@@ -53,15 +55,17 @@ ReplayCounts CountReplayEvents(const analysis::PreparedTimeline& prepared,
   c.timeline_api_calls = prepared.timeline().api_calls.size();
   c.timeline_gpu_ops = prepared.timeline().gpu_ops.size();
   for (int32_t pid : pids) {
-    uint64_t calls = 0;
+    uint64_t calls = 0, blocking = 0;
     for (const analysis::ThreadView& t : prepared.threads()) {
       if (t.pid != pid) continue;
       calls += t.calls.size();
-      c.calls += t.calls.size();
       for (const analysis::ThreadCall& call : t.calls) {
-        c.blocking_calls += BlocksHost(call.sync) ? 1 : 0;
+        blocking += BlocksHost(call.sync) ? 1 : 0;
       }
     }
+    c.calls += calls;
+    c.blocking_calls += blocking;
+    c.largest_blocking_calls = std::max(c.largest_blocking_calls, blocking);
     uint64_t ops = 0;
     for (const analysis::DeviceView& d : prepared.devices()) {
       if (d.pid == pid) ops += d.ops.size() + d.excluded.size();
@@ -71,6 +75,11 @@ ReplayCounts CountReplayEvents(const analysis::PreparedTimeline& prepared,
     c.largest_ops = std::max(c.largest_ops, ops);
   }
   return c;
+}
+
+bool FitsTheModel(const ReplayCounts& counts) {
+  constexpr uint64_t kMost = uint64_t{ReplayEvent::kMaxIndex} + 1;
+  return counts.largest_calls <= kMost && counts.largest_ops <= kMost;
 }
 
 uint64_t ReplayMemoryEstimate::PeakBytes(size_t threads) const {
@@ -89,7 +98,8 @@ ReplayMemoryEstimate EstimateReplayMemory(const ReplayCounts& c,
       c.ops * kOpBytes +
       c.processes * kIndexBytes * (c.timeline_api_calls + c.timeline_gpu_ops);
   e.build_bytes = c.ops * kBuildBytesPerOp;
-  e.times_bytes = (c.largest_calls + c.largest_ops) * kTimesBytes;
+  e.times_bytes = (c.largest_calls + c.largest_blocking_calls + c.largest_ops) *
+                  kTimesBytes;
   // The jobs as ComputeWhatIf runs them: a self-check per process (the
   // times alone), then input_ready (a cut per call, the busy intervals),
   // cheaper_launches and each remove_sync (a figure per call), pin_copies

@@ -36,11 +36,16 @@ struct ReplayCounts {
   // The most calls, and the most ops, of one process: each replaying
   // thread's arrays grow to the largest process's size.
   uint64_t largest_calls = 0;
+  uint64_t largest_blocking_calls = 0;
   uint64_t largest_ops = 0;
   // Every process's model indexes the whole timeline's calls and ops.
   uint64_t timeline_api_calls = 0;
   uint64_t timeline_gpu_ops = 0;
 };
+
+// Whether every process's calls and ops fit a model's indices (ReplayEvent::
+// kMaxIndex).
+bool FitsTheModel(const ReplayCounts& counts);
 
 // The counts for the models of processes `pids` of `prepared`.
 ReplayCounts CountReplayEvents(const analysis::PreparedTimeline& prepared,

@@ -352,11 +352,10 @@ void ReplayModel::ResolveBlockingCalls() {
   const std::vector<uint32_t>& by_end = ProcessByEnd();
   std::vector<uint32_t> waited_streams;
   for (ReplayCall& c : calls_) {
-    c.awaited_begin = c.awaited_end = static_cast<uint32_t>(awaited_.size());
-    if (c.sync == SyncReason::kNone ||
-        c.sync == SyncReason::kLegacyDefaultStream) {
-      continue;
-    }
+    if (!Blocking(c)) continue;
+    c.wait = static_cast<uint32_t>(waits_.size());
+    ReplayWait& wait = waits_.emplace_back();
+    wait.awaited_begin = static_cast<uint32_t>(awaited_.size());
     waited_streams.clear();
     if (WaitsForEveryStream(tl.strings.Get(tl.api_calls[c.api].name))) {
       for (uint32_t s = 0; s < streams_.size(); ++s) {
@@ -394,9 +393,9 @@ void ReplayModel::ResolveBlockingCalls() {
         break;
       }
     }
-    c.awaited_end = static_cast<uint32_t>(awaited_.size());
+    wait.awaited_end = static_cast<uint32_t>(awaited_.size());
     c.blocked = last_end > c.start;
-    c.wake_ns = c.blocked ? c.end - last_end : 0;
+    wait.wake_ns = c.blocked ? c.end - last_end : 0;
   }
 }
 
@@ -409,8 +408,8 @@ struct KeyedEvent {
 };
 
 bool Before(const KeyedEvent& a, const KeyedEvent& b) {
-  return std::tie(a.key, a.event.kind, a.event.index) <
-         std::tie(b.key, b.event.kind, b.event.index);
+  // bits() orders by (kind, index).
+  return a.key < b.key || (a.key == b.key && a.event.bits() < b.event.bits());
 }
 
 }  // namespace

@@ -25,7 +25,10 @@
 namespace feedprof::replay {
 
 // A top-level CUDA call of a thread (nested driver calls folded in).
+// (A model holds one per CUDA call: the fields are ordered so that it packs
+// into 48 bytes, and what only blocking calls need is in ReplayWait.)
 struct ReplayCall {
+  static constexpr uint32_t kNoWait = UINT32_MAX;
   TimeNs start = 0;  // as recorded
   TimeNs end = 0;
   // Host time between the previous call of the thread and this one; the
@@ -34,19 +37,25 @@ struct ReplayCall {
   uint32_t thread = 0;  // index into ReplayModel::threads()
   uint32_t api = 0;     // index into Timeline::api_calls (the top-level call)
   int32_t sync_group = -1;  // index into Build's sync_groups, -1: none
+  // Blocking calls: what it waited for, index into ReplayModel::waits();
+  // kNoWait for the others.
+  uint32_t wait = kNoWait;
   analysis::ApiClass api_class = analysis::ApiClass::kOther;
   analysis::SyncReason sync = analysis::SyncReason::kNone;
-  // Blocking calls: the ops it waited for (the last op of each stream it
-  // waited on), a range in ReplayModel::awaited(); `blocked` when one of
-  // them ended inside the call. A blocked call ends `wake_ns` after the
-  // later of its start and the last awaited op's end. (`blocked` sits with
-  // the other small fields: a model holds one call per CUDA call.)
+  // Blocking calls: one of the ops it waited for ended inside the call.
   bool blocked = false;
+};
+static_assert(sizeof(ReplayCall) <= 48, "ReplayCall grew: check its padding");
+
+// What a blocking call waited for: the last op of each stream it waited
+// on, a range in ReplayModel::awaited(). A blocked call (ReplayCall::
+// blocked) ends `wake_ns` after the later of its start and the last
+// awaited op's end.
+struct ReplayWait {
   uint32_t awaited_begin = 0;
   uint32_t awaited_end = 0;
   TimeNs wake_ns = 0;
 };
-static_assert(sizeof(ReplayCall) <= 56, "ReplayCall grew: check its padding");
 
 struct ReplayThread {
   int32_t tid = 0;
@@ -79,10 +88,24 @@ struct ReplayOp {
 
 // One event of a replay, in the order a replay visits them (recorded time;
 // at equal times a blocking call's end, then call starts, then ops).
-struct ReplayEvent {
+// (A model holds one or two per call and one per op: the kind and the
+// index share 32 bits, so a process's model holds at most kMaxIndex + 1
+// calls and as many ops; CountReplayEvents counts them beforehand.)
+class ReplayEvent {
+ public:
   enum class Kind : uint8_t { kCallEnd = 0, kCallStart = 1, kOpStart = 2 };
-  Kind kind = Kind::kCallStart;
-  uint32_t index = 0;  // into calls() or ops()
+  static constexpr uint32_t kMaxIndex = (uint32_t{1} << 30) - 1;
+
+  ReplayEvent() = default;
+  ReplayEvent(Kind kind, uint32_t index)
+      : bits_(static_cast<uint32_t>(kind) << 30 | (index & kMaxIndex)) {}
+  Kind kind() const { return static_cast<Kind>(bits_ >> 30); }
+  uint32_t index() const { return bits_ & kMaxIndex; }  // into calls() or ops()
+  // Ordered as (kind, index).
+  uint32_t bits() const { return bits_; }
+
+ private:
+  uint32_t bits_ = static_cast<uint32_t>(Kind::kCallStart) << 30;
 };
 
 // Whether a call blocks the host until GPU work ends.
@@ -104,6 +127,7 @@ class ReplayModel {
   const std::vector<ReplayThread>& threads() const { return threads_; }
   const std::vector<ReplayCall>& calls() const { return calls_; }
   const std::vector<ReplayOp>& ops() const { return ops_; }
+  const std::vector<ReplayWait>& waits() const { return waits_; }
   const std::vector<uint32_t>& awaited() const { return awaited_; }
   const std::vector<ReplayEvent>& order() const { return order_; }
   // calls() index of the top-level call `api`, -1 when not in the model.
@@ -143,6 +167,7 @@ class ReplayModel {
   std::vector<ReplayThread> threads_;
   std::vector<ReplayCall> calls_;
   std::vector<ReplayOp> ops_;
+  std::vector<ReplayWait> waits_;
   std::vector<uint32_t> awaited_;
   std::vector<ReplayEvent> order_;
   std::vector<int32_t> call_of_api_;  // by Timeline::api_calls index

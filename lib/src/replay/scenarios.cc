@@ -98,7 +98,8 @@ ReplayEdits RemoveSyncEdits(const ReplayModel& model, int32_t group) {
     const ReplayCall& c = calls[i];
     if (c.sync_group != group) continue;
     Resize(&e.no_wait_ns, calls.size());
-    e.no_wait_ns[i] = c.blocked ? c.wake_ns : c.end - c.start;
+    e.no_wait_ns[i] =
+        c.blocked ? model.waits()[c.wait].wake_ns : c.end - c.start;
     ++e.edits;
   }
   return e;

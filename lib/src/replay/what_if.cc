@@ -153,7 +153,8 @@ Figures Measure(const ProcessRun& run, const ReplayEdits& edits,
     return times != nullptr ? times->op_start[i] : ops[i].start;
   };
   auto op_end = [&](size_t i) {
-    return times != nullptr ? times->op_end[i] : ops[i].end;
+    return times != nullptr ? ReplayedOpEnd(run.model, edits, *times, i)
+                            : ops[i].end;
   };
   constexpr TimeNs kMax = std::numeric_limits<TimeNs>::max();
   constexpr TimeNs kMin = std::numeric_limits<TimeNs>::min();
@@ -341,6 +342,13 @@ WhatIf ComputeWhatIf(const analysis::PreparedTimeline& prepared,
   // threads as fit in the memory available, and is not run when not even
   // one does.
   const ReplayCounts counts = CountReplayEvents(prepared, pids);
+  if (!FitsTheModel(counts)) {
+    return unavailable(absl::StrCat(
+        "skipped: a process has more than ",
+        uint64_t{ReplayEvent::kMaxIndex} + 1,
+        " CUDA calls or GPU ops in the analysed window, more than the "
+        "replay's model holds; analyse a shorter window (--from/--to)"));
+  }
   size_t replay_threads = common::ParallelWorkers(
       pids.size() + kScenariosBesideSyncGroups + groups.size(),
       counts.calls + counts.ops >= kParallelReplayMinEvents ? 0 : 1);
