@@ -25,10 +25,10 @@ using testing::MustAnalyze;
 using testing::TimelineBuilder;
 
 // The figures below are in these sizes (replay_memory.cc): a call and its
-// start event 48 + 4, a blocking call's end event, its wait and awaited ops
+// start event 32 + 4, a blocking call's end event, its wait and awaited ops
 // 4 + 16 + 8, an op with its event and step slot 64 + 4 + 4, an index entry
 // 4; a replaying thread's times 8 per call and op and per blocking call.
-static_assert(sizeof(ReplayCall) == 48);
+static_assert(sizeof(ReplayCall) == 32);
 static_assert(sizeof(ReplayWait) == 16);
 static_assert(sizeof(ReplayOp) == 64);
 static_assert(sizeof(ReplayEvent) == 4);
@@ -64,8 +64,8 @@ ReplayCounts FiveStepCounts() {
 
 TEST(ReplayMemoryTest, EstimateOfAFiveStepLoop) {
   const ReplayMemoryEstimate e = EstimateReplayMemory(FiveStepCounts(), 1);
-  // 10 x 52 + 5 x 28 + 5 x 72 + 1 x 4 x (10 + 5).
-  EXPECT_EQ(e.model_bytes, 520u + 140u + 360u + 60u);
+  // 10 x 36 + 5 x 28 + 5 x 72 + 1 x 4 x (10 + 5).
+  EXPECT_EQ(e.model_bytes, 360u + 140u + 360u + 60u);
   EXPECT_EQ(e.build_bytes, 5u * 40u);
   EXPECT_EQ(e.times_bytes, (10u + 5u + 5u) * 8u);
   // input_ready (8 per call, 28 per op), pin_copies (8 per call and op),
@@ -74,9 +74,39 @@ TEST(ReplayMemoryTest, EstimateOfAFiveStepLoop) {
   EXPECT_EQ(e.job_bytes,
             (std::vector<uint64_t>{80 + 140, 80 + 40, 80, 80, 40, 0}));
   // One thread: the models, its times and input_ready's scratch.
-  EXPECT_EQ(e.PeakBytes(1), 1080u + 160u + 220u);
+  EXPECT_EQ(e.PeakBytes(1), 920u + 160u + 220u);
   // Two: both threads' times, input_ready's and pin_copies' scratch.
-  EXPECT_EQ(e.PeakBytes(2), 1080u + 320u + 220u + 120u);
+  EXPECT_EQ(e.PeakBytes(2), 920u + 320u + 220u + 120u);
+}
+
+TEST(ReplayMemoryTest, AnEventKeepsItsKindAndIndexInOrder) {
+  const ReplayEvent last(ReplayEvent::Kind::kOpStart, ReplayEvent::kMaxIndex);
+  EXPECT_EQ(last.kind(), ReplayEvent::Kind::kOpStart);
+  EXPECT_EQ(last.index(), (uint32_t{1} << 30) - 1);
+  const ReplayEvent end(ReplayEvent::Kind::kCallEnd, 7);
+  const ReplayEvent start(ReplayEvent::Kind::kCallStart, 3);
+  EXPECT_EQ(end.kind(), ReplayEvent::Kind::kCallEnd);
+  EXPECT_EQ(end.index(), 7u);
+  EXPECT_EQ(start.index(), 3u);
+  // Ordered as (kind, index): a call's end before any start, then starts
+  // by index, then ops.
+  EXPECT_LT(end.bits(), start.bits());
+  EXPECT_LT(start.bits(), ReplayEvent(ReplayEvent::Kind::kCallStart, 4).bits());
+  EXPECT_LT(ReplayEvent(ReplayEvent::Kind::kCallStart, 1u << 29).bits(),
+            ReplayEvent(ReplayEvent::Kind::kOpStart, 0).bits());
+}
+
+TEST(ReplayMemoryTest, AProcessPastTheModelsIndicesIsNotModelled) {
+  ReplayCounts c = FiveStepCounts();
+  EXPECT_TRUE(FitsTheModel(c));
+  c.largest_calls = uint64_t{1} << 30;  // indices 0 .. kMaxIndex
+  c.largest_ops = uint64_t{1} << 30;
+  EXPECT_TRUE(FitsTheModel(c));
+  c.largest_calls = (uint64_t{1} << 30) + 1;
+  EXPECT_FALSE(FitsTheModel(c));
+  c.largest_calls = 10;
+  c.largest_ops = (uint64_t{1} << 30) + 1;
+  EXPECT_FALSE(FitsTheModel(c));
 }
 
 TEST(ReplayMemoryTest, CountsWhatTheModelsWillHold) {
@@ -99,33 +129,33 @@ TEST(ReplayMemoryTest, CountsWhatTheModelsWillHold) {
 
 TEST(ReplayMemoryTest, ThreadsThatFitTheBudget) {
   const ReplayMemoryEstimate e = EstimateReplayMemory(FiveStepCounts(), 1);
-  // Peaks 1460, 1740 and 1980 for 1, 2 and 3 threads; 80 % of the
+  // Peaks 1300, 1580 and 1820 for 1, 2 and 3 threads; 80 % of the
   // available memory may go to the replay.
-  EXPECT_EQ(e.PeakBytes(3), 1080u + 480u + 220u + 120u + 80u);
-  EXPECT_EQ(ReplayThreadsThatFit(e, 1824, 3), 0u);  // 1459.2 < 1460
-  EXPECT_EQ(ReplayThreadsThatFit(e, 1825, 3), 1u);  // 1460
-  EXPECT_EQ(ReplayThreadsThatFit(e, 2174, 3), 1u);  // 1739.2 < 1740
-  EXPECT_EQ(ReplayThreadsThatFit(e, 2175, 3), 2u);  // 1740
-  EXPECT_EQ(ReplayThreadsThatFit(e, 2475, 3), 3u);  // 1980
+  EXPECT_EQ(e.PeakBytes(3), 920u + 480u + 220u + 120u + 80u);
+  EXPECT_EQ(ReplayThreadsThatFit(e, 1624, 3), 0u);  // 1299.2 < 1300
+  EXPECT_EQ(ReplayThreadsThatFit(e, 1625, 3), 1u);  // 1300
+  EXPECT_EQ(ReplayThreadsThatFit(e, 1974, 3), 1u);  // 1579.2 < 1580
+  EXPECT_EQ(ReplayThreadsThatFit(e, 1975, 3), 2u);  // 1580
+  EXPECT_EQ(ReplayThreadsThatFit(e, 2275, 3), 3u);  // 1820
   EXPECT_EQ(ReplayThreadsThatFit(e, uint64_t{1} << 40, 3), 3u);
   EXPECT_EQ(ReplayThreadsThatFit(e, uint64_t{1} << 40, 0), 1u);
 }
 
 TEST(ReplayMemoryTest, TooLittleMemorySkipsTheReplayAndSaysWhy) {
   AnalysisOptions options;
-  options.what_if.available_memory_bytes = 1824;
+  options.what_if.available_memory_bytes = 1624;
   const Report r = MustAnalyze(SyncLoop(5), options);
   EXPECT_FALSE(r.what_if.available);
   EXPECT_TRUE(r.what_if.scenarios.empty());
   EXPECT_EQ(r.what_if.unavailable_reason,
-            "skipped: the replay would need about 1.4 KiB of memory, more "
-            "than 80% of the 1.8 KiB available; analyse a shorter window "
+            "skipped: the replay would need about 1.3 KiB of memory, more "
+            "than 80% of the 1.6 KiB available; analyse a shorter window "
             "(--from/--to)");
   // The rest of the report is computed; the next steps carry no prices.
   EXPECT_EQ(r.steps.count, 5u);
   EXPECT_TRUE(r.verdict.next_step_estimates.empty());
 
-  options.what_if.available_memory_bytes = 1825;
+  options.what_if.available_memory_bytes = 1625;
   EXPECT_TRUE(MustAnalyze(SyncLoop(5), options).what_if.available);
 }
 
@@ -158,8 +188,8 @@ TEST(ReplayMemoryTest, SeveralProcessesAreToldToAnalyseOneRank) {
 
 TEST(ReplayMemoryTest, EnoughMemoryLeavesTheReportAsItWas) {
   // 50,000 steps: 150,000 calls and ops, so the replay runs on several
-  // threads when allowed. Its peak: 10.8 MB of models, and per thread
-  // 1.6 MB of times plus the jobs' scratch: 14.6 MB on one thread, 17.4 MB
+  // threads when allowed. Its peak: 9.2 MB of models, and per thread
+  // 1.6 MB of times plus the jobs' scratch: 13.0 MB on one thread, 15.8 MB
   // on two.
   const Timeline tl = SyncLoop(50'000);
   AnalysisOptions unlimited;
@@ -167,19 +197,19 @@ TEST(ReplayMemoryTest, EnoughMemoryLeavesTheReportAsItWas) {
   const std::string want = WriteJsonReport(MustAnalyze(tl, unlimited));
   ASSERT_NE(want.find("\"available\": true"), std::string::npos);
 
-  // The machine's own figure (this machine has far more than 18 MB), and
+  // The machine's own figure (this machine has far more than 16 MB), and
   // a budget of one replaying thread: the same report.
   EXPECT_EQ(WriteJsonReport(MustAnalyze(tl)), want);
   AnalysisOptions one_thread;
-  one_thread.what_if.available_memory_bytes = 20'000'000;  // 80 %: 16.0 MB
+  one_thread.what_if.available_memory_bytes = 18'000'000;  // 80 %: 14.4 MB
   EXPECT_EQ(WriteJsonReport(MustAnalyze(tl, one_thread)), want);
 
   AnalysisOptions none;
-  none.what_if.available_memory_bytes = 18'000'000;  // 80 %: 14.4 MB
+  none.what_if.available_memory_bytes = 16'000'000;  // 80 %: 12.8 MB
   const Report skipped = MustAnalyze(tl, none);
   EXPECT_EQ(skipped.what_if.unavailable_reason,
-            "skipped: the replay would need about 13.9 MiB of memory, more "
-            "than 80% of the 17.2 MiB available; analyse a shorter window "
+            "skipped: the replay would need about 12.4 MiB of memory, more "
+            "than 80% of the 15.3 MiB available; analyse a shorter window "
             "(--from/--to)");
 }
 

@@ -67,7 +67,6 @@ void Replay(const ReplayModel& model, const ReplayEdits& edits,
             ReplayTimes* times) {
   const auto& calls = model.calls();
   const auto& ops = model.ops();
-  const auto& threads = model.threads();
   ReplayTimes& t = *times;
   t.out_of_order = 0;
   t.call_start.assign(calls.size(), kUnset);
@@ -124,9 +123,10 @@ void Replay(const ReplayModel& model, const ReplayEdits& edits,
       case ReplayEvent::Kind::kCallStart: {
         const ReplayCall& c = calls[i];
         TimeNs start = c.start;
-        if (i > threads[c.thread].call_begin) {
+        if (!c.first_of_thread) {
           const TimeNs cut = Edited(edits.gap_cut_ns, i, 0);
-          start = call_end(i - 1) + std::max<TimeNs>(0, c.gap_before - cut);
+          start = call_end(i - 1) +
+                  std::max<TimeNs>(0, c.start - calls[i - 1].end - cut);
         }
         t.call_start[i] = start;
         // A non-blocking call's end is its start plus its length
@@ -199,7 +199,7 @@ TimeNs MapHostTime(const ReplayModel& model, const ReplayEdits& edits,
   }
   if (k == th.call_begin) return t;
   const TimeNs cut = Edited(edits.gap_cut_ns, k, 0);
-  const TimeNs kept = std::max<TimeNs>(0, calls[k].gap_before - cut);
+  const TimeNs kept = std::max<TimeNs>(0, model.GapBefore(k) - cut);
   return ReplayedCallEnd(model, edits, times, k - 1) +
          std::min(t - calls[k - 1].end, kept);
 }

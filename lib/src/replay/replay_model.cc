@@ -89,6 +89,14 @@ int32_t ReplayModel::OpOfTimelineOp(uint32_t op) const {
   return op < op_of_op_.size() ? op_of_op_[op] : -1;
 }
 
+uint32_t ReplayModel::ThreadOfCall(uint32_t i) const {
+  // The threads' call ranges follow each other in calls() order.
+  const auto it = std::upper_bound(
+      threads_.begin(), threads_.end(), i,
+      [](uint32_t call, const ReplayThread& t) { return call < t.call_end; });
+  return static_cast<uint32_t>(it - threads_.begin());
+}
+
 int32_t ReplayModel::MainThread() const {
   int32_t best = -1;
   uint32_t most = 0;
@@ -140,8 +148,7 @@ void ReplayModel::AddThreads(const std::vector<SyncPoint>& sync_groups) {
       ReplayCall rc;
       rc.start = c.start;
       rc.end = c.end;
-      rc.gap_before = i == 0 ? 0 : c.start - t.calls[i - 1].end;
-      rc.thread = static_cast<uint32_t>(threads_.size());
+      rc.first_of_thread = i == 0;
       rc.api = c.api;
       rc.api_class = prepared_->ClassOf(tl.api_calls[c.api]);
       rc.sync = c.sync;

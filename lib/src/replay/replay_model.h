@@ -25,17 +25,15 @@
 namespace feedprof::replay {
 
 // A top-level CUDA call of a thread (nested driver calls folded in).
-// (A model holds one per CUDA call: the fields are ordered so that it packs
-// into 48 bytes, and what only blocking calls need is in ReplayWait.)
+// (A model holds one per CUDA call, so it packs into 32 bytes: what only
+// blocking calls need is in ReplayWait, and the host time before it and
+// its thread follow from the calls around it: ReplayModel::GapBefore and
+// ThreadOfCall.)
 struct ReplayCall {
   static constexpr uint32_t kNoWait = UINT32_MAX;
   TimeNs start = 0;  // as recorded
   TimeNs end = 0;
-  // Host time between the previous call of the thread and this one; the
-  // thread's first call keeps its recorded start.
-  TimeNs gap_before = 0;
-  uint32_t thread = 0;  // index into ReplayModel::threads()
-  uint32_t api = 0;     // index into Timeline::api_calls (the top-level call)
+  uint32_t api = 0;  // index into Timeline::api_calls (the top-level call)
   int32_t sync_group = -1;  // index into Build's sync_groups, -1: none
   // Blocking calls: what it waited for, index into ReplayModel::waits();
   // kNoWait for the others.
@@ -44,8 +42,10 @@ struct ReplayCall {
   analysis::SyncReason sync = analysis::SyncReason::kNone;
   // Blocking calls: one of the ops it waited for ended inside the call.
   bool blocked = false;
+  // The first call of its thread: it keeps its recorded start.
+  bool first_of_thread = false;
 };
-static_assert(sizeof(ReplayCall) <= 48, "ReplayCall grew: check its padding");
+static_assert(sizeof(ReplayCall) <= 32, "ReplayCall grew: check its padding");
 
 // What a blocking call waited for: the last op of each stream it waited
 // on, a range in ReplayModel::awaited(). A blocked call (ReplayCall::
@@ -126,6 +126,13 @@ class ReplayModel {
   int32_t pid() const { return pid_; }
   const std::vector<ReplayThread>& threads() const { return threads_; }
   const std::vector<ReplayCall>& calls() const { return calls_; }
+  // Host time between the previous call of call `i`'s thread and call `i`;
+  // 0 for a thread's first call.
+  TimeNs GapBefore(size_t i) const {
+    return calls_[i].first_of_thread ? 0 : calls_[i].start - calls_[i - 1].end;
+  }
+  // The thread of call `i`, index into threads().
+  uint32_t ThreadOfCall(uint32_t i) const;
   const std::vector<ReplayOp>& ops() const { return ops_; }
   const std::vector<ReplayWait>& waits() const { return waits_; }
   const std::vector<uint32_t>& awaited() const { return awaited_; }

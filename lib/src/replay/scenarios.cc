@@ -47,7 +47,7 @@ ReplayEdits InputReadyEdits(const analysis::PreparedTimeline& prepared,
       const int32_t launch = model.ops()[static_cast<size_t>(op)].call;
       if (launch < 0) return;
       const ReplayThread& thread =
-          model.threads()[calls[static_cast<size_t>(launch)].thread];
+          model.threads()[model.ThreadOfCall(static_cast<uint32_t>(launch))];
       // Cut from the host time between calls inside [gap start, host-wait
       // end], latest first: the wait ends when the input arrives.
       for (auto k = static_cast<uint32_t>(launch);
@@ -60,7 +60,7 @@ ReplayEdits InputReadyEdits(const analysis::PreparedTimeline& prepared,
         TimeNs& cut = e.gap_cut_ns[k];
         const TimeNs already = cut == ReplayEdits::kKeep ? 0 : cut;
         const TimeNs take =
-            std::min({remaining, hi - lo, calls[k].gap_before - already});
+            std::min({remaining, hi - lo, model.GapBefore(k) - already});
         if (take <= 0) continue;
         if (already == 0) ++e.edits;
         cut = already + take;
