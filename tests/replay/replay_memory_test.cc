@@ -27,7 +27,8 @@ using testing::TimelineBuilder;
 // The figures below are in these sizes (replay_memory.cc): a call and its
 // start event 32 + 4, a blocking call's end event, its wait and awaited ops
 // 4 + 16 + 8, an op with its event and step slot 64 + 4 + 4, an index entry
-// 4; a replaying thread's times 8 per call and op and per blocking call.
+// 4 (per op, and while a model is built per call); a replaying thread's times 8
+// per call and op and per blocking call.
 static_assert(sizeof(ReplayCall) == 32);
 static_assert(sizeof(ReplayWait) == 16);
 static_assert(sizeof(ReplayOp) == 64);
@@ -64,19 +65,20 @@ ReplayCounts FiveStepCounts() {
 
 TEST(ReplayMemoryTest, EstimateOfAFiveStepLoop) {
   const ReplayMemoryEstimate e = EstimateReplayMemory(FiveStepCounts(), 1);
-  // 10 x 36 + 5 x 28 + 5 x 72 + 1 x 4 x (10 + 5).
-  EXPECT_EQ(e.model_bytes, 360u + 140u + 360u + 60u);
-  EXPECT_EQ(e.build_bytes, 5u * 40u);
+  // 10 x 36 + 5 x 28 + 5 x 72 + 1 x 4 x 5.
+  EXPECT_EQ(e.model_bytes, 360u + 140u + 360u + 20u);
+  EXPECT_EQ(e.build_bytes, 5u * 40u + 1u * 4u * 10u);
   EXPECT_EQ(e.times_bytes, (10u + 5u + 5u) * 8u);
-  // input_ready (8 per call, 28 per op), pin_copies (8 per call and op),
-  // cheaper_launches and the sync (8 per call), faster_gpu (8 per op), the
-  // self-check (nothing beyond the times).
+  // input_ready (8 per call, 28 per op), pin_copies (8 per blocking call
+  // and per op), cheaper_launches (8 per call), the sync (8 per blocking
+  // call), faster_gpu (8 per op), the self-check (nothing beyond the
+  // times).
   EXPECT_EQ(e.job_bytes,
-            (std::vector<uint64_t>{80 + 140, 80 + 40, 80, 80, 40, 0}));
+            (std::vector<uint64_t>{80 + 140, 40 + 40, 80, 40, 40, 0}));
   // One thread: the models, its times and input_ready's scratch.
-  EXPECT_EQ(e.PeakBytes(1), 920u + 160u + 220u);
+  EXPECT_EQ(e.PeakBytes(1), 880u + 160u + 220u);
   // Two: both threads' times, input_ready's and pin_copies' scratch.
-  EXPECT_EQ(e.PeakBytes(2), 920u + 320u + 220u + 120u);
+  EXPECT_EQ(e.PeakBytes(2), 880u + 320u + 220u + 80u);
 }
 
 TEST(ReplayMemoryTest, AnEventKeepsItsKindAndIndexInOrder) {
@@ -129,33 +131,34 @@ TEST(ReplayMemoryTest, CountsWhatTheModelsWillHold) {
 
 TEST(ReplayMemoryTest, ThreadsThatFitTheBudget) {
   const ReplayMemoryEstimate e = EstimateReplayMemory(FiveStepCounts(), 1);
-  // Peaks 1300, 1580 and 1820 for 1, 2 and 3 threads; 80 % of the
+  // Peaks 1260, 1500 and 1740 for 1, 2 and 3 threads; 80 % of the
   // available memory may go to the replay.
-  EXPECT_EQ(e.PeakBytes(3), 920u + 480u + 220u + 120u + 80u);
-  EXPECT_EQ(ReplayThreadsThatFit(e, 1624, 3), 0u);  // 1299.2 < 1300
-  EXPECT_EQ(ReplayThreadsThatFit(e, 1625, 3), 1u);  // 1300
-  EXPECT_EQ(ReplayThreadsThatFit(e, 1974, 3), 1u);  // 1579.2 < 1580
-  EXPECT_EQ(ReplayThreadsThatFit(e, 1975, 3), 2u);  // 1580
-  EXPECT_EQ(ReplayThreadsThatFit(e, 2275, 3), 3u);  // 1820
+  EXPECT_EQ(e.PeakBytes(3), 880u + 480u + 220u + 80u + 80u);
+  EXPECT_EQ(ReplayThreadsThatFit(e, 1574, 3), 0u);  // 1259.2 < 1260
+  EXPECT_EQ(ReplayThreadsThatFit(e, 1575, 3), 1u);  // 1260
+  EXPECT_EQ(ReplayThreadsThatFit(e, 1874, 3), 1u);  // 1499.2 < 1500
+  EXPECT_EQ(ReplayThreadsThatFit(e, 1875, 3), 2u);  // 1500
+  EXPECT_EQ(ReplayThreadsThatFit(e, 2174, 3), 2u);  // 1739.2 < 1740
+  EXPECT_EQ(ReplayThreadsThatFit(e, 2175, 3), 3u);  // 1740
   EXPECT_EQ(ReplayThreadsThatFit(e, uint64_t{1} << 40, 3), 3u);
   EXPECT_EQ(ReplayThreadsThatFit(e, uint64_t{1} << 40, 0), 1u);
 }
 
 TEST(ReplayMemoryTest, TooLittleMemorySkipsTheReplayAndSaysWhy) {
   AnalysisOptions options;
-  options.what_if.available_memory_bytes = 1624;
+  options.what_if.available_memory_bytes = 1574;
   const Report r = MustAnalyze(SyncLoop(5), options);
   EXPECT_FALSE(r.what_if.available);
   EXPECT_TRUE(r.what_if.scenarios.empty());
   EXPECT_EQ(r.what_if.unavailable_reason,
-            "skipped: the replay would need about 1.3 KiB of memory, more "
-            "than 80% of the 1.6 KiB available; analyse a shorter window "
+            "skipped: the replay would need about 1.2 KiB of memory, more "
+            "than 80% of the 1.5 KiB available; analyse a shorter window "
             "(--from/--to)");
   // The rest of the report is computed; the next steps carry no prices.
   EXPECT_EQ(r.steps.count, 5u);
   EXPECT_TRUE(r.verdict.next_step_estimates.empty());
 
-  options.what_if.available_memory_bytes = 1625;
+  options.what_if.available_memory_bytes = 1575;
   EXPECT_TRUE(MustAnalyze(SyncLoop(5), options).what_if.available);
 }
 
@@ -188,8 +191,8 @@ TEST(ReplayMemoryTest, SeveralProcessesAreToldToAnalyseOneRank) {
 
 TEST(ReplayMemoryTest, EnoughMemoryLeavesTheReportAsItWas) {
   // 50,000 steps: 150,000 calls and ops, so the replay runs on several
-  // threads when allowed. Its peak: 9.2 MB of models, and per thread
-  // 1.6 MB of times plus the jobs' scratch: 13.0 MB on one thread, 15.8 MB
+  // threads when allowed. Its peak: 8.8 MB of models, and per thread
+  // 1.6 MB of times plus the jobs' scratch: 12.6 MB on one thread, 15.0 MB
   // on two.
   const Timeline tl = SyncLoop(50'000);
   AnalysisOptions unlimited;
@@ -197,7 +200,7 @@ TEST(ReplayMemoryTest, EnoughMemoryLeavesTheReportAsItWas) {
   const std::string want = WriteJsonReport(MustAnalyze(tl, unlimited));
   ASSERT_NE(want.find("\"available\": true"), std::string::npos);
 
-  // The machine's own figure (this machine has far more than 16 MB), and
+  // The machine's own figure (this machine has far more than 15 MB), and
   // a budget of one replaying thread: the same report.
   EXPECT_EQ(WriteJsonReport(MustAnalyze(tl)), want);
   AnalysisOptions one_thread;
@@ -205,11 +208,11 @@ TEST(ReplayMemoryTest, EnoughMemoryLeavesTheReportAsItWas) {
   EXPECT_EQ(WriteJsonReport(MustAnalyze(tl, one_thread)), want);
 
   AnalysisOptions none;
-  none.what_if.available_memory_bytes = 16'000'000;  // 80 %: 12.8 MB
+  none.what_if.available_memory_bytes = 15'000'000;  // 80 %: 12.0 MB
   const Report skipped = MustAnalyze(tl, none);
   EXPECT_EQ(skipped.what_if.unavailable_reason,
-            "skipped: the replay would need about 12.4 MiB of memory, more "
-            "than 80% of the 15.3 MiB available; analyse a shorter window "
+            "skipped: the replay would need about 12.0 MiB of memory, more "
+            "than 80% of the 14.3 MiB available; analyse a shorter window "
             "(--from/--to)");
 }
 

@@ -97,7 +97,7 @@ void Replay(const ReplayModel& model, const ReplayEdits& edits,
     const ReplayCall& c = calls[i];
     const ReplayWait& w = model.waits()[c.wait];
     const TimeNs start = t.call_start[i];
-    const TimeNs no_wait = Edited(edits.no_wait_ns, i, ReplayEdits::kKeep);
+    const TimeNs no_wait = Edited(edits.no_wait_ns, c.wait, ReplayEdits::kKeep);
     if (no_wait != ReplayEdits::kKeep) return start + no_wait;
     TimeNs awaited = kUnset;
     for (uint32_t a = w.awaited_begin; a < w.awaited_end; ++a) {

@@ -20,12 +20,13 @@
 namespace feedprof::replay {
 
 // One scenario's changes to the model. Each vector is empty (no change) or
-// has one entry per call or op; -1 (kKeep) keeps the recorded value.
+// has one entry per call, per blocking call (by ReplayCall::wait) or per
+// op; -1 (kKeep) keeps the recorded value.
 struct ReplayEdits {
   static constexpr TimeNs kKeep = -1;
   std::vector<TimeNs> call_ns;     // duration of a non-blocking call
-  std::vector<TimeNs> gap_cut_ns;  // host time cut from gap_before
-  std::vector<TimeNs> no_wait_ns;  // a blocking call no longer waits: cost
+  std::vector<TimeNs> gap_cut_ns;  // host time cut from the gap before it
+  std::vector<TimeNs> no_wait_ns;  // per wait: it no longer waits; its cost
   std::vector<TimeNs> op_ns;       // duration of an op
   uint64_t edits = 0;              // calls, gaps and ops changed
 };

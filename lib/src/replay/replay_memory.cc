@@ -28,7 +28,8 @@ constexpr uint64_t kBlockingCallBytes =
     2 * sizeof(uint32_t);  // end event, its wait, awaited ops
 constexpr uint64_t kOpBytes =
     sizeof(ReplayOp) + sizeof(ReplayEvent) + sizeof(uint32_t);
-// Per process: the timeline-wide index of each call and op in the model.
+// Per process: the timeline-wide index of each op in the model, and while
+// the model is built, of each call.
 constexpr uint64_t kIndexBytes = sizeof(int32_t);
 // Freed after the build, per op: its stream (4), its place in its stream's
 // list (4, twice over while the list grows), the device's and the
@@ -93,24 +94,26 @@ uint64_t ReplayMemoryEstimate::PeakBytes(size_t threads) const {
 ReplayMemoryEstimate EstimateReplayMemory(const ReplayCounts& c,
                                           size_t sync_groups) {
   ReplayMemoryEstimate e;
-  e.model_bytes =
-      c.calls * kCallBytes + c.blocking_calls * kBlockingCallBytes +
-      c.ops * kOpBytes +
-      c.processes * kIndexBytes * (c.timeline_api_calls + c.timeline_gpu_ops);
-  e.build_bytes = c.ops * kBuildBytesPerOp;
+  e.model_bytes = c.calls * kCallBytes + c.blocking_calls * kBlockingCallBytes +
+                  c.ops * kOpBytes +
+                  c.processes * kIndexBytes * c.timeline_gpu_ops;
+  e.build_bytes = c.ops * kBuildBytesPerOp +
+                  c.processes * kIndexBytes * c.timeline_api_calls;
   e.times_bytes = (c.largest_calls + c.largest_blocking_calls + c.largest_ops) *
                   kTimesBytes;
   // The jobs as ComputeWhatIf runs them: a self-check per process (the
   // times alone), then input_ready (a cut per call, the busy intervals),
-  // cheaper_launches and each remove_sync (a figure per call), pin_copies
-  // (per call and per op) and faster_gpu (per op).
+  // cheaper_launches (a figure per call), each remove_sync (per blocking
+  // call), pin_copies (per blocking call and per op) and faster_gpu (per
+  // op).
   const uint64_t per_call = c.largest_calls * kEditBytes;
+  const uint64_t per_wait = c.largest_blocking_calls * kEditBytes;
   const uint64_t per_op = c.largest_ops * kEditBytes;
   e.job_bytes.assign(c.processes, 0);
   e.job_bytes.push_back(per_call + c.largest_ops * kBusyBytesPerOp);
   e.job_bytes.push_back(per_call);
-  e.job_bytes.insert(e.job_bytes.end(), sync_groups, per_call);
-  e.job_bytes.push_back(per_call + per_op);
+  e.job_bytes.insert(e.job_bytes.end(), sync_groups, per_wait);
+  e.job_bytes.push_back(per_wait + per_op);
   e.job_bytes.push_back(per_op);
   std::sort(e.job_bytes.begin(), e.job_bytes.end(), std::greater<>());
   return e;

@@ -38,7 +38,8 @@ struct ReplayCounts {
   uint64_t largest_calls = 0;
   uint64_t largest_blocking_calls = 0;
   uint64_t largest_ops = 0;
-  // Every process's model indexes the whole timeline's calls and ops.
+  // Every process's model indexes the whole timeline's ops, and while it
+  // is built, its calls.
   uint64_t timeline_api_calls = 0;
   uint64_t timeline_gpu_ops = 0;
 };

@@ -75,6 +75,7 @@ ReplayModel ReplayModel::Build(const analysis::PreparedTimeline& prepared,
 }
 
 void ReplayModel::ReleaseBuildData() {
+  call_of_api_ = {};
   streams_ = {};
   devices_ = {};
   stream_of_op_ = {};

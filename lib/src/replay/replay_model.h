@@ -137,8 +137,6 @@ class ReplayModel {
   const std::vector<ReplayWait>& waits() const { return waits_; }
   const std::vector<uint32_t>& awaited() const { return awaited_; }
   const std::vector<ReplayEvent>& order() const { return order_; }
-  // calls() index of the top-level call `api`, -1 when not in the model.
-  int32_t CallOfApi(uint32_t api) const;
   // ops() index of Timeline::gpu_ops[op], -1 when not in the model.
   int32_t OpOfTimelineOp(uint32_t op) const;
   // The thread with the most calls (the main launching thread), -1: none.
@@ -158,6 +156,9 @@ class ReplayModel {
       : prepared_(&prepared), pid_(pid) {}
   // Fills call_of_api_ as AddThreads will number the calls.
   void IndexCalls();
+  // calls() index of the top-level call `api`, -1 when not in the model
+  // (while the model is built).
+  int32_t CallOfApi(uint32_t api) const;
   void AddThreads(const std::vector<SyncPoint>& sync_groups);
   void AddOps();
   // Indices [begin, end) of ops() by end time.
@@ -177,7 +178,7 @@ class ReplayModel {
   std::vector<ReplayWait> waits_;
   std::vector<uint32_t> awaited_;
   std::vector<ReplayEvent> order_;
-  std::vector<int32_t> call_of_api_;  // by Timeline::api_calls index
+  std::vector<int32_t> call_of_api_;  // by Timeline::api_calls; build only
   std::vector<int32_t> op_of_op_;     // by Timeline::gpu_ops index
   // ops() indices per (device, stream), in start order.
   std::vector<std::vector<uint32_t>> streams_;

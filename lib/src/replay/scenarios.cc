@@ -97,8 +97,8 @@ ReplayEdits RemoveSyncEdits(const ReplayModel& model, int32_t group) {
   for (size_t i = 0; i < calls.size(); ++i) {
     const ReplayCall& c = calls[i];
     if (c.sync_group != group) continue;
-    Resize(&e.no_wait_ns, calls.size());
-    e.no_wait_ns[i] =
+    Resize(&e.no_wait_ns, model.waits().size());
+    e.no_wait_ns[c.wait] =
         c.blocked ? model.waits()[c.wait].wake_ns : c.end - c.start;
     ++e.edits;
   }
@@ -130,9 +130,9 @@ ReplayEdits PinCopiesEdits(const analysis::PreparedTimeline& prepared,
     if (ops[i].call >= 0) {
       const auto k = static_cast<size_t>(ops[i].call);
       const ReplayCall& c = calls[k];
-      if (c.sync != analysis::SyncReason::kNone && c.blocked) {
-        Resize(&e.no_wait_ns, calls.size());
-        e.no_wait_ns[k] = std::min(c.end - c.start, async_call_ns);
+      if (Blocking(c) && c.blocked) {
+        Resize(&e.no_wait_ns, model.waits().size());
+        e.no_wait_ns[c.wait] = std::min(c.end - c.start, async_call_ns);
         changed = true;
       }
     }
