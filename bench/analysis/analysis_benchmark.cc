@@ -81,6 +81,7 @@ Timeline SyntheticTimeline(int64_t launches) {
   const StringId sync = tl.strings.Intern("cudaStreamSynchronize");
   const StringId copy = tl.strings.Intern("cudaMemcpyAsync");
   const StringId kernel = tl.strings.Intern("void gemm_kernel<float>(...)");
+  const uint32_t grid256 = tl.launch_shapes.Intern({{256, 1, 1}, {}, 0});
   const StringId step = tl.strings.Intern("ProfilerStep#");
   tl.gpu_ops.reserve(static_cast<size_t>(launches));
   tl.api_calls.reserve(static_cast<size_t>(launches + launches / 1000 + 1));
@@ -103,8 +104,7 @@ Timeline SyntheticTimeline(int64_t launches) {
     op.pid = 1;
     op.stream = 7 + (i % 4);
     op.name = kernel;
-    op.grid[0] = 256;
-    op.grid[1] = op.grid[2] = 1;
+    op.launch = grid256;
     if (i % 50 == 0) {
       op.kind = GpuOpKind::kMemcpy;
       op.copy_kind = CopyKind::kHtoD;

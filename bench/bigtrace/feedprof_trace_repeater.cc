@@ -222,13 +222,14 @@ void WriteGpuBatches(const Timeline& t, const Shift& shift, PacketFile& out) {
           k->set_device_id(device);
           k->set_stream_id(stream);
           k->set_correlation_id(correlation);
-          k->set_grid_x(op.grid[0]);
-          k->set_grid_y(op.grid[1]);
-          k->set_grid_z(op.grid[2]);
-          k->set_block_x(op.block[0]);
-          k->set_block_y(op.block[1]);
-          k->set_block_z(op.block[2]);
-          k->set_graph_id(op.graph_id);
+          const LaunchShape& launch = t.LaunchOf(op);
+          k->set_grid_x(launch.grid[0]);
+          k->set_grid_y(launch.grid[1]);
+          k->set_grid_z(launch.grid[2]);
+          k->set_block_x(launch.block[0]);
+          k->set_block_y(launch.block[1]);
+          k->set_block_z(launch.block[2]);
+          k->set_graph_id(launch.graph_id);
           break;
         }
         case GpuOpKind::kMemcpy: {

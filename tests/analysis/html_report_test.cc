@@ -449,7 +449,7 @@ TEST(HtmlReportTest, ABigTraceMakesASmallPage) {
     op.start = i * kPeriod;
     op.end = op.start + kPeriod * (1 + i % 9) / 10;
     op.name = names[i % 3];
-    op.grid[0] = 1000;
+    op.launch = tl.launch_shapes.Intern({{1000, 0, 0}, {}, 0});
     tl.gpu_ops.push_back(op);
   }
   for (int tid = 1; tid <= 12; ++tid) {

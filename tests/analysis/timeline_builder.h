@@ -65,10 +65,14 @@ class TimelineBuilder {
     op.pid = pid;
     op.name =
         tl_.strings.Intern(kind == GpuOpKind::kKernel ? "kernel" : "copy");
-    op.grid[0] = 1000;
-    op.grid[1] = op.grid[2] = 1;
+    op.launch = tl_.launch_shapes.Intern({{1000, 1, 1}, {}, 0});
     tl_.gpu_ops.push_back(op);
     return tl_.gpu_ops.back();
+  }
+
+  // Gives `op` a grid of x × y × z blocks.
+  void SetGrid(GpuOp& op, uint32_t x, uint32_t y = 1, uint32_t z = 1) {
+    op.launch = tl_.launch_shapes.Intern({{x, y, z}, {}, 0});
   }
 
   // cudaLaunchKernel [api_start, api_end] then the kernel [k_start, k_end].

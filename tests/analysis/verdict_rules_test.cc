@@ -90,7 +90,7 @@ Timeline LatencyBound() {
   TimelineBuilder b;
   for (int i = 0; i < 200; ++i) {
     GpuOp& op = b.Launch(i * 0.5, i * 0.5 + 0.4, 200 + i * 6.0, 203 + i * 6.0);
-    op.grid[0] = 1;
+    b.SetGrid(op, 1);
   }
   return b.Take();
 }
@@ -246,7 +246,7 @@ TEST(VerdictRulesTest, QueuedIdleAdviceCountsOverlappingSmallGridsOnce) {
     for (int64_t stream : {7, 8}) {
       const double call = i * 1.0 + (stream == 7 ? 0 : 0.5);
       GpuOp& op = b.Launch(call, call + 0.4, start, start + 3, stream);
-      op.grid[0] = 1;
+      b.SetGrid(op, 1);
     }
   }
   const Report r = MustAnalyze(b.Take());

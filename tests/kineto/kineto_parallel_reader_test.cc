@@ -44,8 +44,9 @@ std::string Describe(const Timeline& t) {
         o.stream, " ", o.pid, " ", o.device, " ", name(o.name), " ",
         static_cast<int>(o.kind), " ", static_cast<int>(o.copy_kind), " ",
         static_cast<int>(o.src_kind), " ", static_cast<int>(o.dst_kind), " ",
-        o.grid[0], ",", o.grid[1], ",", o.grid[2], " ", o.block[0], ",",
-        o.block[1], ",", o.block[2], "\n");
+        o.launch, ":", t.LaunchOf(o).grid[0], ",", t.LaunchOf(o).grid[1], ",",
+        t.LaunchOf(o).grid[2], " ", t.LaunchOf(o).block[0], ",",
+        t.LaunchOf(o).block[1], ",", t.LaunchOf(o).block[2], "\n");
   }
   for (const ApiCall& c : t.api_calls) {
     absl::StrAppend(&out, "call ", c.start, " ", c.end, " ", c.correlation, " ",
@@ -207,9 +208,9 @@ TEST(KinetoParallelReaderTest, SameTimelineAsTheSerialPath) {
   EXPECT_EQ(read->strings.Get(read->ranges[4].name),
             "op_4 \xe5\x90\x8d\xc3\xa9");
   // The long and the deep kernels were read whole too.
-  EXPECT_EQ(read->gpu_ops[5].grid[0], 6u);
-  EXPECT_EQ(read->gpu_ops[6].grid[0], 7u);
-  EXPECT_EQ(read->gpu_ops[599].grid[0], 50u);
+  EXPECT_EQ(read->LaunchOf(read->gpu_ops[5]).grid[0], 6u);
+  EXPECT_EQ(read->LaunchOf(read->gpu_ops[6]).grid[0], 7u);
+  EXPECT_EQ(read->LaunchOf(read->gpu_ops[599]).grid[0], 50u);
   EXPECT_EQ(read->gpu_ops[599].correlation, 699u);
   // And through gzip.
   auto gz = ReadEveryWay(WriteTempFile("parallel.json.gz", Gzip(doc)));

@@ -145,9 +145,9 @@ TEST(KinetoReaderTest, MapsEveryCategoryOfTheNewNames) {
   EXPECT_EQ(kernel->device, 0);
   EXPECT_EQ(kernel->stream, 7);
   EXPECT_EQ(kernel->pid, 4242);  // the launching process, not the GPU "pid"
-  EXPECT_EQ(kernel->grid[0], 80u);
-  EXPECT_EQ(kernel->grid[1], 2u);
-  EXPECT_EQ(kernel->block[0], 256u);
+  EXPECT_EQ(t.LaunchOf(*kernel).grid[0], 80u);
+  EXPECT_EQ(t.LaunchOf(*kernel).grid[1], 2u);
+  EXPECT_EQ(t.LaunchOf(*kernel).block[0], 256u);
 
   const GpuOp* copy = FindOp(t, GpuOpKind::kMemcpy);
   ASSERT_NE(copy, nullptr);

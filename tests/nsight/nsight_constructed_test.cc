@@ -125,11 +125,12 @@ TEST(NsightConstructedTest, WithoutEventClassTheSuffixedRowIsKept) {
   ASSERT_EQ(tl->gpu_ops.size(), 1u);
   const GpuOp& k = tl->gpu_ops[0];
   EXPECT_EQ(tl->strings.Get(k.name), "k");
-  EXPECT_EQ(k.grid[0], 4u);
-  EXPECT_EQ(k.grid[1], 5u);
-  EXPECT_EQ(k.grid[2], 0u);  // column absent
-  EXPECT_EQ(k.block[0], 64u);
-  EXPECT_EQ(k.block[2], 0u);
+  const LaunchShape& shape = tl->LaunchOf(k);
+  EXPECT_EQ(shape.grid[0], 4u);
+  EXPECT_EQ(shape.grid[1], 5u);
+  EXPECT_EQ(shape.grid[2], 0u);  // column absent
+  EXPECT_EQ(shape.block[0], 64u);
+  EXPECT_EQ(shape.block[2], 0u);
   EXPECT_EQ(k.device, 1);
   EXPECT_EQ(k.stream, 13);
   EXPECT_EQ(k.pid, 7);

@@ -221,8 +221,8 @@ TEST(NsightRealTracesTest, SaxpyKernelsDevicesProcesses) {
       [](const GpuOp& op) { return op.kind == GpuOpKind::kKernel; });
   EXPECT_EQ(tl->strings.Get(k.name),
             "saxpy(double *, double *, double *, double, int)");
-  EXPECT_EQ(k.grid[0], 2u);
-  EXPECT_EQ(k.block[0], 512u);
+  EXPECT_EQ(tl->LaunchOf(k).grid[0], 2u);
+  EXPECT_EQ(tl->LaunchOf(k).block[0], 512u);
   EXPECT_EQ(k.stream, 7);
   EXPECT_EQ(k.device, 0);
   EXPECT_EQ(k.pid, 1230493);

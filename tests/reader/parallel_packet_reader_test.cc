@@ -29,7 +29,9 @@ constexpr int kCallsPerBatch = 5;
 // One EventBatch packet of thread `tid` with every event kind; batch `b`
 // names kernel string 100 + b % 7 (defined by the strings packets that
 // come every 50 batches), and every 97th batch has a call whose delta
-// lands past the readers' time bound (skipped and counted).
+// lands past the readers' time bound (skipped and counted). The kernel's
+// grid is b blocks wide, and some copies run in a CUDA graph, so the
+// batches intern launch shapes of their own and share others.
 trace::Packet EventsPacket(int b, uint32_t tid) {
   trace::Packet p;
   trace::EventBatch& e = *p.mutable_events();
@@ -74,6 +76,7 @@ trace::Packet EventsPacket(int b, uint32_t tid) {
     c.set_bytes(4096);
     c.set_copy_kind(static_cast<trace::CopyKind>(1 + b % 3));
     c.set_correlation_id(static_cast<uint64_t>(b) * 100 + 2);
+    if (b % 8 == 1) c.set_graph_id(static_cast<uint32_t>(1 + b % 3));
   }
   if (b % 9 == 2) {
     trace::Memset& s = *e.add_memsets();

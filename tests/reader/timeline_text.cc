@@ -53,13 +53,15 @@ std::string TimelineText(const Timeline& t) {
                          d.pcie_current_width, d.pcie_max_width);
   }
   for (const GpuOp& g : t.gpu_ops) {
+    const LaunchShape& launch = t.LaunchOf(g);
     o << absl::StrFormat(
-        "gpu_op %d %d %d %d %d %d %d %s %d %d %d %d %d %d,%d,%d %d,%d,%d %d\n",
+        "gpu_op %d %d %d %d %d %d %d %s %d %d %d %d %d %d:%d,%d,%d %d,%d,%d "
+        "%d\n",
         g.start, g.end, g.correlation, g.bytes, g.stream, g.pid, g.device,
         s(g.name), static_cast<int>(g.kind), static_cast<int>(g.copy_kind),
         static_cast<int>(g.src_kind), static_cast<int>(g.dst_kind), g.async,
-        g.grid[0], g.grid[1], g.grid[2], g.block[0], g.block[1], g.block[2],
-        g.graph_id);
+        g.launch, launch.grid[0], launch.grid[1], launch.grid[2],
+        launch.block[0], launch.block[1], launch.block[2], launch.graph_id);
   }
   for (const ApiCall& c : t.api_calls) {
     o << absl::StrFormat("api %d %d %d %d %d %d %s %d %d\n", c.start, c.end,

@@ -174,11 +174,12 @@ TEST_F(FullTraceTest, DecodesGpuOps) {
   EXPECT_EQ(k0.device, 0);
   EXPECT_EQ(k0.pid, 4242);
   EXPECT_EQ(k0.correlation, 11u);
-  EXPECT_EQ(k0.grid[0], 80u);
-  EXPECT_EQ(k0.grid[1], 2u);
-  EXPECT_EQ(k0.grid[2], 1u);
-  EXPECT_EQ(k0.block[0], 256u);
-  EXPECT_EQ(k0.graph_id, 3u);
+  const LaunchShape& shape = t_.LaunchOf(k0);
+  EXPECT_EQ(shape.grid[0], 80u);
+  EXPECT_EQ(shape.grid[1], 2u);
+  EXPECT_EQ(shape.grid[2], 1u);
+  EXPECT_EQ(shape.block[0], 256u);
+  EXPECT_EQ(shape.graph_id, 3u);
   const GpuOp& k1 = t_.gpu_ops[1];
   EXPECT_EQ(k1.start, 3'000'600);
   EXPECT_EQ(k1.end, 3'001'000);

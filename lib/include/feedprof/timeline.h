@@ -29,14 +29,54 @@ namespace feedprof {
 using TimeNs = int64_t;
 using StringId = uint32_t;  // index into StringTable; 0 is the empty string
 
+// The index the interning tables below share: open addressing over dense
+// ids, at most half full, with no pointers into the values it indexes (so
+// a copied table stays valid). A slot is 0 (free) or the top 32 bits of its
+// value's hash above its id + 1.
+class DenseIdIndex {
+ public:
+  // The id of the value with `hash` for which `same(id)` holds, or `count`
+  // (the next id) once it is added. `hash_of(id)` gives the hash of each of
+  // the `count` values already there, for growing.
+  template <typename Same, typename HashOf>
+  uint32_t FindOrAdd(uint64_t hash, uint32_t count, Same same, HashOf hash_of) {
+    if (2 * (size_t{count} + 1) > slots_.size()) Grow(count, hash_of);
+    const uint64_t tag = hash & ~kIdBits;
+    const size_t mask = slots_.size() - 1;
+    size_t i = static_cast<size_t>(hash) & mask;
+    for (; slots_[i] != 0; i = (i + 1) & mask) {
+      if ((slots_[i] & ~kIdBits) != tag) continue;
+      const auto id = static_cast<uint32_t>((slots_[i] & kIdBits) - 1);
+      if (same(id)) return id;
+    }
+    slots_[i] = tag | (uint64_t{count} + 1);
+    return count;
+  }
+
+ private:
+  static constexpr uint64_t kIdBits = 0xFFFFFFFFull;
+
+  template <typename HashOf>
+  void Grow(uint32_t count, HashOf hash_of) {
+    slots_.assign(slots_.empty() ? 64 : 2 * slots_.size(), 0);
+    const size_t mask = slots_.size() - 1;
+    for (uint32_t id = 0; id < count; ++id) {
+      const uint64_t hash = hash_of(id);
+      size_t i = static_cast<size_t>(hash) & mask;
+      while (slots_[i] != 0) i = (i + 1) & mask;
+      slots_[i] = (hash & ~kIdBits) | (uint64_t{id} + 1);
+    }
+  }
+
+  std::vector<uint64_t> slots_;
+};
+
 // Interns strings: one copy of each distinct text, ids are dense.
 // Not thread-safe: a reader fills it from one thread.
 //
 // Why its own hash table: readers intern a name per event, millions of
 // times, and std::unordered_map's node per string and pointer chase per
-// lookup were a visible part of reading a big trace. The index is open
-// addressing over ids (no pointers into the storage, so a copied table
-// stays valid).
+// lookup were a visible part of reading a big trace.
 class StringTable {
  public:
   StringTable() { Intern(""); }
@@ -48,12 +88,36 @@ class StringTable {
   size_t size() const { return storage_.size(); }
 
  private:
-  void Grow();
-
   std::deque<std::string> storage_;
-  // At most half full; a slot is 0 (free) or the top 32 bits of its
-  // string's hash above its id + 1.
-  std::vector<uint64_t> slots_;
+  DenseIdIndex index_;
+};
+
+// How a kernel was launched, and the CUDA graph an op ran in (0: none).
+// A trace has few distinct ones, so ops refer to them by index
+// (GpuOp::launch) instead of carrying 28 bytes each.
+struct LaunchShape {
+  uint32_t grid[3] = {0, 0, 0};
+  uint32_t block[3] = {0, 0, 0};
+  uint32_t graph_id = 0;
+
+  bool operator==(const LaunchShape&) const = default;
+};
+
+// Interns launch shapes; id 0 is the all-zero shape (copies and memsets
+// outside graphs, kernels whose format gives no shape). Not thread-safe.
+class LaunchShapeTable {
+ public:
+  LaunchShapeTable() { Intern(LaunchShape{}); }
+  uint32_t Intern(const LaunchShape& shape);
+  // The shape of `id`; the all-zero shape for an id the table lacks.
+  const LaunchShape& Get(uint32_t id) const {
+    return id < shapes_.size() ? shapes_[id] : shapes_[0];
+  }
+  size_t size() const { return shapes_.size(); }
+
+ private:
+  std::vector<LaunchShape> shapes_;
+  DenseIdIndex index_;
 };
 
 enum class GpuOpKind : uint8_t { kKernel, kMemcpy, kMemset };
@@ -100,9 +164,7 @@ struct GpuOp {
   MemoryKind src_kind = MemoryKind::kUnknown;
   MemoryKind dst_kind = MemoryKind::kUnknown;
   bool async = false;
-  uint32_t grid[3] = {0, 0, 0};
-  uint32_t block[3] = {0, 0, 0};
-  uint32_t graph_id = 0;
+  uint32_t launch = 0;  // index into Timeline::launch_shapes
 };
 
 enum class ApiDomain : uint8_t { kUnknown, kRuntime, kDriver };
@@ -460,6 +522,7 @@ struct Timeline {
   TimeNs time_base_ns = 0;
 
   StringTable strings;
+  LaunchShapeTable launch_shapes;
   std::vector<Process> processes;
   std::vector<Thread> threads;
   std::vector<Device> devices;
@@ -484,6 +547,10 @@ struct Timeline {
   std::vector<std::string> warnings;
 
   Timeline() { call_sites.emplace_back(); }
+
+  const LaunchShape& LaunchOf(const GpuOp& op) const {
+    return launch_shapes.Get(op.launch);
+  }
 };
 
 }  // namespace feedprof

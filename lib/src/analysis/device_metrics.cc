@@ -72,7 +72,8 @@ DeviceReport ComputeDeviceReport(
     switch (g.kind) {
       case GpuOpKind::kKernel: {
         ++r.kernel_count;
-        const uint64_t blocks = uint64_t{g.grid[0]} * g.grid[1] * g.grid[2];
+        const uint32_t* grid = tl.LaunchOf(g).grid;
+        const uint64_t blocks = uint64_t{grid[0]} * grid[1] * grid[2];
         if (blocks > 0 && blocks < small_grid_blocks) {
           AddTime(&r.small_grid_kernel_ns, op.end - op.start);
         }

@@ -36,8 +36,8 @@ template <typename T>
   return ahead < view.size() ? &view[ahead] : nullptr;
 }
 
-// Asks for both ends of `*record`: a GpuOp (88 bytes) or an ApiCall (56)
-// spans two cache lines more often than not.
+// Asks for both ends of `*record`: a GpuOp (64 bytes) or an ApiCall (56)
+// that does not start a cache line spans two of them.
 template <typename T>
 [[gnu::always_inline]] inline void PrefetchRecord(const T* record) {
   const auto* bytes = reinterpret_cast<const char*>(record);

@@ -1,4 +1,4 @@
-// The timeline model's out-of-line parts: the string table's index.
+// The timeline model's out-of-line parts: the interning tables.
 #include "feedprof/timeline.h"
 
 #include <functional>
@@ -6,40 +6,44 @@
 namespace feedprof {
 namespace {
 
-constexpr uint64_t kIdBits = 0xFFFFFFFFull;
-
 uint64_t HashOf(std::string_view s) {
   return static_cast<uint64_t>(std::hash<std::string_view>()(s));
+}
+
+uint64_t HashOf(const LaunchShape& shape) {
+  // Each word folded in with a multiply (the 64-bit golden ratio) and
+  // finished with a xor-shift, so that both halves of the hash depend on
+  // every field: the index uses the low bits for the slot, the high ones
+  // as the tag.
+  const uint32_t words[] = {shape.grid[0],  shape.grid[1],  shape.grid[2],
+                            shape.block[0], shape.block[1], shape.block[2],
+                            shape.graph_id};
+  uint64_t h = 0;
+  for (uint32_t w : words) {
+    h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 29;
+  }
+  return h;
 }
 
 }  // namespace
 
 StringId StringTable::Intern(std::string_view s) {
-  if (2 * (storage_.size() + 1) > slots_.size()) Grow();
-  const uint64_t hash = HashOf(s);
-  const uint64_t tag = hash & ~kIdBits;
-  const size_t mask = slots_.size() - 1;
-  size_t i = static_cast<size_t>(hash) & mask;
-  for (; slots_[i] != 0; i = (i + 1) & mask) {
-    if ((slots_[i] & ~kIdBits) != tag) continue;
-    const auto id = static_cast<StringId>((slots_[i] & kIdBits) - 1);
-    if (storage_[id] == s) return id;
-  }
-  storage_.emplace_back(s);
-  const auto id = static_cast<StringId>(storage_.size() - 1);
-  slots_[i] = tag | (uint64_t{id} + 1);
+  const auto count = static_cast<uint32_t>(storage_.size());
+  const StringId id = index_.FindOrAdd(
+      HashOf(s), count, [&](uint32_t i) { return storage_[i] == s; },
+      [this](uint32_t i) { return HashOf(storage_[i]); });
+  if (id == count) storage_.emplace_back(s);
   return id;
 }
 
-void StringTable::Grow() {
-  slots_.assign(slots_.empty() ? 64 : 2 * slots_.size(), 0);
-  const size_t mask = slots_.size() - 1;
-  for (size_t id = 0; id < storage_.size(); ++id) {
-    const uint64_t hash = HashOf(storage_[id]);
-    size_t i = static_cast<size_t>(hash) & mask;
-    while (slots_[i] != 0) i = (i + 1) & mask;
-    slots_[i] = (hash & ~kIdBits) | (uint64_t{id} + 1);
-  }
+uint32_t LaunchShapeTable::Intern(const LaunchShape& shape) {
+  const auto count = static_cast<uint32_t>(shapes_.size());
+  const uint32_t id = index_.FindOrAdd(
+      HashOf(shape), count, [&](uint32_t i) { return shapes_[i] == shape; },
+      [this](uint32_t i) { return HashOf(shapes_[i]); });
+  if (id == count) shapes_.push_back(shape);
+  return id;
 }
 
 }  // namespace feedprof

@@ -111,9 +111,10 @@ void WriteOp(ExportContext& ctx, const GpuOp& op, int64_t pid, int64_t tid) {
   out.Arg("device", op.device);
   out.Arg("stream", op.stream);
   if (op.kind == GpuOpKind::kKernel) {
-    out.ArgTriple("grid", op.grid);
-    out.ArgTriple("block", op.block);
-    if (op.graph_id != 0) out.ArgUint("graph id", op.graph_id);
+    const LaunchShape& launch = ctx.tl.LaunchOf(op);
+    out.ArgTriple("grid", launch.grid);
+    out.ArgTriple("block", launch.block);
+    if (launch.graph_id != 0) out.ArgUint("graph id", launch.graph_id);
   } else {
     out.ArgUint("bytes", op.bytes);
     if (op.end > op.start && op.bytes > 0) {

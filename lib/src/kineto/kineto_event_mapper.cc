@@ -257,11 +257,15 @@ void KinetoEventMapper::AddGpuOp(const KinetoEvent& e, GpuOpKind kind) {
   }
   op.stream = stream;
   switch (kind) {
-    case GpuOpKind::kKernel:
-      std::copy(std::begin(e.grid), std::end(e.grid), std::begin(op.grid));
-      std::copy(std::begin(e.block), std::end(e.block), std::begin(op.block));
+    case GpuOpKind::kKernel: {
+      LaunchShape shape;
+      std::copy(std::begin(e.grid), std::end(e.grid), std::begin(shape.grid));
+      std::copy(std::begin(e.block), std::end(e.block),
+                std::begin(shape.block));
+      op.launch = timeline_->launch_shapes.Intern(shape);
       ++counts_.kernels;
       break;
+    }
     case GpuOpKind::kMemcpy:
       op.copy_kind = common::FindCopyKind(e.name);
       ParseMemoryKinds(e.name, &op.src_kind, &op.dst_kind);

@@ -66,11 +66,14 @@ void ReadKernels(ImportContext& ctx) {
     for (int c = kFirstSpecific; c < kFirstSpecific + 3 && op.name == 0; ++c) {
       op.name = ctx.strings.Intern(stmt.OptionalInt64(c));
     }
+    LaunchShape shape;
     for (int i = 0; i < 3; ++i) {
-      op.grid[i] = static_cast<uint32_t>(stmt.Int64(kFirstSpecific + 3 + i));
-      op.block[i] = static_cast<uint32_t>(stmt.Int64(kFirstSpecific + 6 + i));
+      shape.grid[i] = static_cast<uint32_t>(stmt.Int64(kFirstSpecific + 3 + i));
+      shape.block[i] =
+          static_cast<uint32_t>(stmt.Int64(kFirstSpecific + 6 + i));
     }
-    op.graph_id = static_cast<uint32_t>(stmt.Int64(kFirstSpecific + 9));
+    shape.graph_id = static_cast<uint32_t>(stmt.Int64(kFirstSpecific + 9));
+    op.launch = ctx.timeline.launch_shapes.Intern(shape);
     ctx.timeline.gpu_ops.push_back(op);
   });
 }

@@ -117,6 +117,18 @@ void DecodeEventBatch(const trace::EventBatch& batch, int32_t pid,
     times->span.Add(e.ts, e.ts);
   }
 
+  // Neighbouring kernels mostly share a shape: the last one is kept to
+  // spare the table's lookup.
+  LaunchShape last_shape;
+  uint32_t last_launch = 0;
+  auto launch_of = [&](const LaunchShape& shape) {
+    if (!(shape == last_shape)) {
+      last_shape = shape;
+      last_launch = out.launch_shapes->Intern(shape);
+    }
+    return last_launch;
+  };
+
   previous = base;
   for (const trace::Kernel& kernel : batch.kernels()) {
     previous = AddDelta(previous, kernel.start_delta());
@@ -131,13 +143,10 @@ void DecodeEventBatch(const trace::EventBatch& batch, int32_t pid,
     e.name = kernel.name_id();  // file-local until the section ends
     e.kind = GpuOpKind::kKernel;
     e.async = true;
-    e.grid[0] = kernel.grid_x();
-    e.grid[1] = kernel.grid_y();
-    e.grid[2] = kernel.grid_z();
-    e.block[0] = kernel.block_x();
-    e.block[1] = kernel.block_y();
-    e.block[2] = kernel.block_z();
-    e.graph_id = kernel.graph_id();
+    e.launch =
+        launch_of({{kernel.grid_x(), kernel.grid_y(), kernel.grid_z()},
+                   {kernel.block_x(), kernel.block_y(), kernel.block_z()},
+                   kernel.graph_id()});
     times->span.Add(e.start, e.end);
   }
 
@@ -158,7 +167,7 @@ void DecodeEventBatch(const trace::EventBatch& batch, int32_t pid,
     e.src_kind = ToMemoryKind(copy.src_kind());
     e.dst_kind = ToMemoryKind(copy.dst_kind());
     e.async = copy.async();
-    e.graph_id = copy.graph_id();
+    if (copy.graph_id() != 0) e.launch = launch_of({{}, {}, copy.graph_id()});
     times->span.Add(e.start, e.end);
   }
 
@@ -177,7 +186,7 @@ void DecodeEventBatch(const trace::EventBatch& batch, int32_t pid,
     e.kind = GpuOpKind::kMemset;
     e.dst_kind = ToMemoryKind(set.memory_kind());
     e.async = set.async();
-    e.graph_id = set.graph_id();
+    if (set.graph_id() != 0) e.launch = launch_of({{}, {}, set.graph_id()});
     times->span.Add(e.start, e.end);
   }
 
@@ -208,6 +217,7 @@ void DecodedEvents::Clear() {
   marks.clear();
   gpu_ops.clear();
   syncs.clear();
+  launch_shapes = LaunchShapeTable();
   times = EventTimes();
 }
 

@@ -61,6 +61,7 @@ struct EventVectors {
   std::vector<Mark>* marks = nullptr;
   std::vector<GpuOp>* gpu_ops = nullptr;
   std::vector<SyncRecord>* syncs = nullptr;
+  LaunchShapeTable* launch_shapes = nullptr;  // GpuOp::launch indexes it
 };
 
 // Appends the events of `batch` of process `pid`: API calls, NVTX ranges
@@ -77,10 +78,11 @@ struct DecodedEvents {
   std::vector<Mark> marks;
   std::vector<GpuOp> gpu_ops;
   std::vector<SyncRecord> syncs;
+  LaunchShapeTable launch_shapes;  // the batch's own; the builder re-interns
   EventTimes times;
 
   EventVectors Vectors() {
-    return {&api_calls, &ranges, &marks, &gpu_ops, &syncs};
+    return {&api_calls, &ranges, &marks, &gpu_ops, &syncs, &launch_shapes};
   }
   // Empties it for reuse, keeping the vectors' capacity.
   void Clear();

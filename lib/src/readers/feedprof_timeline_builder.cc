@@ -278,7 +278,8 @@ void FeedprofTimelineBuilder::AddEvents(const trace::EventBatch& batch) {
   Timeline& t = *timeline_;
   const size_t first_op = t.gpu_ops.size();
   DecodeEventBatch(batch, section_.pid,
-                   {&t.api_calls, &t.ranges, &t.marks, &t.gpu_ops, &t.syncs},
+                   {&t.api_calls, &t.ranges, &t.marks, &t.gpu_ops, &t.syncs,
+                    &t.launch_shapes},
                    &section_.times);
   NameCopiesAndMemsets(first_op);
 }
@@ -297,6 +298,15 @@ void FeedprofTimelineBuilder::AddDecodedEvents(const DecodedEvents& events) {
   append(events.marks, t.marks);
   append(events.gpu_ops, t.gpu_ops);
   append(events.syncs, t.syncs);
+  if (events.launch_shapes.size() > 1) {
+    std::vector<uint32_t> launch(events.launch_shapes.size());
+    for (uint32_t id = 0; id < launch.size(); ++id) {
+      launch[id] = t.launch_shapes.Intern(events.launch_shapes.Get(id));
+    }
+    for (size_t i = first_op; i < t.gpu_ops.size(); ++i) {
+      t.gpu_ops[i].launch = launch[t.gpu_ops[i].launch];
+    }
+  }
   section_.times.Merge(events.times);
   NameCopiesAndMemsets(first_op);
   section_.has_packets = true;

@@ -82,6 +82,16 @@ PartEvents TakeTimelineTables(Timeline& part, Timeline* into) {
   part.strings = StringTable();
   std::vector<CallSite>().swap(part.call_sites);
 
+  if (t.launch_shapes.size() == 1) {
+    t.launch_shapes = std::move(part.launch_shapes);
+  } else {
+    ids.launches.resize(part.launch_shapes.size());
+    for (uint32_t id = 0; id < ids.launches.size(); ++id) {
+      ids.launches[id] = t.launch_shapes.Intern(part.launch_shapes.Get(id));
+    }
+  }
+  part.launch_shapes = LaunchShapeTable();
+
   taken.Of<GpuOp>() = std::move(part.gpu_ops);
   taken.Of<ApiCall>() = std::move(part.api_calls);
   taken.Of<SyncRecord>() = std::move(part.syncs);

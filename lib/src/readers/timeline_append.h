@@ -1,9 +1,10 @@
 // Puts the partial timelines of a multi-file read together.
 //
 // A session directory or a multi-rank run is read file by file into partial
-// timelines (one per worker thread), each with its own string table and
-// call-site table. Appending a partial re-interns its strings in id order
-// and shifts its call-site indices past those already there. Appended in
+// timelines (one per worker thread), each with its own string, call-site
+// and launch-shape tables. Appending a partial re-interns its strings and
+// launch shapes in id order and shifts its call-site indices past those
+// already there. Appended in
 // file order, that gives exactly the ids one table fed every file in turn
 // gives: a string's id is fixed by the first Intern of it, and re-interning
 // a partial's table in id order interns its new strings in the order the
@@ -35,10 +36,14 @@ namespace feedprof::readers {
 // How one part's string ids and call-site indices become the merged
 // timeline's.
 struct PartIds {
-  std::vector<StringId> strings;  // part id -> merged id; empty: the same
+  std::vector<StringId> strings;   // part id -> merged id; empty: the same
+  std::vector<uint32_t> launches;  // part launch shape -> merged; empty: same
   uint32_t call_site_offset = 0;
 
-  void Fix(GpuOp& e) const { Id(e.name); }
+  void Fix(GpuOp& e) const {
+    Id(e.name);
+    if (!launches.empty()) e.launch = launches[e.launch];
+  }
   void Fix(ApiCall& e) const {
     Id(e.name);
     if (e.call_site != 0) e.call_site += call_site_offset;
@@ -81,9 +86,10 @@ struct PartEvents {
   }
 };
 
-// Moves the strings, call sites, processes, streams, NVTX category names,
-// warnings and drop counts of `part` to the end of `into`'s, with string
-// ids and call-site indices rewritten to `into`'s, and returns `part`'s
+// Moves the strings, call sites, launch shapes, processes, streams, NVTX
+// category names, warnings and drop counts of `part` to the end of
+// `into`'s, with string ids and call-site indices rewritten to `into`'s,
+// and returns `part`'s
 // event vectors with what their ids still need (AppendPartEvents or
 // MergePartEvents puts them in `into` once every part is taken).
 PartEvents TakeTimelineTables(Timeline& part, Timeline* into);
