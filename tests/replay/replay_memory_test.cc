@@ -69,16 +69,21 @@ TEST(ReplayMemoryTest, EstimateOfAFiveStepLoop) {
   EXPECT_EQ(e.model_bytes, 360u + 140u + 360u + 20u);
   EXPECT_EQ(e.build_bytes, 5u * 40u + 1u * 4u * 10u);
   EXPECT_EQ(e.times_bytes, (10u + 5u + 5u) * 8u);
-  // input_ready (8 per call, 28 per op), pin_copies (8 per blocking call
-  // and per op), cheaper_launches (8 per call), the sync (8 per blocking
-  // call), faster_gpu (8 per op), the self-check (nothing beyond the
-  // times).
-  EXPECT_EQ(e.job_bytes,
-            (std::vector<uint64_t>{80 + 140, 40 + 40, 80, 40, 40, 0}));
-  // One thread: the models, its times and input_ready's scratch.
-  EXPECT_EQ(e.PeakBytes(1), 880u + 160u + 220u);
-  // Two: both threads' times, input_ready's and pin_copies' scratch.
-  EXPECT_EQ(e.PeakBytes(2), 880u + 320u + 220u + 80u);
+  // input_ready's (8 per call) and pin_copies' (8 per blocking call and
+  // per op) edits, built ahead with input_ready's busy intervals (28 per
+  // op).
+  EXPECT_EQ(e.held_edit_bytes, 80u + 40u + 40u);
+  EXPECT_EQ(e.edit_build_bytes, 5u * 28u);
+  // cheaper_launches (8 per call), the sync (8 per blocking call),
+  // faster_gpu (8 per op); input_ready, pin_copies and the self-check take
+  // nothing beyond the held edits and the times.
+  EXPECT_EQ(e.job_bytes, (std::vector<uint64_t>{80, 40, 40, 0, 0, 0}));
+  // One thread: the models, the held edits, its times and
+  // cheaper_launches' scratch (above the build's 240 and the held edits'
+  // build, 300).
+  EXPECT_EQ(e.PeakBytes(1), 880u + 160u + 160u + 80u);
+  // Two: both threads' times, cheaper_launches' and the sync's scratch.
+  EXPECT_EQ(e.PeakBytes(2), 880u + 160u + 320u + 80u + 40u);
 }
 
 TEST(ReplayMemoryTest, AnEventKeepsItsKindAndIndexInOrder) {
@@ -131,34 +136,34 @@ TEST(ReplayMemoryTest, CountsWhatTheModelsWillHold) {
 
 TEST(ReplayMemoryTest, ThreadsThatFitTheBudget) {
   const ReplayMemoryEstimate e = EstimateReplayMemory(FiveStepCounts(), 1);
-  // Peaks 1260, 1500 and 1740 for 1, 2 and 3 threads; 80 % of the
+  // Peaks 1280, 1480 and 1680 for 1, 2 and 3 threads; 80 % of the
   // available memory may go to the replay.
-  EXPECT_EQ(e.PeakBytes(3), 880u + 480u + 220u + 80u + 80u);
-  EXPECT_EQ(ReplayThreadsThatFit(e, 1574, 3), 0u);  // 1259.2 < 1260
-  EXPECT_EQ(ReplayThreadsThatFit(e, 1575, 3), 1u);  // 1260
-  EXPECT_EQ(ReplayThreadsThatFit(e, 1874, 3), 1u);  // 1499.2 < 1500
-  EXPECT_EQ(ReplayThreadsThatFit(e, 1875, 3), 2u);  // 1500
-  EXPECT_EQ(ReplayThreadsThatFit(e, 2174, 3), 2u);  // 1739.2 < 1740
-  EXPECT_EQ(ReplayThreadsThatFit(e, 2175, 3), 3u);  // 1740
+  EXPECT_EQ(e.PeakBytes(3), 880u + 160u + 480u + 80u + 40u + 40u);
+  EXPECT_EQ(ReplayThreadsThatFit(e, 1599, 3), 0u);  // 1279.2 < 1280
+  EXPECT_EQ(ReplayThreadsThatFit(e, 1600, 3), 1u);  // 1280
+  EXPECT_EQ(ReplayThreadsThatFit(e, 1849, 3), 1u);  // 1479.2 < 1480
+  EXPECT_EQ(ReplayThreadsThatFit(e, 1850, 3), 2u);  // 1480
+  EXPECT_EQ(ReplayThreadsThatFit(e, 2099, 3), 2u);  // 1679.2 < 1680
+  EXPECT_EQ(ReplayThreadsThatFit(e, 2100, 3), 3u);  // 1680
   EXPECT_EQ(ReplayThreadsThatFit(e, uint64_t{1} << 40, 3), 3u);
   EXPECT_EQ(ReplayThreadsThatFit(e, uint64_t{1} << 40, 0), 1u);
 }
 
 TEST(ReplayMemoryTest, TooLittleMemorySkipsTheReplayAndSaysWhy) {
   AnalysisOptions options;
-  options.what_if.available_memory_bytes = 1574;
+  options.what_if.available_memory_bytes = 1599;
   const Report r = MustAnalyze(SyncLoop(5), options);
   EXPECT_FALSE(r.what_if.available);
   EXPECT_TRUE(r.what_if.scenarios.empty());
   EXPECT_EQ(r.what_if.unavailable_reason,
             "skipped: the replay would need about 1.2 KiB of memory, more "
-            "than 80% of the 1.5 KiB available; analyse a shorter window "
+            "than 80% of the 1.6 KiB available; analyse a shorter window "
             "(--from/--to)");
   // The rest of the report is computed; the next steps carry no prices.
   EXPECT_EQ(r.steps.count, 5u);
   EXPECT_TRUE(r.verdict.next_step_estimates.empty());
 
-  options.what_if.available_memory_bytes = 1575;
+  options.what_if.available_memory_bytes = 1600;
   EXPECT_TRUE(MustAnalyze(SyncLoop(5), options).what_if.available);
 }
 
@@ -191,9 +196,9 @@ TEST(ReplayMemoryTest, SeveralProcessesAreToldToAnalyseOneRank) {
 
 TEST(ReplayMemoryTest, EnoughMemoryLeavesTheReportAsItWas) {
   // 50,000 steps: 150,000 calls and ops, so the replay runs on several
-  // threads when allowed. Its peak: 8.8 MB of models, and per thread
-  // 1.6 MB of times plus the jobs' scratch: 12.6 MB on one thread, 15.0 MB
-  // on two.
+  // threads when allowed. Its peak: 8.8 MB of models, 1.6 MB of held
+  // edits, and per thread 1.6 MB of times plus the jobs' scratch: 12.8 MB
+  // on one thread, 14.8 MB on two.
   const Timeline tl = SyncLoop(50'000);
   AnalysisOptions unlimited;
   unlimited.what_if.available_memory_bytes = uint64_t{1} << 50;
@@ -211,7 +216,7 @@ TEST(ReplayMemoryTest, EnoughMemoryLeavesTheReportAsItWas) {
   none.what_if.available_memory_bytes = 15'000'000;  // 80 %: 12.0 MB
   const Report skipped = MustAnalyze(tl, none);
   EXPECT_EQ(skipped.what_if.unavailable_reason,
-            "skipped: the replay would need about 12.0 MiB of memory, more "
+            "skipped: the replay would need about 12.2 MiB of memory, more "
             "than 80% of the 14.3 MiB available; analyse a shorter window "
             "(--from/--to)");
 }

@@ -8,7 +8,9 @@
 
 #include <string>
 
+#include "analysis/prepared_timeline.h"
 #include "feedprof/analysis.h"
+#include "replay/what_if.h"
 #include "tests/analysis/must_analyze.h"
 #include "tests/analysis/timeline_builder.h"
 
@@ -286,6 +288,51 @@ TEST(WhatIfTest, DisabledIsUnavailableWithTheReason) {
   const Report r = MustAnalyze(SyncBoundLoop(), options);
   EXPECT_FALSE(r.what_if.available);
   EXPECT_FALSE(r.what_if.unavailable_reason.empty());
+}
+
+// The views are not resident beside the replay's arrays: ComputeWhatIf
+// frees them once the models and the edits that read them are built, and
+// gives the answers it gives within Analyze. Without a what-if they stay.
+TEST(WhatIfTest, TheViewsAreFreedOnceTheModelsAreBuilt) {
+  const Timeline tl = PageableCopyLoop();
+  const Report r = MustAnalyze(tl);
+  ASSERT_TRUE(r.what_if.available) << r.what_if.unavailable_reason;
+
+  absl::StatusOr<analysis::PreparedTimeline> prepared =
+      analysis::PreparedTimeline::Build(tl, AnalysisOptions{});
+  ASSERT_TRUE(prepared.ok()) << prepared.status();
+  ASSERT_EQ(prepared->devices().size(), 1u);
+  ASSERT_FALSE(prepared->threads().empty());
+  const uint64_t events = prepared->event_count();
+  const Window window = prepared->window();
+
+  AnalysisOptions off;
+  off.what_if.enabled = false;
+  EXPECT_FALSE(replay::ComputeWhatIf(*prepared, r, off.what_if).available);
+  EXPECT_EQ(prepared->devices().size(), 1u);
+  EXPECT_FALSE(prepared->threads().empty());
+
+  const WhatIf w = replay::ComputeWhatIf(*prepared, r, WhatIfOptions{});
+  ASSERT_TRUE(w.available) << w.unavailable_reason;
+  EXPECT_TRUE(prepared->devices().empty());
+  EXPECT_TRUE(prepared->threads().empty());
+  EXPECT_TRUE(prepared->api_in_window().empty());
+  EXPECT_TRUE(prepared->samples().empty());
+  EXPECT_EQ(prepared->event_count(), events);
+  EXPECT_EQ(prepared->window().start, window.start);
+  EXPECT_EQ(prepared->window().end, window.end);
+  // The scenarios whose edits were built before the views went (pinned
+  // copies, input ready) and the others answer as within Analyze.
+  ASSERT_EQ(w.scenarios.size(), r.what_if.scenarios.size());
+  for (size_t i = 0; i < w.scenarios.size(); ++i) {
+    EXPECT_EQ(w.scenarios[i].id, r.what_if.scenarios[i].id);
+    EXPECT_EQ(w.scenarios[i].edits, r.what_if.scenarios[i].edits);
+    EXPECT_EQ(w.scenarios[i].predicted_median_ns,
+              r.what_if.scenarios[i].predicted_median_ns);
+  }
+  const WhatIfScenario* pin = Find(w, "pin_copies");
+  ASSERT_NE(pin, nullptr);
+  EXPECT_EQ(pin->saving_ns, Us(500));
 }
 
 }  // namespace

@@ -126,7 +126,7 @@ absl::StatusOr<Report> Analyze(const Timeline& timeline,
   absl::StatusOr<PreparedTimeline> built =
       PreparedTimeline::Build(timeline, options);
   if (!built.ok()) return built.status();
-  const PreparedTimeline& prepared = *built;
+  PreparedTimeline& prepared = *built;
 
   Report report;
   report.source_format = FormatName(timeline.format);

@@ -519,6 +519,18 @@ void PreparedTimeline::FillThreadCalls(uint32_t group,
   }
 }
 
+void PreparedTimeline::ReleaseViews() {
+  // Swapped with empty ones: clear() keeps the capacity.
+  std::vector<int32_t>().swap(op_api_);
+  std::vector<int32_t>().swap(api_op_);
+  std::vector<int32_t>().swap(api_top_);
+  std::vector<DeviceView>().swap(devices_);
+  std::vector<ThreadView>().swap(threads_);
+  std::unordered_map<uint64_t, uint32_t>().swap(thread_index_);
+  std::vector<uint32_t>().swap(samples_);
+  std::vector<uint32_t>().swap(api_window_);
+}
+
 const ThreadView* PreparedTimeline::FindThread(int32_t pid, int32_t tid) const {
   auto it = thread_index_.find(ThreadKey(pid, tid));
   return it == thread_index_.end() ? nullptr : &threads_[it->second];

@@ -111,6 +111,14 @@ class PreparedTimeline {
 
   // Every event of the timeline (CountEvents), whatever the window.
   uint64_t event_count() const { return events_; }
+
+  // Frees the views (devices, threads, the correlation join, the calls in
+  // the window, the samples): the what-if replay calls it once its models
+  // hold what they need, so that the views and the replay's arrays are not
+  // resident together. Afterwards devices() and threads() are empty and
+  // only timeline(), window(), pids(), Selected() and event_count()
+  // answer as before.
+  void ReleaseViews();
   // From this many events on, passes that do not depend on each other run
   // side by side.
   static constexpr uint64_t kParallelPassesMinEvents =

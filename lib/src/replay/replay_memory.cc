@@ -88,7 +88,9 @@ uint64_t ReplayMemoryEstimate::PeakBytes(size_t threads) const {
   for (size_t j = 0; j < threads && j < job_bytes.size(); ++j) {
     replaying += job_bytes[j];
   }
-  return model_bytes + std::max(build_bytes, replaying);
+  return model_bytes +
+         std::max({build_bytes, held_edit_bytes + edit_build_bytes,
+                   held_edit_bytes + replaying});
 }
 
 ReplayMemoryEstimate EstimateReplayMemory(const ReplayCounts& c,
@@ -101,19 +103,23 @@ ReplayMemoryEstimate EstimateReplayMemory(const ReplayCounts& c,
                   c.processes * kIndexBytes * c.timeline_api_calls;
   e.times_bytes = (c.largest_calls + c.largest_blocking_calls + c.largest_ops) *
                   kTimesBytes;
+  // Built ahead for every process, side by side: input_ready (a cut per
+  // call, the busy intervals while it is built) and pin_copies (per
+  // blocking call and per op).
+  e.held_edit_bytes = (c.calls + c.blocking_calls + c.ops) * kEditBytes;
+  e.edit_build_bytes = c.ops * kBusyBytesPerOp;
   // The jobs as ComputeWhatIf runs them: a self-check per process (the
-  // times alone), then input_ready (a cut per call, the busy intervals),
-  // cheaper_launches (a figure per call), each remove_sync (per blocking
-  // call), pin_copies (per blocking call and per op) and faster_gpu (per
-  // op).
+  // times alone), then input_ready (its held edits), cheaper_launches (a
+  // figure per call), each remove_sync (per blocking call), pin_copies
+  // (its held edits) and faster_gpu (per op).
   const uint64_t per_call = c.largest_calls * kEditBytes;
   const uint64_t per_wait = c.largest_blocking_calls * kEditBytes;
   const uint64_t per_op = c.largest_ops * kEditBytes;
   e.job_bytes.assign(c.processes, 0);
-  e.job_bytes.push_back(per_call + c.largest_ops * kBusyBytesPerOp);
+  e.job_bytes.push_back(0);
   e.job_bytes.push_back(per_call);
   e.job_bytes.insert(e.job_bytes.end(), sync_groups, per_wait);
-  e.job_bytes.push_back(per_wait + per_op);
+  e.job_bytes.push_back(0);
   e.job_bytes.push_back(per_op);
   std::sort(e.job_bytes.begin(), e.job_bytes.end(), std::greater<>());
   return e;

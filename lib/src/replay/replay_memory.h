@@ -10,10 +10,14 @@
 // in the memory available, or not at all (docs/what-if.md).
 //
 // The estimate is the models (kept until the scenarios are done) plus the
-// larger of the build's transient indexes and what the replaying threads
-// hold at once: each its replayed times, sized to the largest process,
-// and the scratch of the job it runs (a scenario's edits; input_ready's
-// busy intervals), the heaviest jobs at once. The sizes are those of the
+// largest of three stages: the build's transient indexes; the edits of
+// input_ready and pin_copies, which read the analysis' views and so are
+// built for every process before the views are freed, with input_ready's
+// busy intervals; and those edits, still held, beside what the replaying
+// threads hold at once: each its replayed times, sized to the largest
+// process, and the scratch of the job it runs (a scenario's edits), the
+// heaviest jobs at once. The views the replay frees are not counted
+// against it: the estimate stays on the safe side. The sizes are those of the
 // structures in replay_model.h and replay_engine.h; docs/what-if.md gives
 // the estimate beside the peak measured on big traces.
 #ifndef FEEDPROF_REPLAY_REPLAY_MEMORY_H_
@@ -56,6 +60,11 @@ struct ReplayMemoryEstimate {
   uint64_t model_bytes = 0;  // the models, for the whole replay
   uint64_t build_bytes = 0;  // the build's transient indexes
   uint64_t times_bytes = 0;  // each replaying thread's replayed times
+  // input_ready's and pin_copies' edits of every process, built before the
+  // replay and held until their jobs take them.
+  uint64_t held_edit_bytes = 0;
+  // input_ready's busy intervals while those edits are built.
+  uint64_t edit_build_bytes = 0;
   // Each replay job's scratch beyond the times, largest first.
   std::vector<uint64_t> job_bytes;
   // The peak with `threads` replaying threads.

@@ -302,8 +302,8 @@ std::string SyncTitle(const SyncPoint& p) {
 
 }  // namespace
 
-WhatIf ComputeWhatIf(const analysis::PreparedTimeline& prepared,
-                     const Report& report, const WhatIfOptions& options) {
+WhatIf ComputeWhatIf(analysis::PreparedTimeline& prepared, const Report& report,
+                     const WhatIfOptions& options) {
   WhatIf w;
   w.gpu_speedup = options.gpu_speedup;
   const Timeline& tl = prepared.timeline();
@@ -536,6 +536,22 @@ WhatIf ComputeWhatIf(const analysis::PreparedTimeline& prepared,
   }
   const TimeNs async_call = AsyncCallCost(runs, report);
 
+  // The two scenarios whose edits read the prepared timeline's views get
+  // them now; then the views are freed before any replay array is taken.
+  // Each is moved out by the one job that replays it, once per process.
+  std::vector<ReplayEdits> input_ready_edits(runs.size());
+  std::vector<ReplayEdits> pin_copies_edits(runs.size());
+  common::ParallelFor(runs.size(), build_threads, [&](size_t p, size_t) {
+    input_ready_edits[p] = InputReadyEdits(prepared, runs[p].model);
+    pin_copies_edits[p] =
+        PinCopiesEdits(prepared, runs[p].model, w.pinned_htod_gbps,
+                       w.pinned_dtoh_gbps, async_call);
+  });
+  prepared.ReleaseViews();
+  const auto index_of = [&runs](const ProcessRun& r) {
+    return static_cast<size_t>(&r - runs.data());
+  };
+
   // The scenarios: each one edit of every rank's model, replayed. They are
   // independent, so they run on as many cores as there are, each thread
   // with its own replay arrays; each scenario's result goes to its own slot
@@ -587,7 +603,9 @@ WhatIf ComputeWhatIf(const analysis::PreparedTimeline& prepared,
           "off-CPU I/O and waiting in any gap are cut (more DataLoader "
           "workers, prefetching, faster storage); the CPU work that moves "
           "elsewhere is not modelled"),
-      [&](const ProcessRun& r) { return InputReadyEdits(prepared, r.model); });
+      [&](const ProcessRun& r) {
+        return std::move(input_ready_edits[index_of(r)]);
+      });
 
   const std::string launch_cost =
       w.launch_cost_fraction > 0
@@ -634,8 +652,7 @@ WhatIf ComputeWhatIf(const analysis::PreparedTimeline& prepared,
                    w.pinned_htod_gbps, w.pinned_dtoh_gbps, w.pinned_source,
                    FormatDuration(async_call))),
       [&](const ProcessRun& r) {
-        return PinCopiesEdits(prepared, r.model, w.pinned_htod_gbps,
-                              w.pinned_dtoh_gbps, async_call);
+        return std::move(pin_copies_edits[index_of(r)]);
       });
 
   const std::string speedup = FormatPercent(options.gpu_speedup);

@@ -21,9 +21,13 @@ inline constexpr TimeNs kGraphKernelLaunchNs = 1'000;
 inline constexpr double kSelfCheckTolerance = 0.02;
 
 // The what-if of `report` (its devices, steps and sync points are final)
-// over `prepared`, the timeline the report was computed from.
-WhatIf ComputeWhatIf(const analysis::PreparedTimeline& prepared,
-                     const Report& report, const WhatIfOptions& options);
+// over `prepared`, the timeline the report was computed from. Once the
+// replay's models and the edits that read the views are built, it frees
+// `prepared`'s views (PreparedTimeline::ReleaseViews), so nothing may read
+// them after it; where the what-if is not computed they are left as they
+// are.
+WhatIf ComputeWhatIf(analysis::PreparedTimeline& prepared, const Report& report,
+                     const WhatIfOptions& options);
 
 // Sets verdict->next_steps and next_step_estimates from `steps`: steps a
 // scenario of `what_if` prices first, by saving, their text ending with
