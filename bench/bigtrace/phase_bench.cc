@@ -9,7 +9,8 @@
 // own phases (AnalysisOptions::on_phase) with the resident memory each
 // began with, and peak RSS after loading and after each analysis (the last
 // peak less the resident memory the what-if replay began with is the
-// replay's peak).
+// replay's peak), and the replay's memory estimate for one and two
+// replaying threads beside it.
 //
 //   phase_bench TRACE [--runs N] [--load-only] [--available-memory BYTES]
 //
@@ -29,9 +30,11 @@
 #include <optional>
 #include <string>
 
+#include "analysis/prepared_timeline.h"
 #include "feedprof/analysis.h"
 #include "feedprof/report.h"
 #include "feedprof/trace_loader.h"
+#include "replay/what_if.h"
 
 namespace {
 
@@ -173,6 +176,21 @@ int main(int argc, char** argv) {
                 report->what_if.available
                     ? "available"
                     : report->what_if.unavailable_reason.c_str());
+    // After every peak above: preparing the timeline again costs memory.
+    absl::StatusOr<feedprof::analysis::PreparedTimeline> prepared =
+        feedprof::analysis::PreparedTimeline::Build(*timeline, options);
+    if (prepared.ok()) {
+      const feedprof::replay::ReplayPlan plan =
+          feedprof::replay::PlanReplay(*prepared, *report, options.what_if);
+      std::printf(
+          "  what-if estimate: %.1f MB on 1 thread, %.1f MB on 2 (calls "
+          "%llu, blocking %llu, ops %llu)\n",
+          static_cast<double>(plan.estimate.PeakBytes(1)) / 1e6,
+          static_cast<double>(plan.estimate.PeakBytes(2)) / 1e6,
+          static_cast<unsigned long long>(plan.counts.calls),
+          static_cast<unsigned long long>(plan.counts.blocking_calls),
+          static_cast<unsigned long long>(plan.counts.ops));
+    }
   }
   return 0;
 }

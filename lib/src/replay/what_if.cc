@@ -302,6 +302,25 @@ std::string SyncTitle(const SyncPoint& p) {
 
 }  // namespace
 
+ReplayPlan PlanReplay(const analysis::PreparedTimeline& prepared,
+                      const Report& report, const WhatIfOptions& options) {
+  ReplayPlan plan;
+  for (const SyncPoint& p : report.sync_points) {
+    if (p.blocks_host && plan.groups.size() < options.max_sync_groups) {
+      plan.groups.push_back(p);
+    }
+  }
+  for (const analysis::DeviceView& d : prepared.devices()) {
+    if (!d.ops.empty() && std::find(plan.pids.begin(), plan.pids.end(),
+                                    d.pid) == plan.pids.end()) {
+      plan.pids.push_back(d.pid);
+    }
+  }
+  plan.counts = CountReplayEvents(prepared, plan.pids);
+  plan.estimate = EstimateReplayMemory(plan.counts, plan.groups.size());
+  return plan;
+}
+
 WhatIf ComputeWhatIf(analysis::PreparedTimeline& prepared, const Report& report,
                      const WhatIfOptions& options) {
   WhatIf w;
@@ -323,25 +342,13 @@ WhatIf ComputeWhatIf(analysis::PreparedTimeline& prepared, const Report& report,
         "it (no API calls or no correlation ids), so the host cannot be "
         "replayed");
   }
-  // The host-blocking groups replayed one at a time, longest first.
-  std::vector<SyncPoint> groups;
-  for (const SyncPoint& p : report.sync_points) {
-    if (p.blocks_host && groups.size() < options.max_sync_groups) {
-      groups.push_back(p);
-    }
-  }
-
-  std::vector<int32_t> pids;
-  for (const analysis::DeviceView& d : prepared.devices()) {
-    if (!d.ops.empty() &&
-        std::find(pids.begin(), pids.end(), d.pid) == pids.end()) {
-      pids.push_back(d.pid);
-    }
-  }
   // The replay's peak memory (replay_memory.h): it replays on as many
   // threads as fit in the memory available, and is not run when not even
   // one does.
-  const ReplayCounts counts = CountReplayEvents(prepared, pids);
+  const ReplayPlan plan = PlanReplay(prepared, report, options);
+  const std::vector<int32_t>& pids = plan.pids;
+  const std::vector<SyncPoint>& groups = plan.groups;
+  const ReplayCounts& counts = plan.counts;
   if (!FitsTheModel(counts)) {
     return unavailable(absl::StrCat(
         "skipped: a process has more than ",
@@ -352,8 +359,7 @@ WhatIf ComputeWhatIf(analysis::PreparedTimeline& prepared, const Report& report,
   size_t replay_threads = common::ParallelWorkers(
       pids.size() + kScenariosBesideSyncGroups + groups.size(),
       counts.calls + counts.ops >= kParallelReplayMinEvents ? 0 : 1);
-  const ReplayMemoryEstimate estimate =
-      EstimateReplayMemory(counts, groups.size());
+  const ReplayMemoryEstimate& estimate = plan.estimate;
   if (const std::optional<platform::AvailableMemory> available =
           MemoryForTheReplay(options, estimate.PeakBytes(replay_threads))) {
     replay_threads =

@@ -11,6 +11,7 @@
 #include "analysis/prepared_timeline.h"
 #include "feedprof/analysis.h"
 #include "feedprof/timeline.h"
+#include "replay/replay_memory.h"
 
 namespace feedprof::replay {
 
@@ -19,6 +20,19 @@ namespace feedprof::replay {
 inline constexpr TimeNs kGraphKernelLaunchNs = 1'000;
 // The unedited replay must reproduce the recording this closely.
 inline constexpr double kSelfCheckTolerance = 0.02;
+
+// What the replay of `report` over `prepared` will model: the processes
+// that ran GPU work, in device order; the host-blocking sync groups
+// replayed one at a time, longest first; what their models will hold, and
+// the memory estimate ComputeWhatIf decides by (replay_memory.h).
+struct ReplayPlan {
+  std::vector<int32_t> pids;
+  std::vector<SyncPoint> groups;
+  ReplayCounts counts;
+  ReplayMemoryEstimate estimate;
+};
+ReplayPlan PlanReplay(const analysis::PreparedTimeline& prepared,
+                      const Report& report, const WhatIfOptions& options);
 
 // The what-if of `report` (its devices, steps and sync points are final)
 // over `prepared`, the timeline the report was computed from. Once the
