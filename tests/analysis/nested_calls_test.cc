@@ -5,6 +5,7 @@
 
 #include <string_view>
 
+#include "analysis/prepared_timeline.h"
 #include "feedprof/analysis.h"
 #include "tests/analysis/must_analyze.h"
 #include "tests/analysis/timeline_builder.h"
@@ -45,6 +46,20 @@ TEST(AnalysisNestedCallsTest, DriverSyncInsideRuntimeSyncIsOneSyncPoint) {
   EXPECT_EQ(r.host.cuda_api_ns, Us(5 + 40 + 4));
 }
 
+// A call that does not block by its name, with a blocking driver call in
+// it: the sync point is the outer call's time, named by the nested call.
+TEST(AnalysisNestedCallsTest, DriverSyncInsideANonBlockingCallNamesTheSync) {
+  TimelineBuilder b;
+  b.Launch(0, 5, 6, 40);
+  b.Api("cudaEventQuery", 5, 45);
+  Driver(b, "cuCtxSynchronize", 6, 44, /*corr=*/0);
+  b.Launch(46, 50, 51, 60);
+  b.Api("cudaEventQuery", 61, 62);  // no sync inside: not a sync point
+  const Report r = MustAnalyze(b.timeline());
+  ExpectOneSyncPoint(r, "cuCtxSynchronize", Us(40));
+  EXPECT_EQ(r.host.sync_blocked_ns, Us(40));
+}
+
 TEST(AnalysisNestedCallsTest, OpsJoinTheRuntimeCallOverTheDriverCall) {
   TimelineBuilder b;
   // The driver call is listed first and starts with the runtime call, as
@@ -79,6 +94,9 @@ TEST(AnalysisNestedCallsTest, DriverLaunchInsideRuntimeLaunchCountsOnce) {
   EXPECT_EQ(r.launch.median_launch_delay_ns, Us(12));  // from the runtime call
   EXPECT_EQ(r.host.cuda_api_ns, Us(40));
 }
+
+// The view keeps one 24-byte entry per top-level call.
+static_assert(sizeof(analysis::ThreadCall) == 24);
 
 TEST(AnalysisGraphLaunchTest, OneCallForManyKernels) {
   TimelineBuilder b;

@@ -509,13 +509,14 @@ void PreparedTimeline::FillThreadCalls(uint32_t group,
       outer.end = std::max(outer.end, c.end);
       if (outer.sync == SyncReason::kNone && sync != SyncReason::kNone) {
         outer.sync = sync;
-        outer.sync_api = index;
+        outer.sync_from_nested = true;
+        cached->nested_sync_apis.emplace_back(outer.api, index);
       }
       api_top_[index] = static_cast<int32_t>(outer.api);
       continue;
     }
     api_top_[index] = static_cast<int32_t>(index);
-    cached->calls.push_back(ThreadCall{c.start, c.end, index, sync, index});
+    cached->calls.push_back(ThreadCall{c.start, c.end, index, sync, false});
   }
 }
 
@@ -529,6 +530,19 @@ void PreparedTimeline::ReleaseViews() {
   std::unordered_map<uint64_t, uint32_t>().swap(thread_index_);
   std::vector<uint32_t>().swap(samples_);
   std::vector<uint32_t>().swap(api_window_);
+}
+
+uint32_t PreparedTimeline::SyncApiOf(const ThreadCall& call) const {
+  if (!call.sync_from_nested) return call.api;
+  const ApiCall& c = timeline_->api_calls[call.api];
+  const ThreadView* t = FindThread(c.pid, c.tid);
+  if (t == nullptr) return call.api;  // unreachable: the call is in a view
+  const auto it = std::lower_bound(t->nested_sync_apis.begin(),
+                                   t->nested_sync_apis.end(), call.api,
+                                   [](const std::pair<uint32_t, uint32_t>& e,
+                                      uint32_t api) { return e.first < api; });
+  return it != t->nested_sync_apis.end() && it->first == call.api ? it->second
+                                                                  : call.api;
 }
 
 const ThreadView* PreparedTimeline::FindThread(int32_t pid, int32_t tid) const {

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <optional>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -45,20 +46,26 @@ struct DeviceView {
 // Nsight record a runtime call and the driver calls it makes; folding keeps
 // their time counted once. A sync is named by the outermost call that
 // blocks (cudaStreamSynchronize, not the cuStreamSynchronize inside it).
+// (A view holds one per top-level call, so it packs into 24 bytes: the
+// rare call whose `sync` comes from a call nested in it keeps that call's
+// index in its thread's view, and PreparedTimeline::SyncApiOf finds it.)
 struct ThreadCall {
   TimeNs start = 0;
   TimeNs end = 0;
   uint32_t api = 0;
   SyncReason sync = SyncReason::kNone;
-  uint32_t sync_api = 0;  // the call that gives `sync`; valid when blocking
+  bool sync_from_nested = false;  // `sync` is a nested call's, not `api`'s
 };
 
 struct ThreadView {
   int32_t pid = 0;
   int32_t tid = 0;
   std::vector<ThreadCall> calls;  // top-level, sorted, non-overlapping
-  uint64_t api_count = 0;         // all calls in the window, nested too
-  uint32_t sample_begin = 0;      // range in PreparedTimeline::samples
+  // (api, the nested call that gives its sync) for the calls with
+  // sync_from_nested, by api.
+  std::vector<std::pair<uint32_t, uint32_t>> nested_sync_apis;
+  uint64_t api_count = 0;     // all calls in the window, nested too
+  uint32_t sample_begin = 0;  // range in PreparedTimeline::samples
   uint32_t sample_end = 0;
 };
 
@@ -97,6 +104,9 @@ class PreparedTimeline {
   // The top-level call of the thread that contains call `api` (itself when
   // not nested), -1 for calls outside the window or the selection.
   int32_t TopOf(uint32_t api) const { return api_top_[api]; }
+  // The call that gives `call.sync` (valid when blocking): `call.api`
+  // itself unless the sync comes from a call nested in it.
+  uint32_t SyncApiOf(const ThreadCall& call) const;
   SyncReason SyncReasonOf(uint32_t api) const;
 
   const std::vector<DeviceView>& devices() const { return devices_; }

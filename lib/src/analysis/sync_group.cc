@@ -24,7 +24,7 @@ std::string CallSiteText(const Timeline& timeline, uint32_t id) {
 SyncGroupKey SyncGroupOf(const PreparedTimeline& prepared,
                          const ThreadCall& call) {
   const Timeline& tl = prepared.timeline();
-  const ApiCall& named = tl.api_calls[call.sync_api];
+  const ApiCall& named = tl.api_calls[prepared.SyncApiOf(call)];
   const ApiCall& outer = tl.api_calls[call.api];
   const uint32_t site =
       outer.call_site != 0 ? outer.call_site : named.call_site;

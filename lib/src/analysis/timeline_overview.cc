@@ -355,7 +355,7 @@ TimelineOverview TimelineOverviewBuilder::Finish(const HostReport& host) {
       b.sync.duration_ns = duration;
       b.sync.pid = tv.pid;
       b.sync.tid = tv.tid;
-      b.api = c.sync_api;
+      b.api = prepared.SyncApiOf(c);
       calls.push_back(std::move(b));
     }
   }
