@@ -545,13 +545,18 @@ WhatIf ComputeWhatIf(analysis::PreparedTimeline& prepared, const Report& report,
   // The two scenarios whose edits read the prepared timeline's views get
   // them now; then the views are freed before any replay array is taken.
   // Each is moved out by the one job that replays it, once per process.
+  // The two of a process are built side by side, like those of several.
   std::vector<ReplayEdits> input_ready_edits(runs.size());
   std::vector<ReplayEdits> pin_copies_edits(runs.size());
-  common::ParallelFor(runs.size(), build_threads, [&](size_t p, size_t) {
-    input_ready_edits[p] = InputReadyEdits(prepared, runs[p].model);
-    pin_copies_edits[p] =
-        PinCopiesEdits(prepared, runs[p].model, w.pinned_htod_gbps,
-                       w.pinned_dtoh_gbps, async_call);
+  common::ParallelFor(2 * runs.size(), build_threads, [&](size_t k, size_t) {
+    const size_t p = k / 2;
+    if (k % 2 == 0) {
+      input_ready_edits[p] = InputReadyEdits(prepared, runs[p].model);
+    } else {
+      pin_copies_edits[p] =
+          PinCopiesEdits(prepared, runs[p].model, w.pinned_htod_gbps,
+                         w.pinned_dtoh_gbps, async_call);
+    }
   });
   prepared.ReleaseViews();
   const auto index_of = [&runs](const ProcessRun& r) {
