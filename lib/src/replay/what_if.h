@@ -38,8 +38,9 @@ ReplayPlan PlanReplay(const analysis::PreparedTimeline& prepared,
 // over `prepared`, the timeline the report was computed from. Once the
 // replay's models and the edits that read the views are built, it frees
 // `prepared`'s views (PreparedTimeline::ReleaseViews), so nothing may read
-// them after it; where the what-if is not computed they are left as they
-// are.
+// them after it; where it returns before that (the what-if off, nothing to
+// replay, too little memory, a process it cannot model) they are left as
+// they are.
 WhatIf ComputeWhatIf(analysis::PreparedTimeline& prepared, const Report& report,
                      const WhatIfOptions& options);
 
