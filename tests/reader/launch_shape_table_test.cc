@@ -57,6 +57,18 @@ TEST(LaunchShapeTableTest, GraphIdAloneMakesADistinctShape) {
   EXPECT_EQ(table.Get(in_graph).grid[0], 0u);
 }
 
+TEST(LaunchShapeTableTest, InternAllMapsEveryIdOfAnotherTable) {
+  LaunchShapeTable into;
+  into.Intern(Shape(1));
+  into.Intern(Shape(2));
+  LaunchShapeTable part;
+  part.Intern(Shape(2));  // there already: keeps its id
+  part.Intern(Shape(3));  // new: the next id
+  EXPECT_EQ(into.InternAll(part), (std::vector<uint32_t>{0, 2, 3}));
+  EXPECT_EQ(into.size(), 4u);
+  EXPECT_EQ(into.Get(3), Shape(3));
+}
+
 TEST(LaunchShapeTableTest, TheTimelineAnswersAnOpsShapeFromACopiedTable) {
   Timeline copy;
   {

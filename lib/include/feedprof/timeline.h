@@ -109,6 +109,9 @@ class LaunchShapeTable {
  public:
   LaunchShapeTable() { Intern(LaunchShape{}); }
   uint32_t Intern(const LaunchShape& shape);
+  // Interns every shape of `other` in id order; returns, for each id of
+  // `other`, its id here (how a part's ops are moved onto this table).
+  std::vector<uint32_t> InternAll(const LaunchShapeTable& other);
   // The shape of `id`; the all-zero shape for an id the table lacks.
   const LaunchShape& Get(uint32_t id) const {
     return id < shapes_.size() ? shapes_[id] : shapes_[0];

@@ -46,4 +46,13 @@ uint32_t LaunchShapeTable::Intern(const LaunchShape& shape) {
   return id;
 }
 
+std::vector<uint32_t> LaunchShapeTable::InternAll(
+    const LaunchShapeTable& other) {
+  std::vector<uint32_t> ids(other.shapes_.size());
+  for (uint32_t id = 0; id < ids.size(); ++id) {
+    ids[id] = Intern(other.shapes_[id]);
+  }
+  return ids;
+}
+
 }  // namespace feedprof

@@ -299,10 +299,8 @@ void FeedprofTimelineBuilder::AddDecodedEvents(const DecodedEvents& events) {
   append(events.gpu_ops, t.gpu_ops);
   append(events.syncs, t.syncs);
   if (events.launch_shapes.size() > 1) {
-    std::vector<uint32_t> launch(events.launch_shapes.size());
-    for (uint32_t id = 0; id < launch.size(); ++id) {
-      launch[id] = t.launch_shapes.Intern(events.launch_shapes.Get(id));
-    }
+    const std::vector<uint32_t> launch =
+        t.launch_shapes.InternAll(events.launch_shapes);
     for (size_t i = first_op; i < t.gpu_ops.size(); ++i) {
       t.gpu_ops[i].launch = launch[t.gpu_ops[i].launch];
     }

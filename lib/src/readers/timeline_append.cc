@@ -85,10 +85,7 @@ PartEvents TakeTimelineTables(Timeline& part, Timeline* into) {
   if (t.launch_shapes.size() == 1) {
     t.launch_shapes = std::move(part.launch_shapes);
   } else {
-    ids.launches.resize(part.launch_shapes.size());
-    for (uint32_t id = 0; id < ids.launches.size(); ++id) {
-      ids.launches[id] = t.launch_shapes.Intern(part.launch_shapes.Get(id));
-    }
+    ids.launches = t.launch_shapes.InternAll(part.launch_shapes);
   }
   part.launch_shapes = LaunchShapeTable();
 
