@@ -5,6 +5,7 @@
 #include <future>
 #include <limits>
 #include <string>
+#include <unordered_map>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -19,6 +20,8 @@ namespace feedprof::analysis {
 namespace {
 
 constexpr TimeNs kNoTime = std::numeric_limits<TimeNs>::max();
+constexpr uint32_t kNoTable = std::numeric_limits<uint32_t>::max();
+constexpr uint32_t kNoThread = std::numeric_limits<uint32_t>::max();
 
 // Correlation ids of one process → API call index (-1: none).
 struct CorrelationTable {
@@ -186,35 +189,39 @@ void PreparedTimeline::JoinCorrelations() {
   op_api_.assign(ops.size(), -1);
   api_op_.assign(calls.size(), -1);
 
+  // Each correlated call's table, found once here: a session's processes'
+  // calls interleave in time, so the process changes from call to call, and
+  // every worker below reads every call's entry.
   std::vector<CorrelationTable> tables;
-  auto table_of = [&tables](int32_t pid) -> CorrelationTable* {
-    for (CorrelationTable& t : tables) {
-      if (t.pid == pid) return &t;
-    }
-    return nullptr;
-  };
-  CorrelationTable* cached = nullptr;
-  for (const ApiCall& call : calls) {
+  std::unordered_map<int32_t, uint32_t> table_of_pid;
+  std::vector<uint32_t> table_of_call(calls.size(), kNoTable);
+  uint32_t cached = kNoTable;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const ApiCall& call = calls[i];
     if (call.correlation == 0) continue;
-    if (cached == nullptr || cached->pid != call.pid) {
-      cached = table_of(call.pid);
-      if (cached == nullptr) {
+    if (cached == kNoTable || tables[cached].pid != call.pid) {
+      const auto [it, inserted] = table_of_pid.try_emplace(
+          call.pid, static_cast<uint32_t>(tables.size()));
+      if (inserted) {
         tables.emplace_back();
         tables.back().pid = call.pid;
-        cached = &tables.back();
       }
+      cached = it->second;
     }
-    cached->min = std::min(cached->min, call.correlation);
-    cached->max = std::max(cached->max, call.correlation);
-    ++cached->count;
+    CorrelationTable& table = tables[cached];
+    table.min = std::min(table.min, call.correlation);
+    table.max = std::max(table.max, call.correlation);
+    ++table.count;
+    table_of_call[i] = cached;
   }
   const auto preferred = [&calls](uint32_t a, uint32_t b) {
     return PreferredLauncher(calls[a], calls[b]);
   };
   // Each process's index built, filled and sealed by one worker, the
   // processes shared out in groups of about as many calls on a big trace
-  // (a session has one per process): each worker reads every call and adds
-  // its own processes' ones, in the same order as one worker would.
+  // (a session has one per process): each worker reads every call's table
+  // and adds its own processes' calls, in the same order as one worker
+  // would.
   std::vector<uint64_t> call_counts;
   call_counts.reserve(tables.size());
   for (const CorrelationTable& t : tables) call_counts.push_back(t.count);
@@ -227,26 +234,21 @@ void PreparedTimeline::JoinCorrelations() {
             t.index = common::CorrelationIndex(t.count, t.min, t.max);
           }
         }
-        CorrelationTable* table = nullptr;  // tables cover every pid
-        bool mine = false;
         for (size_t i = 0; i < calls.size(); ++i) {
-          const ApiCall& call = calls[i];
-          if (call.correlation == 0) continue;
-          if (table == nullptr || table->pid != call.pid) {
-            table = table_of(call.pid);
-            if (table == nullptr) continue;  // unreachable
-            mine =
-                group_of[static_cast<size_t>(table - tables.data())] == group;
-          }
-          if (mine) {
-            table->index.Add(call.correlation, static_cast<uint32_t>(i),
-                             preferred);
-          }
+          const uint32_t k = table_of_call[i];
+          if (k == kNoTable || group_of[k] != group) continue;
+          tables[k].index.Add(calls[i].correlation, static_cast<uint32_t>(i),
+                              preferred);
         }
         for (size_t k = 0; k < tables.size(); ++k) {
           if (group_of[k] == group) tables[k].index.Seal(preferred);
         }
       });
+  std::vector<uint32_t>().swap(table_of_call);
+  const auto table_of = [&](int32_t pid) -> const CorrelationTable* {
+    const auto it = table_of_pid.find(pid);
+    return it == table_of_pid.end() ? nullptr : &tables[it->second];
+  };
 
   const CorrelationTable* op_cached = nullptr;
   for (size_t i = 0; i < ops.size(); ++i) {
@@ -435,18 +437,25 @@ void PreparedTimeline::BuildThreads() {
   api_top_.assign(calls.size(), -1);
   // Size every thread's call list first: growing them one push at a time
   // costs more (copies and fresh pages) than the whole pass over the calls.
-  ThreadView* cached = nullptr;
-  for (uint32_t index : api_window_) {
-    const ApiCall& c = calls[index];
-    if (cached == nullptr || cached->pid != c.pid || cached->tid != c.tid) {
-      cached = &thread_of(c.pid, c.tid);
+  // Each call's thread is found once, here: a session's threads' calls
+  // interleave in time, and every worker below reads every call's entry.
+  std::vector<uint32_t> thread_of_call(api_window_.size());
+  uint32_t cached = kNoThread;
+  for (size_t k = 0; k < api_window_.size(); ++k) {
+    const ApiCall& c = calls[api_window_[k]];
+    if (cached == kNoThread || threads_[cached].pid != c.pid ||
+        threads_[cached].tid != c.tid) {
+      cached =
+          static_cast<uint32_t>(&thread_of(c.pid, c.tid) - threads_.data());
     }
-    ++cached->api_count;
+    ++threads_[cached].api_count;
+    thread_of_call[k] = cached;
   }
   // Then fill them, the threads shared out in groups of about as many
   // calls, one group per worker on a big trace: each worker reads every
-  // call and takes its own threads' (each thread's calls and api_top_
-  // entries are written by one worker only, in the same order as by one).
+  // call's thread and takes its own threads' calls (each thread's calls
+  // and api_top_ entries are written by one worker only, in the same order
+  // as by one).
   std::vector<uint64_t> call_counts;
   call_counts.reserve(threads_.size());
   for (ThreadView& t : threads_) {
@@ -456,9 +465,10 @@ void PreparedTimeline::BuildThreads() {
   }
   common::ParallelForOwnerGroups(
       call_counts, events_ >= kParallelPassesMinEvents,
-      [this](uint32_t group, const std::vector<uint32_t>& group_of) {
-        FillThreadCalls(group, group_of);
+      [&](uint32_t group, const std::vector<uint32_t>& group_of) {
+        FillThreadCalls(group, group_of, thread_of_call);
       });
+  std::vector<uint32_t>().swap(thread_of_call);
 
   const auto& samples = timeline_->thread_samples;
   for (size_t i = 0; i < samples.size(); ++i) {
@@ -488,35 +498,31 @@ void PreparedTimeline::BuildThreads() {
   }
 }
 
-void PreparedTimeline::FillThreadCalls(uint32_t group,
-                                       const std::vector<uint32_t>& group_of) {
+void PreparedTimeline::FillThreadCalls(
+    uint32_t group, const std::vector<uint32_t>& group_of,
+    const std::vector<uint32_t>& thread_of_call) {
   const auto& calls = timeline_->api_calls;
-  ThreadView* cached = nullptr;
-  bool mine = false;
-  for (uint32_t index : api_window_) {
+  for (size_t k = 0; k < api_window_.size(); ++k) {
+    const uint32_t thread = thread_of_call[k];
+    if (group_of[thread] != group) continue;
+    ThreadView& view = threads_[thread];
+    const uint32_t index = api_window_[k];
     const ApiCall& c = calls[index];
-    if (cached == nullptr || cached->pid != c.pid || cached->tid != c.tid) {
-      const auto it = thread_index_.find(ThreadKey(c.pid, c.tid));
-      if (it == thread_index_.end()) continue;  // unreachable: counted
-      cached = &threads_[it->second];
-      mine = group_of[it->second] == group;
-    }
-    if (!mine) continue;
-    ++cached->api_count;
+    ++view.api_count;
     const SyncReason sync = SyncReasonOf(index);
-    if (!cached->calls.empty() && c.start < cached->calls.back().end) {
-      ThreadCall& outer = cached->calls.back();  // nested: fold in
+    if (!view.calls.empty() && c.start < view.calls.back().end) {
+      ThreadCall& outer = view.calls.back();  // nested: fold in
       outer.end = std::max(outer.end, c.end);
       if (outer.sync == SyncReason::kNone && sync != SyncReason::kNone) {
         outer.sync = sync;
         outer.sync_from_nested = true;
-        cached->nested_sync_apis.emplace_back(outer.api, index);
+        view.nested_sync_apis.emplace_back(outer.api, index);
       }
       api_top_[index] = static_cast<int32_t>(outer.api);
       continue;
     }
     api_top_[index] = static_cast<int32_t>(index);
-    cached->calls.push_back(ThreadCall{c.start, c.end, index, sync, false});
+    view.calls.push_back(ThreadCall{c.start, c.end, index, sync, false});
   }
 }
 

@@ -143,8 +143,10 @@ class PreparedTimeline {
   void JoinCorrelations();
   void BuildDevices(bool exclude_unmatched);
   void BuildThreads();
-  // The calls of the threads whose group_of is `group`, into their views.
-  void FillThreadCalls(uint32_t group, const std::vector<uint32_t>& group_of);
+  // The calls of the threads whose group_of is `group`, into their views;
+  // thread_of_call[k] is the thread of api_window_[k].
+  void FillThreadCalls(uint32_t group, const std::vector<uint32_t>& group_of,
+                       const std::vector<uint32_t>& thread_of_call);
 
   const Timeline* timeline_ = nullptr;
   Window window_;
