@@ -126,6 +126,40 @@ TEST_F(FullTraceTest, DecodesApiCallsSortedByStart) {
   EXPECT_EQ(c.correlation, 12u);
 }
 
+// A call's size is kept in 56 bits: any real size as it is, a larger
+// (damaged) one at ApiCall::kMaxBytes, never wrapped to a small one.
+TEST(ApiCallBytesTest, SizesBeyond56BitsStopAtTheMaximum) {
+  for (const uint64_t written :
+       {uint64_t{1} << 40, ApiCall::kMaxBytes, ApiCall::kMaxBytes + 1,
+        uint64_t{1} << 60, UINT64_MAX}) {
+    std::vector<trace::Packet> packets = testing::FullTracePackets();
+    bool changed = false;
+    for (trace::Packet& packet : packets) {
+      if (!packet.has_events()) continue;
+      for (trace::ApiCall& call :
+           *packet.mutable_events()->mutable_api_calls()) {
+        if (call.bytes() == (1u << 20)) {
+          call.set_bytes(written);
+          changed = true;
+        }
+      }
+    }
+    ASSERT_TRUE(changed);
+    TempDir dir;
+    const std::string path = dir.File("proc.fpt");
+    WriteFile(path, FramePackets(packets));
+    absl::StatusOr<Timeline> read = ReadFeedprofTrace(path);
+    ASSERT_TRUE(read.ok()) << read.status();
+    ASSERT_EQ(read->api_calls.size(), 3u);
+    const ApiCall& c = read->api_calls[2];
+    EXPECT_EQ(c.bytes, std::min(written, ApiCall::kMaxBytes)) << written;
+    // The word it shares is the domain's, which keeps its value.
+    EXPECT_EQ(c.domain, ApiDomain::kRuntime) << written;
+  }
+  EXPECT_EQ(ApiCall::kMaxBytes, (uint64_t{1} << 56) - 1);
+  EXPECT_EQ(sizeof(ApiCall), 48u);
+}
+
 TEST_F(FullTraceTest, RemapsCallSitesAndTheirFrames) {
   const ApiCall& a = t_.api_calls[0];
   ASSERT_NE(a.call_site, 0u);

@@ -147,7 +147,9 @@ void JoinOpsToApiCalls(ImportContext& ctx) {
           tl.strings.Get(call->name).find("Async") != std::string_view::npos;
     }
     op.async = entry->second;
-    call->bytes += op.bytes;
+    call->bytes = op.bytes < ApiCall::kMaxBytes - call->bytes
+                      ? call->bytes + op.bytes
+                      : ApiCall::kMaxBytes;
   }
 }
 

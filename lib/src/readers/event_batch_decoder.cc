@@ -79,7 +79,7 @@ void DecodeEventBatch(const trace::EventBatch& batch, int32_t pid,
     e.start = previous;
     e.end = AddDuration(previous, call.duration_ns());
     e.correlation = correlation;
-    e.bytes = call.bytes();
+    e.bytes = ApiCall::ClampBytes(call.bytes());
     e.pid = pid;
     e.tid = tid;
     e.name = call.name_id();
