@@ -195,6 +195,41 @@ TEST(NsightConstructedTest, MemoryKindsAreShiftedToCuptiNumbering) {
   EXPECT_TRUE(tl->warnings.empty()) << tl->warnings[0];
 }
 
+// A call's size is the sum of its copies' sizes, kept within the 56 bits
+// an ApiCall holds: a sum beyond stops at ApiCall::kMaxBytes.
+TEST(NsightConstructedTest, ACallsBytesSumItsCopiesAndStopAtTheMaximum) {
+  ScratchSqliteFile db("call_bytes");
+  const std::string tid = Str(GlobalId(3, 4));
+  const std::string pid = Str(GlobalId(3, 0));
+  const std::string half = Str(int64_t{1} << 55);
+  db.Exec(kStringIds);
+  db.Exec("INSERT INTO StringIds VALUES (1, 'cudaMemcpyAsync');");
+  db.Exec(
+      "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER, end INTEGER, "
+      "globalTid INTEGER, correlationId INTEGER, nameId INTEGER);"
+      "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (100, 110, " +
+      tid + ", 1, 1), (200, 210, " + tid + ", 2, 1);");
+  db.Exec(
+      "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER, end INTEGER, "
+      "deviceId INTEGER, streamId INTEGER, correlationId INTEGER, globalPid "
+      "INTEGER, bytes INTEGER, copyKind INTEGER, srcKind INTEGER, dstKind "
+      "INTEGER);"
+      "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES "
+      "(120, 130, 0, 7, 1, " +
+      pid + ", 1024, 1, 0, 2), (140, 150, 0, 7, 1, " + pid +
+      ", 2048, 1, 0, 2), (220, 230, 0, 7, 2, " + pid + ", " + half +
+      ", 1, 0, 2), (240, 250, 0, 7, 2, " + pid + ", " + half + ", 1, 0, 2);");
+  auto tl = ReadNsightTrace(db.Finish());
+  ASSERT_TRUE(tl.ok()) << tl.status();
+  const ApiCall* small = FindCall(*tl, 1);
+  const ApiCall* huge = FindCall(*tl, 2);
+  ASSERT_NE(small, nullptr);
+  ASSERT_NE(huge, nullptr);
+  EXPECT_EQ(small->bytes, 3072u);
+  EXPECT_EQ(huge->bytes, ApiCall::kMaxBytes);  // 2^56 does not fit
+  EXPECT_EQ(huge->domain, ApiDomain::kRuntime);
+}
+
 TEST(NsightConstructedTest, SyncWithoutApiCallFallsBackToEnumTable) {
   ScratchSqliteFile db("sync_fallback");
   const std::string pid = Str(GlobalId(3, 0));
