@@ -3,13 +3,13 @@
 // Reading and analysing a gigabyte trace writes several gigabytes of fresh
 // memory (the timeline's vectors, their sort and merge buffers, the
 // analysis' views). With 4 KiB pages every first touch of a page is a page
-// fault: about 1.7 million for an 8 × 100 MB session, a third of the
+// fault: about 1.7 million for an 8 × 100 MB session, a fifth of the
 // command's CPU time in the kernel on a virtual machine. Where the system
 // leaves transparent huge pages to the program (the common `madvise`
 // setting of /sys/kernel/mm/transparent_hugepage/enabled), a 2 MiB page
-// faulted in at once takes 512 of those faults. Only the command-line tool
-// asks for this (tools/huge_page_new.cc): the injected library never
-// changes how the host program's memory is backed.
+// faulted in at once takes the place of 512 of those faults. Only the
+// command-line tool asks for this (tools/huge_page_new.cc): the injected
+// library never changes how the host program's memory is backed.
 #ifndef FEEDPROF_COMMON_HUGE_PAGES_H_
 #define FEEDPROF_COMMON_HUGE_PAGES_H_
 
