@@ -24,6 +24,8 @@ void* Allocate(std::size_t bytes) {
   if (bytes == 0) bytes = 1;
   for (;;) {
     if (void* block = std::malloc(bytes)) {
+      // The threshold tested here too: most blocks are small, and they
+      // skip the call.
       if (bytes >= feedprof::common::kHugePageAdviceMinBytes) {
         feedprof::common::AdviseHugePages(block, bytes);
       }

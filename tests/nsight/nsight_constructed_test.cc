@@ -39,6 +39,11 @@ bool AnyWarningContains(const Timeline& tl, const std::string& part) {
 constexpr const char* kStringIds =
     "CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT "
     "NOT NULL);";
+constexpr const char* kMemcpyTable =
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER, end INTEGER, "
+    "deviceId INTEGER, streamId INTEGER, correlationId INTEGER, globalPid "
+    "INTEGER, bytes INTEGER, copyKind INTEGER, srcKind INTEGER, dstKind "
+    "INTEGER);";
 
 TEST(NsightConstructedTest, NestedDuplicatesKeepInnerCuptiRow) {
   ScratchSqliteFile db("nested_duplicates");
@@ -146,23 +151,19 @@ TEST(NsightConstructedTest, MemoryKindsAreShiftedToCuptiNumbering) {
   ScratchSqliteFile db("memory_kinds");
   const std::string pid = Str(GlobalId(3, 0));
   db.Exec(kStringIds);
-  db.Exec(
-      "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER, end INTEGER, "
-      "deviceId INTEGER, streamId INTEGER, correlationId INTEGER, globalPid "
-      "INTEGER, bytes INTEGER, copyKind INTEGER, srcKind INTEGER, dstKind "
-      "INTEGER);"
-      "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES "
-      "(10, 20, 0, 7, 1, " +
-      pid +
-      ", 1024, 1, 0, 2), "
-      "(30, 40, 0, 7, 2, " +
-      pid +
-      ", 2048, 2, 2, 1), "
-      "(50, 60, 0, 7, 3, " +
-      pid +
-      ", 4096, 10, 2, 2), "
-      "(70, 80, 0, 7, 4, " +
-      pid + ", 8, 11, 4, 7);");
+  db.Exec(std::string(kMemcpyTable) +
+          "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES "
+          "(10, 20, 0, 7, 1, " +
+          pid +
+          ", 1024, 1, 0, 2), "
+          "(30, 40, 0, 7, 2, " +
+          pid +
+          ", 2048, 2, 2, 1), "
+          "(50, 60, 0, 7, 3, " +
+          pid +
+          ", 4096, 10, 2, 2), "
+          "(70, 80, 0, 7, 4, " +
+          pid + ", 8, 11, 4, 7);");
   db.Exec(
       "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET (start INTEGER, end INTEGER, "
       "deviceId INTEGER, streamId INTEGER, correlationId INTEGER, globalPid "
@@ -209,16 +210,13 @@ TEST(NsightConstructedTest, ACallsBytesSumItsCopiesAndStopAtTheMaximum) {
       "globalTid INTEGER, correlationId INTEGER, nameId INTEGER);"
       "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (100, 110, " +
       tid + ", 1, 1), (200, 210, " + tid + ", 2, 1);");
-  db.Exec(
-      "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER, end INTEGER, "
-      "deviceId INTEGER, streamId INTEGER, correlationId INTEGER, globalPid "
-      "INTEGER, bytes INTEGER, copyKind INTEGER, srcKind INTEGER, dstKind "
-      "INTEGER);"
-      "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES "
-      "(120, 130, 0, 7, 1, " +
-      pid + ", 1024, 1, 0, 2), (140, 150, 0, 7, 1, " + pid +
-      ", 2048, 1, 0, 2), (220, 230, 0, 7, 2, " + pid + ", " + half +
-      ", 1, 0, 2), (240, 250, 0, 7, 2, " + pid + ", " + half + ", 1, 0, 2);");
+  db.Exec(std::string(kMemcpyTable) +
+          "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES "
+          "(120, 130, 0, 7, 1, " +
+          pid + ", 1024, 1, 0, 2), (140, 150, 0, 7, 1, " + pid +
+          ", 2048, 1, 0, 2), (220, 230, 0, 7, 2, " + pid + ", " + half +
+          ", 1, 0, 2), (240, 250, 0, 7, 2, " + pid + ", " + half +
+          ", 1, 0, 2);");
   auto tl = ReadNsightTrace(db.Finish());
   ASSERT_TRUE(tl.ok()) << tl.status();
   const ApiCall* small = FindCall(*tl, 1);

@@ -424,7 +424,8 @@ void PreparedTimeline::BuildThreads() {
     api_window_.push_back(static_cast<uint32_t>(i));
   }
   SortByStartThenLonger(api_window_, calls);
-  auto thread_of = [this](int32_t pid, int32_t tid) -> ThreadView& {
+  // The index in threads_ of thread (pid, tid), added when new.
+  auto thread_of = [this](int32_t pid, int32_t tid) -> uint32_t {
     auto [it, inserted] = thread_index_.try_emplace(
         ThreadKey(pid, tid), static_cast<uint32_t>(threads_.size()));
     if (inserted) {
@@ -432,7 +433,7 @@ void PreparedTimeline::BuildThreads() {
       threads_.back().pid = pid;
       threads_.back().tid = tid;
     }
-    return threads_[it->second];
+    return it->second;
   };
   api_top_.assign(calls.size(), -1);
   // Size every thread's call list first: growing them one push at a time
@@ -445,8 +446,7 @@ void PreparedTimeline::BuildThreads() {
     const ApiCall& c = calls[api_window_[k]];
     if (cached == kNoThread || threads_[cached].pid != c.pid ||
         threads_[cached].tid != c.tid) {
-      cached =
-          static_cast<uint32_t>(&thread_of(c.pid, c.tid) - threads_.data());
+      cached = thread_of(c.pid, c.tid);
     }
     ++threads_[cached].api_count;
     thread_of_call[k] = cached;
@@ -461,7 +461,6 @@ void PreparedTimeline::BuildThreads() {
   for (ThreadView& t : threads_) {
     call_counts.push_back(t.api_count);
     t.calls.reserve(t.api_count);
-    t.api_count = 0;
   }
   common::ParallelForOwnerGroups(
       call_counts, events_ >= kParallelPassesMinEvents,
@@ -491,7 +490,7 @@ void PreparedTimeline::BuildThreads() {
            samples[samples_[j]].tid == s.tid) {
       ++j;
     }
-    ThreadView& t = thread_of(s.pid, s.tid);
+    ThreadView& t = threads_[thread_of(s.pid, s.tid)];
     t.sample_begin = static_cast<uint32_t>(i);
     t.sample_end = static_cast<uint32_t>(j);
     i = j;
@@ -508,7 +507,6 @@ void PreparedTimeline::FillThreadCalls(
     ThreadView& view = threads_[thread];
     const uint32_t index = api_window_[k];
     const ApiCall& c = calls[index];
-    ++view.api_count;
     const SyncReason sync = SyncReasonOf(index);
     if (!view.calls.empty() && c.start < view.calls.back().end) {
       ThreadCall& outer = view.calls.back();  // nested: fold in
