@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <utility>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/numbers.h"
@@ -200,13 +201,32 @@ std::optional<Timeline> LoadForCommand(const char* command,
   return std::nullopt;
 }
 
-absl::StatusOr<Report> AnalyzeShowingProgress(const Timeline& timeline,
-                                              const AnalysisOptions& options,
-                                              const std::string& path) {
+namespace {
+
+// Analyze(timeline) with the progress line; TimelineRef is a const
+// Timeline& or a Timeline&& passed on as it came.
+template <typename TimelineRef>
+absl::StatusOr<Report> AnalyzeWithProgressLine(TimelineRef&& timeline,
+                                               const AnalysisOptions& options,
+                                               const std::string& path) {
   AnalysisProgressLine progress(path);
   AnalysisOptions with_progress = options;
   with_progress.on_phase = progress.Reporter();
-  return Analyze(timeline, with_progress);
+  return Analyze(std::forward<TimelineRef>(timeline), with_progress);
+}
+
+}  // namespace
+
+absl::StatusOr<Report> AnalyzeShowingProgress(const Timeline& timeline,
+                                              const AnalysisOptions& options,
+                                              const std::string& path) {
+  return AnalyzeWithProgressLine(timeline, options, path);
+}
+
+absl::StatusOr<Report> AnalyzeShowingProgress(Timeline&& timeline,
+                                              const AnalysisOptions& options,
+                                              const std::string& path) {
+  return AnalyzeWithProgressLine(std::move(timeline), options, path);
 }
 
 std::optional<Report> LoadAndAnalyze(const char* command,
@@ -215,7 +235,7 @@ std::optional<Report> LoadAndAnalyze(const char* command,
   std::optional<Timeline> timeline = LoadForCommand(command, path);
   if (!timeline) return std::nullopt;
   absl::StatusOr<Report> report =
-      AnalyzeShowingProgress(*timeline, options, path);
+      AnalyzeShowingProgress(std::move(*timeline), options, path);
   if (!report.ok()) {
     std::fprintf(stderr, "feedprof %s: cannot analyse %s: %s\n", command,
                  path.c_str(), std::string(report.status().message()).c_str());

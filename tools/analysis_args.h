@@ -60,6 +60,12 @@ std::optional<Timeline> LoadForCommand(const char* command,
 absl::StatusOr<Report> AnalyzeShowingProgress(const Timeline& timeline,
                                               const AnalysisOptions& options,
                                               const std::string& path);
+// The same for a timeline the caller has no further use for: the events
+// the what-if replay does not read are freed before it runs
+// (Analyze(Timeline&&)).
+absl::StatusOr<Report> AnalyzeShowingProgress(Timeline&& timeline,
+                                              const AnalysisOptions& options,
+                                              const std::string& path);
 
 // Loads `path` and analyses it (with the progress line). On failure prints one
 // line naming the file and the problem, prefixed "feedprof COMMAND: ", and

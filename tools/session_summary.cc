@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "absl/status/statusor.h"
 #include "feedprof/analysis.h"
@@ -16,7 +17,7 @@ namespace feedprof::cli {
 void PrintSessionSummary(const std::string& session_dir) {
   absl::StatusOr<Timeline> timeline = LoadTrace(session_dir);
   absl::StatusOr<Report> report =
-      timeline.ok() ? Analyze(*timeline, AnalysisOptions{})
+      timeline.ok() ? Analyze(std::move(*timeline), AnalysisOptions{})
                     : absl::StatusOr<Report>(timeline.status());
   if (!report.ok()) {
     std::fprintf(stderr, "feedprof: no summary: %s\n",

@@ -24,8 +24,9 @@ ids) into a directory you name, then for each file, in one run:
 With --session N it also makes, per size, a session of N feedprof files of
 that size (N processes of one job, with their own pids and staggered
 starts) and times `analyze --no-what-if` of the session directory beside
-that of one of its files, in the same run: a session read and analysed on
-every core takes about N / cores times one file.
+that of one of its files, alone and pinned to one core, in the same run: a
+session read and analysed on every core takes about N / cores times one
+file on one core (one file alone already uses every core).
 
 Peak RSS is the child's own (wait4's ru_maxrss), not the script's.
 
@@ -68,11 +69,13 @@ def parse_size(text):
     return int(digits) * scale
 
 
-def run(argv, stdout=subprocess.DEVNULL, env=None):
-    """Runs argv; returns (wall s, cpu s, peak RSS bytes, stdout bytes)."""
+def run(argv, stdout=subprocess.DEVNULL, env=None, cpus=None):
+    """Runs argv (on the CPUs in `cpus`, when given); returns (wall s,
+    cpu s, peak RSS bytes, stdout bytes)."""
     start = time.perf_counter()
+    pin = (lambda: os.sched_setaffinity(0, cpus)) if cpus else None
     proc = subprocess.Popen(argv, stdout=stdout, stderr=subprocess.PIPE,
-                            env=env)
+                            env=env, preexec_fn=pin)
     out = b""
     if stdout == subprocess.PIPE:
         out = proc.stdout.read()
@@ -160,29 +163,36 @@ def measure_session(feedprof, directory, runs):
         shell_to_null(["cat"], f)  # page cache
     one = files[0]
 
-    def analyze(path):
+    def analyze(path, cpus=None):
         return run([feedprof, "analyze", "--format", "json", "--no-what-if",
-                    path], stdout=subprocess.PIPE)
+                    path], stdout=subprocess.PIPE, cpus=cpus)
 
     wall, cpu, rss, out = median_run(runs, lambda: analyze(directory))
     one_wall, _, one_rss, one_out = median_run(runs, lambda: analyze(one))
+    # One file on one core: the unit of "files / cores × one file" (one
+    # file alone already reads and analyses on every core).
+    first_core = {min(os.sched_getaffinity(0))}
+    one_core_wall = median_run(runs, lambda: analyze(one, first_core))[0]
     return {
         "path": directory, "files": len(files),
         "file_bytes": sum(os.path.getsize(f) for f in files),
         "analyze_s": wall, "analyze_cpu_s": cpu, "peak_rss_bytes": rss,
         "events": json.loads(out)["source"]["events"],
         "one_file_s": one_wall, "one_file_peak_rss_bytes": one_rss,
+        "one_file_one_core_s": one_core_wall,
         "one_file_events": json.loads(one_out)["source"]["events"],
     }
 
 
 def print_session_table(sessions):
     cores = os.cpu_count() or 1
-    print(f"\nsessions: the directory beside one of its files; the target is "
-          f"files / cores ({cores}) × one file\n")
+    print(f"\nsessions: the directory beside one of its files, alone and on "
+          f"one core; the target is files / cores ({cores}) × one file on "
+          f"one core\n")
     print("| session | files | events | analyze s | M events/s | peak RSS MB "
-          "| B/event | one file s | × one file | target × |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "| B/event | one file s | × one file | one file, one core s "
+          "| × one file, one core | target × |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in sessions:
         seconds = r["analyze_s"]
         cells = [
@@ -191,6 +201,8 @@ def print_session_table(sessions):
             f"{r['peak_rss_bytes'] / 1e6:.0f}",
             f"{r['peak_rss_bytes'] / max(r['events'], 1):.0f}",
             f"{r['one_file_s']:.2f}", f"{seconds / r['one_file_s']:.1f}×",
+            f"{r['one_file_one_core_s']:.2f}",
+            f"{seconds / r['one_file_one_core_s']:.1f}×",
             f"{r['files'] / cores:.1f}×",
         ]
         print("| " + " | ".join(cells) + " |")

@@ -7,9 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 #include "analysis/prepared_timeline.h"
 #include "feedprof/analysis.h"
+#include "feedprof/report.h"
 #include "replay/what_if.h"
 #include "tests/analysis/must_analyze.h"
 #include "tests/analysis/timeline_builder.h"
@@ -333,6 +335,50 @@ TEST(WhatIfTest, TheViewsAreFreedOnceTheModelsAreBuilt) {
   const WhatIfScenario* pin = Find(w, "pin_copies");
   ASSERT_NE(pin, nullptr);
   EXPECT_EQ(pin->saving_ns, Us(500));
+}
+
+// A timeline its owner has no further use for (Analyze(Timeline&&), as the
+// analyze and report commands call it) loses the events the replay does not
+// read before the replay builds its models, and gives the same report: the
+// replay still finds the steps' threads, which it looks up in the ranges.
+TEST(WhatIfTest, AConsumedTimelineGivesTheSameReportWithoutItsHostEvents) {
+  TimelineBuilder b;
+  b.timeline() = SyncBoundLoop();
+  b.Sample(0, 0, ThreadState::kRunning);
+  b.Sample(6000, 5000, ThreadState::kRunning);
+  b.timeline().marks.push_back(
+      Mark{Us(100), TimelineBuilder::kPid, TimelineBuilder::kTid, 0, 0});
+  SyncRecord sync;
+  sync.start = Us(1010);
+  sync.end = Us(1015);
+  sync.pid = TimelineBuilder::kPid;
+  b.timeline().syncs.push_back(sync);
+  const Timeline kept = b.Take();
+  ASSERT_EQ(kept.ranges.size(), 5u);
+  const Report whole = MustAnalyze(kept);
+  ASSERT_TRUE(whole.what_if.available) << whole.what_if.unavailable_reason;
+  ASSERT_TRUE(whole.steps.available);
+
+  Timeline consumed = kept;
+  absl::StatusOr<Report> report = Analyze(std::move(consumed), {});
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(WriteJsonReport(*report), WriteJsonReport(whole));
+  EXPECT_EQ(report->what_if.steps, 5u);
+  EXPECT_TRUE(consumed.ranges.empty());  // NOLINT(bugprone-use-after-move)
+  EXPECT_TRUE(consumed.marks.empty());
+  EXPECT_TRUE(consumed.syncs.empty());
+  EXPECT_TRUE(consumed.thread_samples.empty());
+  EXPECT_EQ(consumed.api_calls.size(), kept.api_calls.size());
+  EXPECT_EQ(consumed.gpu_ops.size(), kept.gpu_ops.size());
+
+  // Without the replay there is nothing to make room for: all is kept.
+  AnalysisOptions off;
+  off.what_if.enabled = false;
+  Timeline unreplayed = kept;
+  ASSERT_TRUE(Analyze(std::move(unreplayed), off).ok());
+  EXPECT_EQ(unreplayed.ranges.size(), 5u);  // NOLINT(bugprone-use-after-move)
+  EXPECT_EQ(unreplayed.thread_samples.size(), 2u);
+  EXPECT_EQ(unreplayed.marks.size(), 1u);
 }
 
 }  // namespace

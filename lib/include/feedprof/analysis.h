@@ -526,6 +526,13 @@ struct Report {
 // and the verdict is inconclusive.
 absl::StatusOr<Report> Analyze(const Timeline& timeline,
                                const AnalysisOptions& options);
+// The same report, for a caller that has no further use for `timeline`
+// (the analyze and report commands): the events the what-if replay does
+// not read (ranges, marks, sync records, host and counter samples) are
+// freed before the replay builds its models, which then take their place
+// instead of adding to them. `timeline` is left without those events.
+absl::StatusOr<Report> Analyze(Timeline&& timeline,
+                               const AnalysisOptions& options);
 
 // The analysis options for steps `first`..`last` of `timeline` (counted
 // from 1 in the order Report::steps lists them, inclusive): `options` with

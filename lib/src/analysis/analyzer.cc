@@ -115,9 +115,14 @@ const char* AnalysisPhaseName(AnalysisPhase phase) {
   return "analysing";
 }
 
-absl::StatusOr<Report> Analyze(const Timeline& timeline,
-                               const AnalysisOptions& options) {
-  using namespace analysis;  // NOLINT(build/namespaces): internal passes
+namespace analysis {
+namespace {
+
+// Analyze, with `releasable` the timeline itself where its owner lets the
+// what-if replay free the events it does not read, else null.
+absl::StatusOr<Report> AnalyzeTimeline(const Timeline& timeline,
+                                       Timeline* releasable,
+                                       const AnalysisOptions& options) {
   const uint64_t events = PreparedTimeline::CountEvents(timeline);
   const auto enter = [&options, events](AnalysisPhase phase) {
     if (options.on_phase) options.on_phase(phase, events);
@@ -127,6 +132,7 @@ absl::StatusOr<Report> Analyze(const Timeline& timeline,
       PreparedTimeline::Build(timeline, options);
   if (!built.ok()) return built.status();
   PreparedTimeline& prepared = *built;
+  prepared.AllowReleasingEvents(releasable);
 
   Report report;
   report.source_format = FormatName(timeline.format);
@@ -248,6 +254,19 @@ absl::StatusOr<Report> Analyze(const Timeline& timeline,
                          &report.verdict);
   AddPlatformNextSteps(report, &report.verdict);
   return report;
+}
+
+}  // namespace
+}  // namespace analysis
+
+absl::StatusOr<Report> Analyze(const Timeline& timeline,
+                               const AnalysisOptions& options) {
+  return analysis::AnalyzeTimeline(timeline, nullptr, options);
+}
+
+absl::StatusOr<Report> Analyze(Timeline&& timeline,
+                               const AnalysisOptions& options) {
+  return analysis::AnalyzeTimeline(timeline, &timeline, options);
 }
 
 }  // namespace feedprof

@@ -536,6 +536,25 @@ void PreparedTimeline::ReleaseViews() {
   std::vector<uint32_t>().swap(api_window_);
 }
 
+void PreparedTimeline::AllowReleasingEvents(Timeline* owned) {
+  releasable_ = owned == timeline_ ? owned : nullptr;
+}
+
+void PreparedTimeline::ReleaseUnreplayedEvents() {
+  if (releasable_ == nullptr) return;
+  Timeline& t = *releasable_;
+  std::vector<Range>().swap(t.ranges);
+  std::vector<Mark>().swap(t.marks);
+  std::vector<SyncRecord>().swap(t.syncs);
+  std::vector<ThreadSample>().swap(t.thread_samples);
+  std::vector<ProcessSample>().swap(t.process_samples);
+  std::vector<SystemSample>().swap(t.system_samples);
+  std::vector<CounterSample>().swap(t.counters);
+  // The threads' samples read as none rather than out of range.
+  std::vector<uint32_t>().swap(samples_);
+  for (ThreadView& view : threads_) view.sample_begin = view.sample_end = 0;
+}
+
 uint32_t PreparedTimeline::SyncApiOf(const ThreadCall& call) const {
   if (!call.sync_from_nested) return call.api;
   const ApiCall& c = timeline_->api_calls[call.api];

@@ -129,6 +129,19 @@ class PreparedTimeline {
   // only timeline(), window(), pids(), Selected() and event_count()
   // answer as before.
   void ReleaseViews();
+  // Lets ReleaseUnreplayedEvents free the events of `owned`, the timeline
+  // this was built from, whose owner has no further use for them
+  // (Analyze(Timeline&&)). Without it, the timeline is never changed.
+  void AllowReleasingEvents(Timeline* owned);
+  // Frees the timeline's events that the what-if replay does not read: its
+  // ranges, marks, sync records, and host and counter samples (most of the
+  // events of a feedprof trace, a third of a Kineto one's), when
+  // AllowReleasingEvents was given the timeline; does nothing otherwise.
+  // The replay calls it before it builds its models, so that they take
+  // those events' place instead of adding to them. Afterwards nothing may
+  // read those vectors or samples(): only the calls, GPU ops, processes,
+  // strings and the views of the calls and ops answer as before.
+  void ReleaseUnreplayedEvents();
   // From this many events on, passes that do not depend on each other run
   // side by side.
   static constexpr uint64_t kParallelPassesMinEvents =
@@ -149,6 +162,7 @@ class PreparedTimeline {
                        const std::vector<uint32_t>& thread_of_call);
 
   const Timeline* timeline_ = nullptr;
+  Timeline* releasable_ = nullptr;  // timeline_, when its events may go
   Window window_;
   std::vector<int32_t> pids_;  // sorted; empty: all processes
   std::vector<ApiClass> api_class_;

@@ -342,34 +342,6 @@ WhatIf ComputeWhatIf(analysis::PreparedTimeline& prepared, const Report& report,
         "it (no API calls or no correlation ids), so the host cannot be "
         "replayed");
   }
-  // The replay's peak memory (replay_memory.h): it replays on as many
-  // threads as fit in the memory available, and is not run when not even
-  // one does.
-  const ReplayPlan plan = PlanReplay(prepared, report, options);
-  const std::vector<int32_t>& pids = plan.pids;
-  const std::vector<SyncPoint>& groups = plan.groups;
-  const ReplayCounts& counts = plan.counts;
-  if (!FitsTheModel(counts)) {
-    return unavailable(absl::StrCat(
-        "skipped: a process has more than ",
-        uint64_t{ReplayEvent::kMaxIndex} + 1,
-        " CUDA calls or GPU ops in the analysed window, more than the "
-        "replay's model holds; analyse a shorter window (--from/--to)"));
-  }
-  size_t replay_threads = common::ParallelWorkers(
-      pids.size() + kScenariosBesideSyncGroups + groups.size(),
-      counts.calls + counts.ops >= kParallelReplayMinEvents ? 0 : 1);
-  const ReplayMemoryEstimate& estimate = plan.estimate;
-  if (const std::optional<platform::AvailableMemory> available =
-          MemoryForTheReplay(options, estimate.PeakBytes(replay_threads))) {
-    replay_threads =
-        ReplayThreadsThatFit(estimate, available->bytes, replay_threads);
-    if (replay_threads == 0) {
-      return unavailable(MemoryShortReason(estimate.PeakBytes(1), *available,
-                                           pids.size() > 1));
-    }
-  }
-
   const bool steps_basis = report.steps.available;
   // The thread each step range was recorded on (StepInfo keeps no tid): the
   // first range with the step's pid and times. Sorted keys, searched for
@@ -422,6 +394,38 @@ WhatIf ComputeWhatIf(analysis::PreparedTimeline& prepared, const Report& report,
       }
     }
   }
+  // Nothing below reads the ranges or the host's other records: where the
+  // caller let them go (Analyze(Timeline&&)), they are freed before the
+  // memory left for the replay is measured and its models are built.
+  prepared.ReleaseUnreplayedEvents();
+  // The replay's peak memory (replay_memory.h): it replays on as many
+  // threads as fit in the memory available, and is not run when not even
+  // one does.
+  const ReplayPlan plan = PlanReplay(prepared, report, options);
+  const std::vector<int32_t>& pids = plan.pids;
+  const std::vector<SyncPoint>& groups = plan.groups;
+  const ReplayCounts& counts = plan.counts;
+  if (!FitsTheModel(counts)) {
+    return unavailable(absl::StrCat(
+        "skipped: a process has more than ",
+        uint64_t{ReplayEvent::kMaxIndex} + 1,
+        " CUDA calls or GPU ops in the analysed window, more than the "
+        "replay's model holds; analyse a shorter window (--from/--to)"));
+  }
+  size_t replay_threads = common::ParallelWorkers(
+      pids.size() + kScenariosBesideSyncGroups + groups.size(),
+      counts.calls + counts.ops >= kParallelReplayMinEvents ? 0 : 1);
+  const ReplayMemoryEstimate& estimate = plan.estimate;
+  if (const std::optional<platform::AvailableMemory> available =
+          MemoryForTheReplay(options, estimate.PeakBytes(replay_threads))) {
+    replay_threads =
+        ReplayThreadsThatFit(estimate, available->bytes, replay_threads);
+    if (replay_threads == 0) {
+      return unavailable(MemoryShortReason(estimate.PeakBytes(1), *available,
+                                           pids.size() > 1));
+    }
+  }
+
   // The processes' models are independent: on a big trace with several
   // processes they are built side by side, each with its steps grouped and
   // its recorded figures measured.

@@ -40,7 +40,10 @@ ReplayPlan PlanReplay(const analysis::PreparedTimeline& prepared,
 // `prepared`'s views (PreparedTimeline::ReleaseViews), so nothing may read
 // them after it; where it returns before that (the what-if off, nothing to
 // replay, too little memory, a process it cannot model) they are left as
-// they are.
+// they are. Before it measures the memory left for the replay, it lets
+// `prepared` free the timeline's events that it does not read
+// (PreparedTimeline::ReleaseUnreplayedEvents: only where the timeline's
+// owner allowed it).
 WhatIf ComputeWhatIf(analysis::PreparedTimeline& prepared, const Report& report,
                      const WhatIfOptions& options);
 
