@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "absl/strings/numbers.h"
 #include "feedprof/analysis_progress.h"
@@ -43,7 +44,7 @@ std::optional<AnalyzedRun> AnalyzeSide(const std::string& path,
     AnalysisProgressLine progress(path);
     CompareOptions with_progress = options;
     with_progress.analysis.on_phase = progress.Reporter();
-    run = AnalyzeForComparison(*timeline, with_progress);
+    run = AnalyzeForComparison(std::move(*timeline), with_progress);
   }
   if (!run.ok()) {
     std::fprintf(stderr, "feedprof diff: cannot analyse %s: %s\n", path.c_str(),

@@ -527,7 +527,7 @@ struct Report {
 absl::StatusOr<Report> Analyze(const Timeline& timeline,
                                const AnalysisOptions& options);
 // The same report, for a caller that has no further use for `timeline`
-// (the analyze and report commands): the events the what-if replay does
+// (the analyze, report and diff commands): the events the what-if replay does
 // not read (ranges, marks, sync records, host and counter samples) are
 // freed before the replay builds its models, which then take their place
 // instead of adding to them. `timeline` is left without those events.

@@ -57,6 +57,11 @@ struct AnalyzedRun {
 // Errors: those of Analyze, and a step selection the run does not have.
 absl::StatusOr<AnalyzedRun> AnalyzeForComparison(const Timeline& timeline,
                                                  const CompareOptions& options);
+// The same for a timeline the caller has no further use for: the events
+// the what-if replay does not read are freed before it runs
+// (Analyze(Timeline&&)).
+absl::StatusOr<AnalyzedRun> AnalyzeForComparison(Timeline&& timeline,
+                                                 const CompareOptions& options);
 
 // A figure before and after; delta = after - before, relative = delta /
 // before (unset when before is 0).

@@ -4,6 +4,7 @@
 // selection the run is analysed a second time over the selected steps.
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -42,10 +43,13 @@ absl::StatusOr<std::vector<KernelTotal>> AllKernelTotals(
   return by_name;
 }
 
-}  // namespace
-
-absl::StatusOr<AnalyzedRun> AnalyzeForComparison(
-    const Timeline& timeline, const CompareOptions& options) {
+// AnalyzeForComparison; TimelineRef is a const Timeline& or a Timeline&&
+// passed on to Analyze as it came. The kernels are counted before the
+// analysis, which may free the events it no longer needs (they read only
+// the GPU ops, which it keeps).
+template <typename TimelineRef>
+absl::StatusOr<AnalyzedRun> AnalyzeRun(TimelineRef&& timeline,
+                                       const CompareOptions& options) {
   AnalysisOptions analysis = options.analysis;
   if (options.steps) {
     absl::StatusOr<AnalysisOptions> window = WindowOfSteps(
@@ -53,17 +57,30 @@ absl::StatusOr<AnalyzedRun> AnalyzeForComparison(
     if (!window.ok()) return window.status();
     analysis = *window;
   }
-  absl::StatusOr<Report> report = Analyze(timeline, analysis);
-  if (!report.ok()) return report.status();
   absl::StatusOr<std::vector<KernelTotal>> kernels =
       AllKernelTotals(timeline, analysis);
   if (!kernels.ok()) return kernels.status();
   AnalyzedRun run;
-  run.report = *std::move(report);
-  run.kernels = *std::move(kernels);
   run.platform = timeline.platform;
   run.machine_devices = timeline.devices;
+  absl::StatusOr<Report> report =
+      Analyze(std::forward<TimelineRef>(timeline), analysis);
+  if (!report.ok()) return report.status();
+  run.report = *std::move(report);
+  run.kernels = *std::move(kernels);
   return run;
+}
+
+}  // namespace
+
+absl::StatusOr<AnalyzedRun> AnalyzeForComparison(
+    const Timeline& timeline, const CompareOptions& options) {
+  return AnalyzeRun(timeline, options);
+}
+
+absl::StatusOr<AnalyzedRun> AnalyzeForComparison(
+    Timeline&& timeline, const CompareOptions& options) {
+  return AnalyzeRun(std::move(timeline), options);
 }
 
 }  // namespace feedprof
