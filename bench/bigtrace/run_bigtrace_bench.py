@@ -214,8 +214,8 @@ def print_table(rows):
 
     print("\n| input | file MB | events | analyze s | MB/s | M events/s "
           "| peak RSS MB | B/event | cat s | ×cat | gzip -dc s | ×gzip -dc "
-          "| with what-if s |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "| with what-if s | with what-if peak MB | B/event |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         mb = r["file_bytes"] / 1e6
         seconds = r["analyze_s"]
@@ -232,6 +232,10 @@ def print_table(rows):
             "–" if gz is None else f"{gz:.2f}",
             "–" if gz is None else ratio(seconds, gz),
             f"{r['what_if_s']:.2f}" if "what_if_s" in r else "–",
+            f"{r['what_if_peak_rss_bytes'] / 1e6:.0f}"
+            if "what_if_peak_rss_bytes" in r else "–",
+            f"{r['what_if_peak_rss_bytes'] / max(r['events'], 1):.0f}"
+            if "what_if_peak_rss_bytes" in r else "–",
         ]
         print("| " + " | ".join(cells) + " |")
 
