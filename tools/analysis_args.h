@@ -61,8 +61,7 @@ absl::StatusOr<Report> AnalyzeShowingProgress(const Timeline& timeline,
                                               const AnalysisOptions& options,
                                               const std::string& path);
 // The same for a timeline the caller has no further use for: the events
-// the what-if replay does not read are freed before it runs
-// (Analyze(Timeline&&)).
+// the analysis no longer needs are freed as it goes (Analyze(Timeline&&)).
 absl::StatusOr<Report> AnalyzeShowingProgress(Timeline&& timeline,
                                               const AnalysisOptions& options,
                                               const std::string& path);

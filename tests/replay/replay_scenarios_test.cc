@@ -338,9 +338,9 @@ TEST(WhatIfTest, TheViewsAreFreedOnceTheModelsAreBuilt) {
 }
 
 // A timeline its owner has no further use for (Analyze(Timeline&&), as the
-// analyze and report commands call it) loses the events the replay does not
-// read before the replay builds its models, and gives the same report: the
-// replay still finds the steps' threads, which it looks up in the ranges.
+// analyze, report and diff commands call it) loses its ranges and marks
+// once they are digested, and the other events the replay does not read
+// before the replay builds its models, and gives the same report.
 TEST(WhatIfTest, AConsumedTimelineGivesTheSameReportWithoutItsHostEvents) {
   TimelineBuilder b;
   b.timeline() = SyncBoundLoop();
@@ -371,14 +371,20 @@ TEST(WhatIfTest, AConsumedTimelineGivesTheSameReportWithoutItsHostEvents) {
   EXPECT_EQ(consumed.api_calls.size(), kept.api_calls.size());
   EXPECT_EQ(consumed.gpu_ops.size(), kept.gpu_ops.size());
 
-  // Without the replay there is nothing to make room for: all is kept.
+  // Without the replay, only the ranges and marks go (digested before the
+  // views are built); the passes still read the samples and sync records.
   AnalysisOptions off;
   off.what_if.enabled = false;
   Timeline unreplayed = kept;
-  ASSERT_TRUE(Analyze(std::move(unreplayed), off).ok());
-  EXPECT_EQ(unreplayed.ranges.size(), 5u);  // NOLINT(bugprone-use-after-move)
+  absl::StatusOr<Report> unreplayed_report =
+      Analyze(std::move(unreplayed), off);
+  ASSERT_TRUE(unreplayed_report.ok());
+  EXPECT_EQ(WriteJsonReport(*unreplayed_report),
+            WriteJsonReport(MustAnalyze(kept, off)));
+  EXPECT_TRUE(unreplayed.ranges.empty());  // NOLINT(bugprone-use-after-move)
+  EXPECT_TRUE(unreplayed.marks.empty());
   EXPECT_EQ(unreplayed.thread_samples.size(), 2u);
-  EXPECT_EQ(unreplayed.marks.size(), 1u);
+  EXPECT_EQ(unreplayed.syncs.size(), 1u);
 }
 
 }  // namespace

@@ -527,10 +527,12 @@ struct Report {
 absl::StatusOr<Report> Analyze(const Timeline& timeline,
                                const AnalysisOptions& options);
 // The same report, for a caller that has no further use for `timeline`
-// (the analyze, report and diff commands): the events the what-if replay does
-// not read (ranges, marks, sync records, host and counter samples) are
-// freed before the replay builds its models, which then take their place
-// instead of adding to them. `timeline` is left without those events.
+// (the analyze, report and diff commands): its ranges and marks are freed
+// once the analysis has taken what it needs of them, before it builds its
+// views of the calls and ops, and the sync records and host and counter
+// samples before the what-if replay builds its models, so that each takes
+// their place instead of adding to them. `timeline` is left without those
+// events.
 absl::StatusOr<Report> Analyze(Timeline&& timeline,
                                const AnalysisOptions& options);
 

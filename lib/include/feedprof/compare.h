@@ -58,8 +58,7 @@ struct AnalyzedRun {
 absl::StatusOr<AnalyzedRun> AnalyzeForComparison(const Timeline& timeline,
                                                  const CompareOptions& options);
 // The same for a timeline the caller has no further use for: the events
-// the what-if replay does not read are freed before it runs
-// (Analyze(Timeline&&)).
+// the analysis no longer needs are freed as it goes (Analyze(Timeline&&)).
 absl::StatusOr<AnalyzedRun> AnalyzeForComparison(Timeline&& timeline,
                                                  const CompareOptions& options);
 

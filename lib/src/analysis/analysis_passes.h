@@ -64,9 +64,9 @@ HostReport ComputeHostStats(const PreparedTimeline& prepared);
 NoGpuActivity ExplainNoGpuActivity(const PreparedTimeline& prepared,
                                    const HostReport& host);
 
-// step_stats.cc
+// step_stats.cc: the steps of the prepared timeline's range digest
+// (--step-range was applied there), with their GPU busy time.
 StepReport ComputeSteps(const PreparedTimeline& prepared,
-                        const AnalysisOptions& options,
                         const std::vector<DeviceBusy>& busy);
 
 // timeline_overview.cc: the fixed-size overview for plots and the per-step

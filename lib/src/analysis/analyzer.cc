@@ -119,7 +119,8 @@ namespace analysis {
 namespace {
 
 // Analyze, with `releasable` the timeline itself where its owner lets the
-// what-if replay free the events it does not read, else null.
+// analysis free the events it has no further use for (ranges and marks
+// once they are digested, the rest before the what-if replay), else null.
 absl::StatusOr<Report> AnalyzeTimeline(const Timeline& timeline,
                                        Timeline* releasable,
                                        const AnalysisOptions& options) {
@@ -129,10 +130,9 @@ absl::StatusOr<Report> AnalyzeTimeline(const Timeline& timeline,
   };
   enter(AnalysisPhase::kPreparing);
   absl::StatusOr<PreparedTimeline> built =
-      PreparedTimeline::Build(timeline, options);
+      PreparedTimeline::Build(timeline, options, {}, releasable);
   if (!built.ok()) return built.status();
   PreparedTimeline& prepared = *built;
-  prepared.AllowReleasingEvents(releasable);
 
   Report report;
   report.source_format = FormatName(timeline.format);
@@ -169,7 +169,7 @@ absl::StatusOr<Report> AnalyzeTimeline(const Timeline& timeline,
   }
   // Steps first: the timeline overview splits their time by what the
   // devices did while the device pass classifies the gaps.
-  report.steps = ComputeSteps(prepared, options, busy);
+  report.steps = ComputeSteps(prepared, busy);
   TimelineOverviewBuilder overview(prepared, &report.steps.steps);
   // Each device's gaps are classified on their own (a session or a
   // multi-GPU trace has several devices, each of millions of ops), side by

@@ -113,17 +113,8 @@ HostReport ComputeHostStats(const PreparedTimeline& prepared) {
   std::sort(r.profiler_threads.begin(), r.profiler_threads.end(),
             by_cuda_then_cpu);
 
-  for (const Range& range : tl.ranges) {
-    if (range.source != RangeSource::kDataLoader ||
-        !prepared.Selected(range.pid)) {
-      continue;
-    }
-    const TimeNs d =
-        std::min(range.end, w.end) - std::max(range.start, w.start);
-    if (d <= 0) continue;
-    AddTime(&r.dataloader_ns, d);
-    ++r.dataloader_ranges;
-  }
+  r.dataloader_ranges = prepared.range_digest().dataloader_ranges;
+  r.dataloader_ns = prepared.range_digest().dataloader_ns;
 
   // Worker processes: forked children of an analysed process.
   for (const Process& p : tl.processes) {

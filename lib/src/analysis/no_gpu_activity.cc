@@ -39,10 +39,7 @@ std::string RecordedSummary(const PreparedTimeline& prepared,
   for (const Process& p : tl.processes) processes += prepared.Selected(p.pid);
   uint64_t sampled_threads = 0;  // the program's: profilers' left out
   for (const ThreadReport& t : host.threads) sampled_threads += t.samples;
-  uint64_t ranges = 0;
-  for (const Range& r : tl.ranges) {
-    ranges += prepared.Selected(r.pid) && in_window(r.start, r.end);
-  }
+  const uint64_t ranges = prepared.range_digest().in_window;
   uint64_t api_calls = 0;
   for (const ApiCall& c : tl.api_calls) {
     api_calls += prepared.Selected(c.pid) && in_window(c.start, c.end);

@@ -60,9 +60,10 @@ uint64_t PreparedTimeline::CountEvents(const Timeline& timeline) {
 
 absl::StatusOr<PreparedTimeline> PreparedTimeline::Build(
     const Timeline& timeline, const AnalysisOptions& options,
-    const std::vector<int32_t>& pids) {
+    const std::vector<int32_t>& pids, Timeline* releasable) {
   PreparedTimeline p;
   p.timeline_ = &timeline;
+  p.releasable_ = releasable == &timeline ? releasable : nullptr;
   p.pids_ = pids;
   if (p.pids_.empty() && options.rank.has_value()) {
     std::vector<int32_t> ranks;
@@ -152,6 +153,14 @@ absl::StatusOr<PreparedTimeline> PreparedTimeline::Build(
   }
 
   p.events_ = CountEvents(timeline);
+  p.range_digest_ =
+      DigestRanges(timeline, p.pids_, p.window_, options.step_range_name);
+  // Nothing reads the ranges or marks from here on: where the owner let
+  // them go, the views below take their place.
+  if (p.releasable_ != nullptr) {
+    std::vector<Range>().swap(p.releasable_->ranges);
+    std::vector<Mark>().swap(p.releasable_->marks);
+  }
   p.ClassifyNames();
   const bool exclude = !options.include_pre_window &&
                        timeline.available.correlation &&
@@ -172,7 +181,7 @@ absl::StatusOr<PreparedTimeline> PreparedTimeline::Build(
 }
 
 bool PreparedTimeline::Selected(int32_t pid) const {
-  return pids_.empty() || std::binary_search(pids_.begin(), pids_.end(), pid);
+  return PidSelected(pids_, pid);
 }
 
 void PreparedTimeline::ClassifyNames() {
@@ -536,15 +545,9 @@ void PreparedTimeline::ReleaseViews() {
   std::vector<uint32_t>().swap(api_window_);
 }
 
-void PreparedTimeline::AllowReleasingEvents(Timeline* owned) {
-  releasable_ = owned == timeline_ ? owned : nullptr;
-}
-
 void PreparedTimeline::ReleaseUnreplayedEvents() {
   if (releasable_ == nullptr) return;
   Timeline& t = *releasable_;
-  std::vector<Range>().swap(t.ranges);
-  std::vector<Mark>().swap(t.marks);
   std::vector<SyncRecord>().swap(t.syncs);
   std::vector<ThreadSample>().swap(t.thread_samples);
   std::vector<ProcessSample>().swap(t.process_samples);

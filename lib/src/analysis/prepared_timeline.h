@@ -18,6 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "analysis/api_classifier.h"
+#include "analysis/range_digest.h"
 #include "analysis/record_prefetch.h"
 #include "common/parallel_for.h"
 #include "feedprof/analysis.h"
@@ -72,14 +73,22 @@ struct ThreadView {
 class PreparedTimeline {
  public:
   // `pids`: restrict to these processes (empty: all, or the options' rank).
+  // `releasable`: `timeline` itself, where its owner has no further use
+  // for it (Analyze(Timeline&&)): its ranges and marks are freed once their
+  // digest is taken, before the views are built, and
+  // ReleaseUnreplayedEvents may free more later. Null: the timeline is
+  // never changed.
   static absl::StatusOr<PreparedTimeline> Build(
       const Timeline& timeline, const AnalysisOptions& options,
-      const std::vector<int32_t>& pids = {});
+      const std::vector<int32_t>& pids = {}, Timeline* releasable = nullptr);
 
   const Timeline& timeline() const { return *timeline_; }
   const Window& window() const { return window_; }
   bool Selected(int32_t pid) const;
   const std::vector<int32_t>& pids() const { return pids_; }
+  // What the analysis needs of the ranges (steps, DataLoader time, counts),
+  // taken while preparing: no pass reads Timeline::ranges after Build.
+  const RangeDigest& range_digest() const { return range_digest_; }
 
   ApiClass ClassOf(const ApiCall& call) const {
     return call.name < api_class_.size() ? api_class_[call.name]
@@ -129,18 +138,14 @@ class PreparedTimeline {
   // only timeline(), window(), pids(), Selected() and event_count()
   // answer as before.
   void ReleaseViews();
-  // Lets ReleaseUnreplayedEvents free the events of `owned`, the timeline
-  // this was built from, whose owner has no further use for them
-  // (Analyze(Timeline&&)). Without it, the timeline is never changed.
-  void AllowReleasingEvents(Timeline* owned);
   // Frees the timeline's events that the what-if replay does not read: its
-  // ranges, marks, sync records, and host and counter samples (most of the
-  // events of a feedprof trace, a third of a Kineto one's), when
-  // AllowReleasingEvents was given the timeline; does nothing otherwise.
-  // The replay calls it before it builds its models, so that they take
-  // those events' place instead of adding to them. Afterwards nothing may
-  // read those vectors or samples(): only the calls, GPU ops, processes,
-  // strings and the views of the calls and ops answer as before.
+  // sync records and host and counter samples (the ranges and marks went
+  // in Build), when Build was given the timeline as `releasable`; does
+  // nothing otherwise. The replay calls it before it builds its models, so
+  // that they take those events' place instead of adding to them.
+  // Afterwards nothing may read those vectors or samples(): only the calls,
+  // GPU ops, processes, strings and the views of the calls and ops answer
+  // as before.
   void ReleaseUnreplayedEvents();
   // From this many events on, passes that do not depend on each other run
   // side by side.
@@ -164,6 +169,7 @@ class PreparedTimeline {
   const Timeline* timeline_ = nullptr;
   Timeline* releasable_ = nullptr;  // timeline_, when its events may go
   Window window_;
+  RangeDigest range_digest_;
   std::vector<int32_t> pids_;  // sorted; empty: all processes
   std::vector<ApiClass> api_class_;
   std::vector<int32_t> op_api_;

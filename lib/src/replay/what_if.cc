@@ -343,9 +343,8 @@ WhatIf ComputeWhatIf(analysis::PreparedTimeline& prepared, const Report& report,
         "replayed");
   }
   const bool steps_basis = report.steps.available;
-  // The thread each step range was recorded on (StepInfo keeps no tid): the
-  // first range with the step's pid and times. Sorted keys, searched for
-  // every range.
+  // The thread each step range was recorded on (StepInfo keeps no tid), as
+  // the range digest found it: sorted keys, searched for every step.
   struct StepKey {
     std::tuple<int32_t, TimeNs, TimeNs> key;
     int32_t tid;
@@ -362,41 +361,17 @@ WhatIf ComputeWhatIf(analysis::PreparedTimeline& prepared, const Report& report,
     return it != step_tids.end() && it->key == probe.key ? &*it : nullptr;
   };
   if (steps_basis) {
-    step_tids.reserve(report.steps.steps.size());
-    for (const StepInfo& s : report.steps.steps) {
-      step_tids.push_back({{s.pid, s.start, s.end}, -1});
+    const analysis::RangeDigest& digest = prepared.range_digest();
+    step_tids.reserve(digest.steps.size());
+    for (size_t i = 0; i < digest.steps.size(); ++i) {
+      const Range& r = digest.steps[i];
+      step_tids.push_back({{r.pid, r.start, r.end}, digest.step_tids[i]});
     }
-    std::sort(step_tids.begin(), step_tids.end(), by_key);
-    step_tids.erase(std::unique(step_tids.begin(), step_tids.end(),
-                                [](const StepKey& a, const StepKey& b) {
-                                  return a.key == b.key;
-                                }),
-                    step_tids.end());
-    if (!step_tids.empty()) {
-      // Most ranges are not steps: a bit per hashed start time passes
-      // them over unsearched.
-      constexpr int kStartBits = 16;
-      const auto start_bit = [](TimeNs start) {
-        return static_cast<size_t>(
-            (static_cast<uint64_t>(start) * 0x9E3779B97F4A7C15ull) >>
-            (64 - kStartBits));
-      };
-      std::vector<uint64_t> step_starts((size_t{1} << kStartBits) / 64, 0);
-      for (const StepKey& k : step_tids) {
-        const size_t bit = start_bit(std::get<1>(k.key));
-        step_starts[bit / 64] |= uint64_t{1} << (bit % 64);
-      }
-      for (const Range& r : tl.ranges) {
-        const size_t bit = start_bit(r.start);
-        if ((step_starts[bit / 64] >> (bit % 64) & 1) == 0) continue;
-        StepKey* k = find_step(r.pid, r.start, r.end);
-        if (k != nullptr && k->tid < 0) k->tid = r.tid;
-      }
-    }
+    std::stable_sort(step_tids.begin(), step_tids.end(), by_key);
   }
-  // Nothing below reads the ranges or the host's other records: where the
-  // caller let them go (Analyze(Timeline&&)), they are freed before the
-  // memory left for the replay is measured and its models are built.
+  // Nothing below reads the host's records: where the caller let them go
+  // (Analyze(Timeline&&)), they are freed before the memory left for the
+  // replay is measured and its models are built.
   prepared.ReleaseUnreplayedEvents();
   // The replay's peak memory (replay_memory.h): it replays on as many
   // threads as fit in the memory available, and is not run when not even
