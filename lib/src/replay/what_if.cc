@@ -342,33 +342,6 @@ WhatIf ComputeWhatIf(analysis::PreparedTimeline& prepared, const Report& report,
         "it (no API calls or no correlation ids), so the host cannot be "
         "replayed");
   }
-  const bool steps_basis = report.steps.available;
-  // The thread each step range was recorded on (StepInfo keeps no tid), as
-  // the range digest found it: sorted keys, searched for every step.
-  struct StepKey {
-    std::tuple<int32_t, TimeNs, TimeNs> key;
-    int32_t tid;
-  };
-  std::vector<StepKey> step_tids;
-  const auto by_key = [](const StepKey& a, const StepKey& b) {
-    return a.key < b.key;
-  };
-  const auto find_step = [&step_tids, &by_key](int32_t pid, TimeNs start,
-                                               TimeNs end) -> StepKey* {
-    const StepKey probe{{pid, start, end}, -1};
-    const auto it =
-        std::lower_bound(step_tids.begin(), step_tids.end(), probe, by_key);
-    return it != step_tids.end() && it->key == probe.key ? &*it : nullptr;
-  };
-  if (steps_basis) {
-    const analysis::RangeDigest& digest = prepared.range_digest();
-    step_tids.reserve(digest.steps.size());
-    for (size_t i = 0; i < digest.steps.size(); ++i) {
-      const Range& r = digest.steps[i];
-      step_tids.push_back({{r.pid, r.start, r.end}, digest.step_tids[i]});
-    }
-    std::stable_sort(step_tids.begin(), step_tids.end(), by_key);
-  }
   // Nothing below reads the host's records: where the caller let them go
   // (Analyze(Timeline&&)), they are freed before the memory left for the
   // replay is measured and its models are built.
@@ -401,6 +374,33 @@ WhatIf ComputeWhatIf(analysis::PreparedTimeline& prepared, const Report& report,
     }
   }
 
+  const bool steps_basis = report.steps.available;
+  // The thread each step range was recorded on (StepInfo keeps no tid), as
+  // the range digest found it: sorted keys, searched for every step.
+  struct StepKey {
+    std::tuple<int32_t, TimeNs, TimeNs> key;
+    int32_t tid;
+  };
+  std::vector<StepKey> step_tids;
+  const auto by_key = [](const StepKey& a, const StepKey& b) {
+    return a.key < b.key;
+  };
+  const auto find_step = [&step_tids, &by_key](int32_t pid, TimeNs start,
+                                               TimeNs end) -> StepKey* {
+    const StepKey probe{{pid, start, end}, -1};
+    const auto it =
+        std::lower_bound(step_tids.begin(), step_tids.end(), probe, by_key);
+    return it != step_tids.end() && it->key == probe.key ? &*it : nullptr;
+  };
+  if (steps_basis) {
+    const analysis::RangeDigest& digest = prepared.range_digest();
+    step_tids.reserve(digest.steps.size());
+    for (size_t i = 0; i < digest.steps.size(); ++i) {
+      const Range& r = digest.steps[i];
+      step_tids.push_back({{r.pid, r.start, r.end}, digest.step_tids[i]});
+    }
+    std::stable_sort(step_tids.begin(), step_tids.end(), by_key);
+  }
   // The processes' models are independent: on a big trace with several
   // processes they are built side by side, each with its steps grouped and
   // its recorded figures measured.
