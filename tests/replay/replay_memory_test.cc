@@ -48,7 +48,8 @@ Timeline SyncLoop(int steps) {
 }
 
 // SyncLoop(5) as the guard counts it: 10 calls (5 blocking), 5 ops, a
-// timeline of 10 calls and 5 ops, one process, one sync group.
+// timeline of 10 calls and 5 ops, one process (whose maps of the timeline's
+// calls and ops are arrays of them: 4 bytes each), one sync group.
 ReplayCounts FiveStepCounts() {
   ReplayCounts c;
   c.processes = 1;
@@ -58,8 +59,8 @@ ReplayCounts FiveStepCounts() {
   c.largest_calls = 10;
   c.largest_blocking_calls = 5;
   c.largest_ops = 5;
-  c.timeline_api_calls = 10;
-  c.timeline_gpu_ops = 5;
+  c.call_index_bytes = 10 * 4;
+  c.op_index_bytes = 5 * 4;
   return c;
 }
 
@@ -130,8 +131,8 @@ TEST(ReplayMemoryTest, CountsWhatTheModelsWillHold) {
   EXPECT_EQ(c.largest_calls, want.largest_calls);
   EXPECT_EQ(c.largest_blocking_calls, want.largest_blocking_calls);
   EXPECT_EQ(c.largest_ops, want.largest_ops);
-  EXPECT_EQ(c.timeline_api_calls, want.timeline_api_calls);
-  EXPECT_EQ(c.timeline_gpu_ops, want.timeline_gpu_ops);
+  EXPECT_EQ(c.call_index_bytes, want.call_index_bytes);
+  EXPECT_EQ(c.op_index_bytes, want.op_index_bytes);
 }
 
 TEST(ReplayMemoryTest, ThreadsThatFitTheBudget) {

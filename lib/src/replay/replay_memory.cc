@@ -9,6 +9,7 @@
 #include "analysis/device_busy.h"
 #include "replay/replay_engine.h"
 #include "replay/replay_model.h"
+#include "replay/timeline_index_map.h"
 
 namespace feedprof::replay {
 namespace {
@@ -28,9 +29,6 @@ constexpr uint64_t kBlockingCallBytes =
     2 * sizeof(uint32_t);  // end event, its wait, awaited ops
 constexpr uint64_t kOpBytes =
     sizeof(ReplayOp) + sizeof(ReplayEvent) + sizeof(uint32_t);
-// Per process: the timeline-wide index of each op in the model, and while
-// the model is built, of each call.
-constexpr uint64_t kIndexBytes = sizeof(int32_t);
 // Freed after the build, per op: its stream (4), its place in its stream's
 // list (4, twice over while the list grows), the device's and the
 // process's orders by end (4 + 4), an op out of order sorted as (end,
@@ -53,8 +51,8 @@ ReplayCounts CountReplayEvents(const analysis::PreparedTimeline& prepared,
                                const std::vector<int32_t>& pids) {
   ReplayCounts c;
   c.processes = pids.size();
-  c.timeline_api_calls = prepared.timeline().api_calls.size();
-  c.timeline_gpu_ops = prepared.timeline().gpu_ops.size();
+  const uint64_t timeline_calls = prepared.timeline().api_calls.size();
+  const uint64_t timeline_ops = prepared.timeline().gpu_ops.size();
   for (int32_t pid : pids) {
     uint64_t calls = 0, blocking = 0;
     for (const analysis::ThreadView& t : prepared.threads()) {
@@ -74,6 +72,8 @@ ReplayCounts CountReplayEvents(const analysis::PreparedTimeline& prepared,
     c.ops += ops;
     c.largest_calls = std::max(c.largest_calls, calls);
     c.largest_ops = std::max(c.largest_ops, ops);
+    c.call_index_bytes += TimelineIndexMap::BytesFor(calls, timeline_calls);
+    c.op_index_bytes += TimelineIndexMap::BytesFor(ops, timeline_ops);
   }
   return c;
 }
@@ -97,10 +97,8 @@ ReplayMemoryEstimate EstimateReplayMemory(const ReplayCounts& c,
                                           size_t sync_groups) {
   ReplayMemoryEstimate e;
   e.model_bytes = c.calls * kCallBytes + c.blocking_calls * kBlockingCallBytes +
-                  c.ops * kOpBytes +
-                  c.processes * kIndexBytes * c.timeline_gpu_ops;
-  e.build_bytes = c.ops * kBuildBytesPerOp +
-                  c.processes * kIndexBytes * c.timeline_api_calls;
+                  c.ops * kOpBytes + c.op_index_bytes;
+  e.build_bytes = c.ops * kBuildBytesPerOp + c.call_index_bytes;
   e.times_bytes = (c.largest_calls + c.largest_blocking_calls + c.largest_ops) *
                   kTimesBytes;
   // Built ahead for every process, side by side: input_ready (a cut per

@@ -42,10 +42,11 @@ struct ReplayCounts {
   uint64_t largest_calls = 0;
   uint64_t largest_blocking_calls = 0;
   uint64_t largest_ops = 0;
-  // Every process's model indexes the whole timeline's ops, and while it
-  // is built, its calls.
-  uint64_t timeline_api_calls = 0;
-  uint64_t timeline_gpu_ops = 0;
+  // Every process's model maps the timeline's ops to its own, and while it
+  // is built, the timeline's calls (TimelineIndexMap): their bytes, all
+  // processes together.
+  uint64_t op_index_bytes = 0;
+  uint64_t call_index_bytes = 0;
 };
 
 // Whether every process's calls and ops fit a model's indices (ReplayEvent::

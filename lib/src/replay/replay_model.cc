@@ -75,7 +75,7 @@ ReplayModel ReplayModel::Build(const analysis::PreparedTimeline& prepared,
 }
 
 void ReplayModel::ReleaseBuildData() {
-  call_of_api_ = {};
+  call_of_api_.Clear();
   streams_ = {};
   devices_ = {};
   stream_of_op_ = {};
@@ -83,11 +83,11 @@ void ReplayModel::ReleaseBuildData() {
 }
 
 int32_t ReplayModel::CallOfApi(uint32_t api) const {
-  return api < call_of_api_.size() ? call_of_api_[api] : -1;
+  return call_of_api_.Find(api);
 }
 
 int32_t ReplayModel::OpOfTimelineOp(uint32_t op) const {
-  return op < op_of_op_.size() ? op_of_op_[op] : -1;
+  return op_of_op_.Find(op);
 }
 
 uint32_t ReplayModel::ThreadOfCall(uint32_t i) const {
@@ -120,12 +120,19 @@ const ReplayThread* ReplayModel::FindThread(int32_t tid) const {
 
 void ReplayModel::IndexCalls() {
   // The calls() index AddThreads gives each call.
-  call_of_api_.assign(prepared_->timeline().api_calls.size(), -1);
+  size_t count = 0;
+  for (const analysis::ThreadView& t : prepared_->threads()) {
+    if (t.pid == pid_) count += t.calls.size();
+  }
+  call_of_api_.Start(count, prepared_->timeline().api_calls.size());
   int32_t index = 0;
   for (const analysis::ThreadView& t : prepared_->threads()) {
     if (t.pid != pid_) continue;
-    for (const analysis::ThreadCall& c : t.calls) call_of_api_[c.api] = index++;
+    for (const analysis::ThreadCall& c : t.calls) {
+      call_of_api_.Set(c.api, index++);
+    }
   }
+  call_of_api_.Finish();
 }
 
 void ReplayModel::AddThreads(const std::vector<SyncPoint>& sync_groups) {
@@ -176,7 +183,6 @@ void ReplayModel::AddThreads(const std::vector<SyncPoint>& sync_groups) {
 
 void ReplayModel::AddOps() {
   const Timeline& tl = prepared_->timeline();
-  op_of_op_.assign(tl.gpu_ops.size(), -1);
   // The device's streams (few): stream id → index into streams_.
   std::vector<std::pair<int64_t, uint32_t>> stream_index;
   size_t count = 0;
@@ -185,6 +191,7 @@ void ReplayModel::AddOps() {
   }
   ops_.reserve(count);
   stream_of_op_.reserve(count);
+  op_of_op_.Start(count, tl.gpu_ops.size());
   for (const analysis::DeviceView& d : prepared_->devices()) {
     if (d.pid != pid_) continue;
     // Work launched before recording began still occupies its stream.
@@ -233,7 +240,7 @@ void ReplayModel::AddOps() {
       if (!stream.empty()) op.previous = static_cast<int32_t>(stream.back());
       stream.push_back(index);
       stream_of_op_.push_back(stream_at);
-      op_of_op_[ref.op] = static_cast<int32_t>(index);
+      op_of_op_.Set(ref.op, static_cast<int32_t>(index));
       if (!op.excluded) {
         const TimeNs duration = op.end - op.start;
         op_ns_ += duration;
@@ -245,6 +252,7 @@ void ReplayModel::AddOps() {
     device.by_end = ByEnd(device.begin, device.end);
     devices_.push_back(std::move(device));
   }
+  op_of_op_.Finish();
   // One device: its order is the process's (ProcessByEnd).
   if (devices_.size() > 1) {
     by_end_ = ByEnd(0, static_cast<uint32_t>(ops_.size()));

@@ -21,6 +21,7 @@
 #include "analysis/prepared_timeline.h"
 #include "analysis/sync_group.h"
 #include "feedprof/timeline.h"
+#include "replay/timeline_index_map.h"
 
 namespace feedprof::replay {
 
@@ -178,8 +179,8 @@ class ReplayModel {
   std::vector<ReplayWait> waits_;
   std::vector<uint32_t> awaited_;
   std::vector<ReplayEvent> order_;
-  std::vector<int32_t> call_of_api_;  // by Timeline::api_calls; build only
-  std::vector<int32_t> op_of_op_;     // by Timeline::gpu_ops index
+  TimelineIndexMap call_of_api_;  // of Timeline::api_calls; build only
+  TimelineIndexMap op_of_op_;     // of Timeline::gpu_ops
   // ops() indices per (device, stream), in start order.
   std::vector<std::vector<uint32_t>> streams_;
   // Per device (in ops() order): its range in ops() and its ops by end.
