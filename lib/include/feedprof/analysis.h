@@ -290,6 +290,9 @@ struct StepInfo {
   TimeNs end = 0;
   TimeNs gpu_busy_ns = 0;
   int32_t pid = 0;
+  // The thread of the first range with the step's pid and times (the
+  // what-if replays the step on it); -1 when unknown.
+  int32_t tid = -1;
   std::string name;
   // What the step's devices did in it (summed over the devices its busy
   // time counts): kernels (union), copies and memsets no kernel overlaps

@@ -190,7 +190,8 @@ RangeDigest DigestRanges(const Timeline& timeline,
   std::vector<const Range*> chosen;
   for (const Range& r : tl.ranges) {
     if (!PidSelected(pids, r.pid)) continue;
-    digest.in_window += r.end >= w.start && r.start <= w.end;
+    const bool overlaps = r.end >= w.start && r.start <= w.end;
+    digest.in_window += overlaps;
     if (r.source == RangeSource::kDataLoader) {
       const TimeNs d = std::min(r.end, w.end) - std::max(r.start, w.start);
       if (d > 0) {
@@ -198,7 +199,7 @@ RangeDigest DigestRanges(const Timeline& timeline,
         ++digest.dataloader_ranges;
       }
     }
-    if (!in_scope(r)) continue;
+    if (!overlaps || r.end <= r.start) continue;  // in_scope, pid checked
     if (step_range_name.empty()
             ? IsProfilerStep(tl, r)
             : tl.strings.Get(r.name).starts_with(step_range_name)) {

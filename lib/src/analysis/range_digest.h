@@ -33,7 +33,7 @@ struct RangeDigest {
   // when there are no steps.
   std::string step_source;
   // For each of `steps`, the thread of the first range of the timeline
-  // with its pid, start and end (the what-if replays each step on it).
+  // with its pid, start and end (StepInfo::tid).
   std::vector<int32_t> step_tids;
   // DataLoader ranges of the selected processes in the window, and their
   // time within it.

@@ -24,12 +24,14 @@ StepReport ComputeSteps(const PreparedTimeline& prepared,
 
   std::vector<TimeNs> durations;
   std::vector<TimeNs> busy_permille;
-  for (const Range& step : digest.steps) {
+  for (size_t i = 0; i < digest.steps.size(); ++i) {
+    const Range& step = digest.steps[i];
     StepInfo s;
     s.start = step.start;
     s.end = step.end;
     s.name = std::string(tl.strings.Get(step.name));
     s.pid = step.pid;
+    s.tid = digest.step_tids[i];
     bool has_device = false;
     for (const DeviceBusy& d : busy) has_device |= d.pid == step.pid;
     if (has_device) {

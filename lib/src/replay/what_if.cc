@@ -9,7 +9,6 @@
 #include <numeric>
 #include <optional>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -375,32 +374,6 @@ WhatIf ComputeWhatIf(analysis::PreparedTimeline& prepared, const Report& report,
   }
 
   const bool steps_basis = report.steps.available;
-  // The thread each step range was recorded on (StepInfo keeps no tid), as
-  // the range digest found it: sorted keys, searched for every step.
-  struct StepKey {
-    std::tuple<int32_t, TimeNs, TimeNs> key;
-    int32_t tid;
-  };
-  std::vector<StepKey> step_tids;
-  const auto by_key = [](const StepKey& a, const StepKey& b) {
-    return a.key < b.key;
-  };
-  const auto find_step = [&step_tids, &by_key](int32_t pid, TimeNs start,
-                                               TimeNs end) -> StepKey* {
-    const StepKey probe{{pid, start, end}, -1};
-    const auto it =
-        std::lower_bound(step_tids.begin(), step_tids.end(), probe, by_key);
-    return it != step_tids.end() && it->key == probe.key ? &*it : nullptr;
-  };
-  if (steps_basis) {
-    const analysis::RangeDigest& digest = prepared.range_digest();
-    step_tids.reserve(digest.steps.size());
-    for (size_t i = 0; i < digest.steps.size(); ++i) {
-      const Range& r = digest.steps[i];
-      step_tids.push_back({{r.pid, r.start, r.end}, digest.step_tids[i]});
-    }
-    std::stable_sort(step_tids.begin(), step_tids.end(), by_key);
-  }
   // The processes' models are independent: on a big trace with several
   // processes they are built side by side, each with its steps grouped and
   // its recorded figures measured.
@@ -446,9 +419,7 @@ WhatIf ComputeWhatIf(analysis::PreparedTimeline& prepared, const Report& report,
       for (const StepInfo& s : report.steps.steps) {
         if (s.pid != pid) continue;
         run.steps.emplace_back(s.start, s.end);
-        const StepKey* k = find_step(s.pid, s.start, s.end);
-        const ReplayThread* t =
-            k != nullptr ? run.model.FindThread(k->tid) : nullptr;
+        const ReplayThread* t = run.model.FindThread(s.tid);
         run.step_threads.push_back(
             t != nullptr ? static_cast<uint32_t>(t - run.model.threads().data())
                          : static_cast<uint32_t>(main));
