@@ -23,7 +23,7 @@
 #include "kineto/kineto_time.h"
 #include "kineto/prefetching_byte_source.h"
 #include "kineto/trace_events_array.h"
-#include "readers/timeline_append.h"
+#include "readers/event_vector_room.h"
 
 namespace feedprof {
 namespace {
@@ -31,9 +31,6 @@ namespace {
 using kineto::JsonToken;
 using kineto::JsonTokenizer;
 
-// Files from this size on (on disk) reserve their event vectors once a
-// sixteenth is mapped.
-constexpr uint64_t kReserveFromFileBytes = uint64_t{64} << 20;
 // Files smaller than this are read on the calling thread: starting a
 // thread costs more than it saves.
 constexpr uint64_t kPrefetchThresholdBytes = 512 * 1024;
@@ -252,19 +249,13 @@ absl::StatusOr<Timeline> ReadKinetoTraceWithOptions(
     JsonTokenizer tokens(source, limits);
     common::ReadProgress progress(path, file->file_size());
     const kineto::GzipFileInput& input = *file;
-    // Once a sixteenth of a large file is mapped, the timeline's event
-    // vectors get room for the rest at the same events per byte, rather
-    // than being copied each time they outgrow their room.
-    uint64_t reserve_at = input.file_size() >= kReserveFromFileBytes
-                              ? input.file_size() / 16
-                              : UINT64_MAX;
+    // A large file's event vectors get room for the rest once a sixteenth
+    // is mapped (readers/event_vector_room.h).
+    readers::EventVectorRoom room(&timeline, input.file_size());
     const std::function<void()> on_mapped = [&] {
       const uint64_t bytes_read = input.file_bytes_read();
       progress.Update(bytes_read);
-      if (bytes_read >= reserve_at) {
-        readers::ReserveForTheRest(&timeline, bytes_read, input.file_size());
-        reserve_at = UINT64_MAX;
-      }
+      room.Update(bytes_read);
     };
     kineto::TraceEventsBatching batching;
     std::unique_ptr<kineto::KinetoEventBatchPipeline> pipeline;
@@ -280,6 +271,7 @@ absl::StatusOr<Timeline> ReadKinetoTraceWithOptions(
     kineto::JsonFailure failure;
     document_ok = ReadDocument(tokens, mapper, batching, on_mapped, &result,
                                &top_level_not_object, &failure);
+    room.Finish();
     if (!document_ok) {
       tokenizer_error = failure.message;
       truncated = failure.truncated;

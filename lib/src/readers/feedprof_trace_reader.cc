@@ -17,6 +17,7 @@
 #include "common/in_order_parallel_reads.h"
 #include "common/read_progress.h"
 #include "feedprof/trace_reader.h"
+#include "readers/event_vector_room.h"
 #include "readers/feedprof_read_options.h"
 #include "readers/feedprof_timeline_builder.h"
 #include "readers/packet_stream.h"
@@ -26,10 +27,6 @@
 
 namespace feedprof {
 namespace {
-
-// Files from this size on reserve their event vectors once their first
-// sixteenth is read.
-constexpr uint64_t kReserveFromFileBytes = uint64_t{64} << 20;
 
 // One file read on a worker.
 struct FileRead {
@@ -76,18 +73,12 @@ FileRead ReadOneFile(const std::string& file, common::ReadProgress* progress,
   readers::PacketStreamReader& packets = **stream;
   Timeline& timeline = *read.timeline;
   read.builder->BeginFile(file);
-  // Once a sixteenth of a large file is read, its event vectors get room
-  // for the rest at the same events per byte: growing them by doubling
-  // instead would copy them several times and touch about twice the
-  // memory they end up holding.
-  uint64_t reserve_at =
-      read.bytes >= kReserveFromFileBytes ? read.bytes / 16 : UINT64_MAX;
+  // A large file's event vectors get room for the rest once a sixteenth
+  // is read, faulted in ahead of this thread (readers/event_vector_room.h).
+  readers::EventVectorRoom room(&timeline, read.bytes);
   auto on_progress = [&](uint64_t bytes_read) {
     part.Update(bytes_read);
-    if (bytes_read >= reserve_at) {
-      readers::ReserveForTheRest(&timeline, bytes_read, read.bytes);
-      reserve_at = UINT64_MAX;
-    }
+    room.Update(bytes_read);
   };
   const size_t workers = PacketWorkers(options, read.bytes, readers);
   if (workers > 0) {
@@ -103,6 +94,7 @@ FileRead ReadOneFile(const std::string& file, common::ReadProgress* progress,
     }
   }
   read.builder->EndFile();
+  room.Finish();
   // Sorted here, on the worker: the merged session then only merges runs.
   // The threads that decoded the packets sort vectors beside it.
   read.builder->SortEvents(workers + 1);

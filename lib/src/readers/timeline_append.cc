@@ -23,32 +23,7 @@ void MoveAppend(std::vector<T>& from, std::vector<T>& to) {
   std::vector<T>().swap(from);
 }
 
-template <typename T>
-void ReserveScaled(std::vector<T>& events, double scale) {
-  const double wanted = static_cast<double>(events.size()) * scale;
-  if (wanted > static_cast<double>(events.capacity())) {
-    events.reserve(static_cast<size_t>(wanted));
-  }
-}
-
 }  // namespace
-
-void ReserveForTheRest(Timeline* into, uint64_t bytes_read,
-                       uint64_t total_bytes) {
-  if (bytes_read == 0 || bytes_read >= total_bytes) return;
-  const double scale =
-      1.05 * static_cast<double>(total_bytes) / static_cast<double>(bytes_read);
-  Timeline& t = *into;
-  ReserveScaled(t.gpu_ops, scale);
-  ReserveScaled(t.api_calls, scale);
-  ReserveScaled(t.syncs, scale);
-  ReserveScaled(t.ranges, scale);
-  ReserveScaled(t.marks, scale);
-  ReserveScaled(t.thread_samples, scale);
-  ReserveScaled(t.process_samples, scale);
-  ReserveScaled(t.system_samples, scale);
-  ReserveScaled(t.counters, scale);
-}
 
 PartEvents TakeTimelineTables(Timeline& part, Timeline* into) {
   Timeline& t = *into;

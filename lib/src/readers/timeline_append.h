@@ -129,14 +129,6 @@ void MergePartEvents(std::vector<PartEvents>& parts, std::vector<T>* into,
       runs, into, less, [&parts](size_t run, T& e) { parts[run].ids.Fix(e); });
 }
 
-// After `bytes_read` of the `total_bytes` of a large file were read into
-// `into`, reserves room in each event vector for the rest at the same
-// events per byte (plus 5 %), so that the vectors are not copied again each
-// time they outgrow their room. Reserved room that is never filled costs
-// address space, not memory.
-void ReserveForTheRest(Timeline* into, uint64_t bytes_read,
-                       uint64_t total_bytes);
-
 // Calls `visit(int32_t& pid)` on every process id `timeline` holds: its
 // processes, threads, devices, events, samples, streams and NVML facts (not
 // Platform::pid, which is 0 where no snapshot named a process).

@@ -1,0 +1,79 @@
+#include "readers/event_vector_room.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <type_traits>
+#include <vector>
+
+#include "common/release_pages.h"
+
+namespace feedprof::readers {
+namespace {
+
+// The event vectors a reader appends to in bulk, one prefaulter slot each.
+constexpr size_t kBulkVectors = 9;
+
+// Calls `visit(vector)` on each of them, in slot order.
+template <typename Visit>
+void ForEachBulkVector(Timeline& t, Visit visit) {
+  visit(t.gpu_ops);
+  visit(t.api_calls);
+  visit(t.syncs);
+  visit(t.ranges);
+  visit(t.marks);
+  visit(t.thread_samples);
+  visit(t.process_samples);
+  visit(t.system_samples);
+  visit(t.counters);
+}
+
+template <typename T>
+using ValueOf = typename std::decay_t<T>::value_type;
+
+}  // namespace
+
+EventVectorRoom::EventVectorRoom(Timeline* timeline, uint64_t file_bytes)
+    : timeline_(timeline),
+      file_bytes_(file_bytes),
+      reserve_at_(file_bytes >= kFromFileBytes ? file_bytes / 16 : UINT64_MAX) {
+}
+
+void EventVectorRoom::Update(uint64_t bytes_read) {
+  if (bytes_read == 0 || bytes_read >= file_bytes_) return;
+  const double scale =
+      static_cast<double>(file_bytes_) / static_cast<double>(bytes_read);
+  if (bytes_read >= reserve_at_) {
+    reserve_at_ = UINT64_MAX;
+    ForEachBulkVector(*timeline_, [scale](auto& events) {
+      const double wanted = static_cast<double>(events.size()) * scale * 1.05;
+      if (wanted > static_cast<double>(events.capacity())) {
+        events.reserve(static_cast<size_t>(wanted));
+      }
+    });
+    prefaulter_.emplace(kBulkVectors);
+  }
+  if (!prefaulter_) return;
+  size_t slot = 0;
+  ForEachBulkVector(*timeline_, [&](auto& events) {
+    using T = ValueOf<decltype(events)>;
+    // Up to the size the vector should end at, not into the 5 % margin,
+    // so that nearly every page faulted in gets filled.
+    const auto expected =
+        static_cast<size_t>(static_cast<double>(events.size()) * scale);
+    const size_t room = std::min(events.capacity(), expected);
+    prefaulter_->Ahead(slot++, events.data(), events.size() * sizeof(T),
+                       room * sizeof(T));
+  });
+}
+
+void EventVectorRoom::Finish() {
+  reserve_at_ = UINT64_MAX;
+  if (!prefaulter_) return;
+  prefaulter_.reset();
+  ForEachBulkVector(*timeline_, [](auto& events) {
+    common::ReleaseWholePages(events.data() + events.size(),
+                              events.data() + events.capacity());
+  });
+}
+
+}  // namespace feedprof::readers
