@@ -7,6 +7,10 @@
 // drops columns between versions, the view answers "which tables and columns
 // exist" and builds SELECT lists in which a missing column reads as NULL, so
 // the row loops can use fixed column indexes whatever the version.
+//
+// Threads: one thread at a time uses a database and its statements (the
+// connection is opened without a mutex of its own); separate databases
+// may be read on separate threads.
 #ifndef FEEDPROF_LIB_SRC_NSIGHT_SQLITE_DATABASE_H_
 #define FEEDPROF_LIB_SRC_NSIGHT_SQLITE_DATABASE_H_
 
