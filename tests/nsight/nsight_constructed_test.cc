@@ -4,12 +4,16 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "common/read_progress.h"
 #include "feedprof/analysis.h"
 #include "feedprof/nsight_reader.h"
 #include "nsight/sqlite_database.h"
@@ -406,6 +410,82 @@ TEST(NsightConstructedTest, ATableThatNeverEndsIsReadUpToTheLimit) {
   auto tl = ReadNsightTrace(db.Finish());
   ASSERT_TRUE(tl.ok()) << tl.status();
   EXPECT_EQ(tl->gpu_ops.size(), 1u);
+}
+
+// An export of `kernels` kernel rows (rowids 1..kernels).
+std::string KernelExport(ScratchSqliteFile& db, int kernels) {
+  db.Exec(kStringIds);
+  db.Exec(
+      "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, "
+      "deviceId INTEGER, streamId INTEGER, correlationId INTEGER, globalPid "
+      "INTEGER);");
+  db.Exec(std::string("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL ") +
+          kEndlessRows + "SELECT x * 10, x * 10 + 5, 0, 7, x, 0 FROM n LIMIT " +
+          Str(kernels) + ";");
+  return db.Finish();
+}
+
+TEST(NsightConstructedTest, RowsAreEstimatedAndCountedAsTheyAreRead) {
+  ScratchSqliteFile file("row_progress");
+  const std::string path = KernelExport(file, 50'000);
+  auto opened = nsight::SqliteDatabase::Open(path);
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  nsight::SqliteDatabase& db = **opened;
+  std::vector<uint64_t> reported;
+  db.SetProgress([&](uint64_t rows) { reported.push_back(rows); });
+  auto stmt = db.Prepare("SELECT start FROM CUPTI_ACTIVITY_KIND_KERNEL");
+  ASSERT_TRUE(stmt.ok());
+  int64_t rows = 0;
+  while (stmt->Step()) ++rows;
+  EXPECT_EQ(rows, 50'000);
+  // Reported while the statement stepped, rising, never past the rows
+  // returned.
+  ASSERT_GE(reported.size(), 10u);
+  EXPECT_TRUE(std::is_sorted(reported.begin(), reported.end()));
+  EXPECT_GT(reported.back(), 40'000u);
+  EXPECT_LE(reported.back(), 50'000u);
+
+  EXPECT_EQ(db.EstimatedRows("CUPTI_ACTIVITY_KIND_KERNEL"), 50'000u);
+  EXPECT_EQ(db.EstimatedRows("StringIds"), 0u);    // empty
+  EXPECT_EQ(db.EstimatedRows("NVTX_EVENTS"), 0u);  // missing
+}
+
+TEST(NsightConstructedTest, AReadShowsItsShareOfTheRowsOnTheProgressLine) {
+  ScratchSqliteFile file("progress_line");
+  const std::string path = KernelExport(file, 200'000);
+  // A terminal whose clock moves 100 ms each time it is read.
+  std::vector<std::string> lines;
+  int64_t now_ns = 0;
+  common::ReadProgress::Output output;
+  output.write = [&](std::string_view text) { lines.emplace_back(text); };
+  output.now = [&] {
+    now_ns += 100'000'000;
+    return common::ReadProgress::Clock::time_point(
+        std::chrono::nanoseconds(now_ns));
+  };
+  output.force = true;
+  {
+    common::ReadProgress root("db", std::filesystem::file_size(path), output);
+    common::ReadProgress::ScopedParent parent(&root);
+    auto tl = ReadNsightTrace(path);
+    ASSERT_TRUE(tl.ok()) << tl.status();
+    EXPECT_EQ(tl->gpu_ops.size(), 200'000u);
+  }
+  // Lines while the kernels were read, each a share of the file that only
+  // grows and stays short of 100 %, then the line cleared.
+  ASSERT_GE(lines.size(), 3u);
+  EXPECT_EQ(lines.back(), "\r\033[K");
+  int last = 0;
+  for (size_t i = 0; i + 1 < lines.size(); ++i) {
+    const std::string& line = lines[i];
+    const std::string prefix = "\r\033[Kfeedprof: reading db: ";
+    ASSERT_EQ(line.rfind(prefix, 0), 0u) << line;
+    const int share = std::stoi(line.substr(prefix.size()));
+    EXPECT_GE(share, last) << line;
+    EXPECT_LT(share, 100) << line;
+    last = share;
+  }
+  EXPECT_GT(last, 50);
 }
 
 TEST(NsightConstructedTest, ZeroByteSqliteFileIsNotAnExport) {

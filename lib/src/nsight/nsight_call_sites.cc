@@ -10,7 +10,6 @@
 namespace feedprof::nsight {
 namespace {
 
-constexpr std::string_view kTable = "CUDA_CALLCHAINS";
 constexpr size_t kMaxFrames = 16;
 
 struct RawFrame {
@@ -47,7 +46,7 @@ bool NamesFunction(std::string_view symbol, std::string_view api) {
 std::unordered_map<int64_t, uint32_t> ReadCudaCallSites(
     ImportContext& ctx, const std::vector<CallchainRef>& refs) {
   std::unordered_map<int64_t, uint32_t> site_of;
-  if (refs.empty() || !ctx.db.HasTable(kTable)) return site_of;
+  if (refs.empty() || !ctx.db.HasTable(kCallChainsTable)) return site_of;
   std::unordered_set<int64_t> wanted;
   for (const CallchainRef& r : refs) {
     wanted.insert(r.callchain);
@@ -55,9 +54,10 @@ std::unordered_map<int64_t, uint32_t> ReadCudaCallSites(
   }
   std::unordered_map<int64_t, std::vector<RawFrame>> chains;
   const std::string sql = ctx.db.BuildSelect(
-      kTable, {{{"id"}}, {{"stackDepth"}}, {{"symbol"}}, {{"module"}}},
+      kCallChainsTable,
+      {{{"id"}}, {{"stackDepth"}}, {{"symbol"}}, {{"module"}}},
       "ORDER BY 1, 2");
-  ctx.ForEachRow(kTable, sql, [&](const Statement& stmt) {
+  ctx.ForEachRow(kCallChainsTable, sql, [&](const Statement& stmt) {
     const int64_t id = stmt.Int64(0);
     if (wanted.count(id) == 0) return;
     RawFrame frame;

@@ -32,6 +32,8 @@ inline constexpr std::string_view kSyncTable =
     "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
 inline constexpr std::string_view kNvtxTable = "NVTX_EVENTS";
 inline constexpr std::string_view kStringIdsTable = "StringIds";
+inline constexpr std::string_view kCallChainsTable = "CUDA_CALLCHAINS";
+inline constexpr std::string_view kSchedEventsTable = "SCHED_EVENTS";
 
 // Key of the (process, correlation id) join between API calls and GPU work.
 inline uint64_t CorrelationKey(int32_t pid, uint64_t correlation) {

@@ -3,12 +3,17 @@
 // what the format could and could not tell.
 #include "feedprof/nsight_reader.h"
 
+#include <algorithm>
 #include <array>
+#include <cstdint>
+#include <filesystem>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/read_progress.h"
 #include "common/time_limits.h"
 #include "nsight/nsight_import_context.h"
 #include "nsight/sqlite_database.h"
@@ -38,6 +43,15 @@ size_t DropOutOfRangeTimes(std::vector<Event>& events) {
     return !common::TimeInRange(e.start) || !common::TimeInRange(e.end);
   });
   return before - events.size();
+}
+
+// The file's bytes that `rows` of the `table_rows` stand for, short of the
+// whole file until the reader is done (string lookups and small tables add
+// rows of their own).
+uint64_t RowsAsBytes(uint64_t rows, uint64_t table_rows, uint64_t file_bytes) {
+  const double share = std::min(
+      0.99, static_cast<double>(rows) / static_cast<double>(table_rows));
+  return static_cast<uint64_t>(share * static_cast<double>(file_bytes));
 }
 
 template <typename Tables>
@@ -79,6 +93,23 @@ absl::StatusOr<Timeline> ReadNsightTrace(const std::string& path) {
         " from a capture made with `nsys profile --trace=cuda,nvtx`"));
   }
 
+  // The progress line: the share of the rows of the tables read in full
+  // (StringIds lookups and small tables besides), as a share of the file.
+  uint64_t table_rows = 0;
+  for (std::string_view table : kEventTables) {
+    table_rows += db.EstimatedRows(table);
+  }
+  table_rows += db.EstimatedRows(nsight::kCallChainsTable);
+  table_rows += db.EstimatedRows(nsight::kSchedEventsTable);
+  std::error_code size_error;
+  const uintmax_t file_bytes = std::filesystem::file_size(path, size_error);
+  common::ReadProgress progress(path, size_error ? 0 : file_bytes);
+  if (table_rows > 0 && !size_error) {
+    db.SetProgress([&progress, table_rows, file_bytes](uint64_t rows) {
+      progress.Update(RowsAsBytes(rows, table_rows, file_bytes));
+    });
+  }
+
   Timeline timeline;
   timeline.format = SourceFormat::kNsight;
   timeline.source_path = path;
@@ -108,6 +139,7 @@ absl::StatusOr<Timeline> ReadNsightTrace(const std::string& path) {
   nsight::ReadNvtx(ctx);
   nsight::ReadProcessesAndThreads(ctx);
   nsight::ReadThreadScheduling(ctx);
+  db.SetProgress(nullptr);
 
   const size_t out_of_range =
       DropOutOfRangeTimes(timeline.gpu_ops) +

@@ -22,7 +22,6 @@
 namespace feedprof::nsight {
 namespace {
 
-constexpr std::string_view kSchedTable = "SCHED_EVENTS";
 constexpr TimeNs kSamplePeriodNs = 1'000'000;  // 1 ms, like a fast sampler
 constexpr uint64_t kMaxSamples = 5'000'000;    // coarser period beyond this
 
@@ -63,7 +62,7 @@ void SampleThread(const Switch* begin, const Switch* end, TimeNs period,
 }  // namespace
 
 void ReadThreadScheduling(ImportContext& ctx) {
-  if (!ctx.db.HasTable(kSchedTable)) return;
+  if (!ctx.db.HasTable(kSchedEventsTable)) return;
   Timeline& tl = ctx.timeline;
   std::set<int32_t> traced_pids;
   for (const Process& p : tl.processes) traced_pids.insert(p.pid);
@@ -71,8 +70,8 @@ void ReadThreadScheduling(ImportContext& ctx) {
 
   std::vector<Switch> switches;
   const std::string sql = ctx.db.BuildSelect(
-      kSchedTable, {{{"globalTid"}}, {{"start"}}, {{"isSchedIn"}}});
-  ctx.ForEachRow(kSchedTable, sql, [&](const Statement& stmt) {
+      kSchedEventsTable, {{{"globalTid"}}, {{"start"}}, {{"isSchedIn"}}});
+  ctx.ForEachRow(kSchedEventsTable, sql, [&](const Statement& stmt) {
     if (stmt.IsNull(0) || stmt.IsNull(1) || stmt.IsNull(2)) return;
     // Damaged: spans would overflow.
     if (!common::TimeInRange(stmt.Int64(1))) return;

@@ -53,6 +53,7 @@ constexpr uint64_t kMinStepsPerStatement = 1'000'000;
 
 int CountProgress(void* context) {
   auto* limit = static_cast<StatementWorkLimit*>(context);
+  if (limit->on_progress) limit->on_progress(limit->rows);
   if (limit->active_steps == nullptr) return 0;
   *limit->active_steps += kStepsPerProgressCall;
   if (*limit->active_steps <= limit->max_steps) return 0;
@@ -97,7 +98,10 @@ bool Statement::Step() {
   const int rc = sqlite3_step(stmt_);
   const bool looped = limit_ != nullptr && limit_->exceeded;
   if (limit_ != nullptr) limit_->active_steps = outer;
-  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_ROW) {
+    if (limit_ != nullptr) ++limit_->rows;
+    return true;
+  }
   if (rc != SQLITE_DONE) {
     status_ = absl::DataLossError(
         looped ? absl::StrCat("the query did not finish within ",
@@ -276,6 +280,19 @@ absl::StatusOr<Statement> SqliteDatabase::Prepare(const std::string& sql) {
     return absl::DataLossError(sqlite3_errmsg(db_));
   }
   return Statement(stmt, sql, work_limit_.get());
+}
+
+uint64_t SqliteDatabase::EstimatedRows(std::string_view table) {
+  if (!HasTable(table)) return 0;
+  auto stmt =
+      Prepare(absl::StrCat("SELECT max(rowid) FROM ", QuoteIdentifier(table)));
+  if (!stmt.ok() || !stmt->Step() || stmt->IsNull(0)) return 0;
+  const int64_t rows = stmt->Int64(0);
+  return rows > 0 ? static_cast<uint64_t>(rows) : 0;
+}
+
+void SqliteDatabase::SetProgress(std::function<void(uint64_t rows)> report) {
+  work_limit_->on_progress = std::move(report);
 }
 
 }  // namespace feedprof::nsight

@@ -18,6 +18,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -40,10 +41,15 @@ namespace feedprof::nsight {
 // virtual-machine steps are bounded by the file's size; a statement that
 // goes far past that bound is looping. SQLite's progress handler counts the
 // steps of whichever statement is stepping and interrupts it there.
+//
+// The same handler reports how far the reading is (SqliteDatabase::
+// SetProgress): the rows every statement of the database has returned.
 struct StatementWorkLimit {
   uint64_t max_steps = 0;            // per statement, over all its Step()s
   uint64_t* active_steps = nullptr;  // the stepping statement's count
   bool exceeded = false;
+  uint64_t rows = 0;  // rows returned by the database's statements
+  std::function<void(uint64_t rows)> on_progress;  // may be empty
 };
 
 // One prepared statement. Step() returns true while a row is available;
@@ -124,6 +130,14 @@ class SqliteDatabase {
                           std::string_view suffix = "");
 
   absl::StatusOr<Statement> Prepare(const std::string& sql);
+
+  // About how many rows `table` holds, from its largest rowid (nsys numbers
+  // rows from 1 without gaps), without reading them; 0 when the table is
+  // missing, empty or unreadable.
+  uint64_t EstimatedRows(std::string_view table);
+  // Calls `report(rows)` while statements step, every few thousand SQLite
+  // steps, with the rows all statements have returned so far.
+  void SetProgress(std::function<void(uint64_t rows)> report);
 
  private:
   SqliteDatabase(sqlite3* db, std::string path);
