@@ -450,6 +450,29 @@ TEST(NsightConstructedTest, RowsAreEstimatedAndCountedAsTheyAreRead) {
   EXPECT_EQ(db.EstimatedRows("NVTX_EVENTS"), 0u);  // missing
 }
 
+TEST(NsightConstructedTest, AHugeRowidIsNotTakenForThatManyRows) {
+  // A damaged or edited export whose largest rowid is 2^62: the estimate
+  // (and the room reserved from it) stays within the file's size, and the
+  // rows are read.
+  ScratchSqliteFile file("huge_rowid");
+  file.Exec(kStringIds);
+  file.Exec(
+      "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, "
+      "deviceId INTEGER, streamId INTEGER, correlationId INTEGER, globalPid "
+      "INTEGER);"
+      "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (rowid, start, end, deviceId, "
+      "streamId, correlationId, globalPid) VALUES (1, 10, 20, 0, 7, 1, 0), "
+      "(4611686018427387904, 30, 40, 0, 7, 2, 0);");
+  const std::string path = file.Finish();
+  auto opened = nsight::SqliteDatabase::Open(path);
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  EXPECT_EQ((*opened)->EstimatedRows("CUPTI_ACTIVITY_KIND_KERNEL"),
+            std::filesystem::file_size(path) / 8);
+  auto tl = ReadNsightTrace(path);
+  ASSERT_TRUE(tl.ok()) << tl.status();
+  EXPECT_EQ(tl->gpu_ops.size(), 2u);
+}
+
 TEST(NsightConstructedTest, AReadShowsItsShareOfTheRowsOnTheProgressLine) {
   ScratchSqliteFile file("progress_line");
   const std::string path = KernelExport(file, 200'000);

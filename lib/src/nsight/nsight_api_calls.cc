@@ -127,6 +127,7 @@ size_t RemoveNestedDuplicates(std::vector<ApiRow>& rows) {
 
 void ReadApiCalls(ImportContext& ctx) {
   std::vector<ApiRow> rows;
+  ctx.ReserveForRows(rows, {kRuntimeTable, kDriverTable});
   ReadApiTable(ctx, kRuntimeTable, ApiDomain::kRuntime, rows);
   ReadApiTable(ctx, kDriverTable, ApiDomain::kDriver, rows);
   const size_t removed = RemoveNestedDuplicates(rows);
@@ -149,12 +150,14 @@ void ReadApiCalls(ImportContext& ctx) {
   });
   Timeline& tl = ctx.timeline;
   tl.api_calls.reserve(tl.api_calls.size() + rows.size());
-  for (ApiRow& row : rows) {
+  for (size_t i = 0; i < rows.size(); ++i) {
+    ApiRow& row = rows[i];
     if (row.callchain != kNoCallchain) {
       auto it = site_of.find(row.callchain);
       if (it != site_of.end()) row.call.call_site = it->second;
     }
     tl.api_calls.push_back(row.call);
+    if ((i & 0xFFF) == 0 && ctx.room != nullptr) ctx.room->FaultInReserved();
   }
   // The first call (in start order) with each (pid, correlation).
   const std::vector<ApiCall>& calls = tl.api_calls;

@@ -156,6 +156,8 @@ void JoinOpsToApiCalls(ImportContext& ctx) {
 }  // namespace
 
 void ReadGpuActivity(ImportContext& ctx) {
+  ctx.ReserveForRows(ctx.timeline.gpu_ops,
+                     {kKernelTable, kMemcpyTable, kMemsetTable});
   ReadKernels(ctx);
   ReadMemcpys(ctx);
   ReadMemsets(ctx);
@@ -183,6 +185,7 @@ void ReadSyncRecords(ImportContext& ctx) {
   size_t by_enum = 0;
   size_t unknown = 0;
   const std::string sql = ctx.db.BuildSelect(kSyncTable, columns);
+  ctx.ReserveForRows(ctx.timeline.syncs, {kSyncTable});
   ctx.ForEachRow(kSyncTable, sql, [&](const Statement& stmt) {
     SyncRecord sync;
     ReadCommon(stmt, sync);

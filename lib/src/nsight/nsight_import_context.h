@@ -11,14 +11,18 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
+#include <initializer_list>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "common/correlation_index.h"
 #include "feedprof/timeline.h"
 #include "nsight/nsight_string_ids.h"
 #include "nsight/sqlite_database.h"
+#include "readers/event_vector_room.h"
 
 namespace feedprof::nsight {
 
@@ -62,13 +66,31 @@ struct ImportContext {
     size_t rows = 0;
     while (stmt->Step()) {
       row(*stmt);
-      ++rows;
+      if ((++rows & 0xFFF) == 0 && room != nullptr) room->FaultInReserved();
     }
     if (!stmt->status().ok()) NoteTruncatedTable(table, rows, stmt->status());
   }
 
+  // Reserves room in `events` for the rows of `tables` on top of what it
+  // holds, so that it does not grow by doubling while they are read. Room
+  // the system will not give is left to growth.
+  template <typename Event>
+  void ReserveForRows(std::vector<Event>& events,
+                      std::initializer_list<std::string_view> tables) {
+    uint64_t rows = 0;
+    for (std::string_view table : tables) rows += db.EstimatedRows(table);
+    try {
+      events.reserve(events.size() + rows);
+    } catch (const std::exception&) {
+      // std::bad_alloc or std::length_error: it grows as it is filled.
+    }
+  }
+
   SqliteDatabase& db;
   Timeline& timeline;
+  // Faults in the room reserved in the timeline's vectors ahead of the row
+  // loops (readers/event_vector_room.h); null where nothing is.
+  readers::EventVectorRoom* room = nullptr;
   NsightStringIds strings;
   // CorrelationKey(pid, correlation) -> index into timeline.api_calls, after
   // de-dup: the first call in start order.

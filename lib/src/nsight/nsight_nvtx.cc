@@ -104,6 +104,7 @@ void ReadNvtx(ImportContext& ctx) {
                                                           {{"globalTid"}},
                                                           {{"domainId"}}});
   Timeline& tl = ctx.timeline;
+  ctx.ReserveForRows(tl.ranges, {kNvtxTable});  // marks are few
   const size_t first_range = tl.ranges.size();
   size_t unterminated = 0;
   ctx.ForEachRow(kNvtxTable, sql, [&](const Statement& stmt) {

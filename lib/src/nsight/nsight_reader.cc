@@ -6,10 +6,8 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <filesystem>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -17,6 +15,7 @@
 #include "common/time_limits.h"
 #include "nsight/nsight_import_context.h"
 #include "nsight/sqlite_database.h"
+#include "readers/event_vector_room.h"
 
 namespace feedprof {
 namespace nsight {
@@ -101,10 +100,9 @@ absl::StatusOr<Timeline> ReadNsightTrace(const std::string& path) {
   }
   table_rows += db.EstimatedRows(nsight::kCallChainsTable);
   table_rows += db.EstimatedRows(nsight::kSchedEventsTable);
-  std::error_code size_error;
-  const uintmax_t file_bytes = std::filesystem::file_size(path, size_error);
-  common::ReadProgress progress(path, size_error ? 0 : file_bytes);
-  if (table_rows > 0 && !size_error) {
+  const uint64_t file_bytes = db.file_bytes();
+  common::ReadProgress progress(path, file_bytes);
+  if (table_rows > 0) {
     db.SetProgress([&progress, table_rows, file_bytes](uint64_t rows) {
       progress.Update(RowsAsBytes(rows, table_rows, file_bytes));
     });
@@ -122,6 +120,10 @@ absl::StatusOr<Timeline> ReadNsightTrace(const std::string& path) {
         "sqlite`"));
   }
   nsight::ImportContext ctx(db, timeline);
+  // The row loops fill vectors reserved for their tables' rows; a large
+  // export's are faulted in ahead of them on the otherwise idle core.
+  readers::EventVectorRoom room(&timeline, file_bytes);
+  ctx.room = &room;
   if (!ctx.strings.available()) {
     timeline.warnings.push_back(
         absl::StrCat(path, " has no ", std::string(nsight::kStringIdsTable),
@@ -140,6 +142,8 @@ absl::StatusOr<Timeline> ReadNsightTrace(const std::string& path) {
   nsight::ReadProcessesAndThreads(ctx);
   nsight::ReadThreadScheduling(ctx);
   db.SetProgress(nullptr);
+  ctx.room = nullptr;
+  room.Finish();
 
   const size_t out_of_range =
       DropOutOfRangeTimes(timeline.gpu_ops) +

@@ -175,6 +175,7 @@ absl::StatusOr<std::unique_ptr<SqliteDatabase>> SqliteDatabase::Open(
   StatementWorkLimit* limit = database->work_limit_.get();
   limit->max_steps =
       std::max(kMinStepsPerStatement, file_bytes * kStepsPerFileByte);
+  database->file_bytes_ = file_bytes;
   sqlite3_progress_handler(db, kStepsPerProgressCall, &CountProgress, limit);
   absl::Status status = database->LoadTableNames();
   if (!status.ok()) {
@@ -288,7 +289,9 @@ uint64_t SqliteDatabase::EstimatedRows(std::string_view table) {
       Prepare(absl::StrCat("SELECT max(rowid) FROM ", QuoteIdentifier(table)));
   if (!stmt.ok() || !stmt->Step() || stmt->IsNull(0)) return 0;
   const int64_t rows = stmt->Int64(0);
-  return rows > 0 ? static_cast<uint64_t>(rows) : 0;
+  if (rows <= 0) return 0;
+  // A row takes more than 8 bytes of the file; a damaged rowid may not.
+  return std::min(static_cast<uint64_t>(rows), file_bytes_ / 8);
 }
 
 void SqliteDatabase::SetProgress(std::function<void(uint64_t rows)> report) {

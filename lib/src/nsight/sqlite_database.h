@@ -114,6 +114,7 @@ class SqliteDatabase {
   ~SqliteDatabase();
 
   const std::string& path() const { return path_; }
+  uint64_t file_bytes() const { return file_bytes_; }
   // True when the file failed SQLite's integrity check on open (it is
   // shorter than its header says) and is being read as far as it goes.
   bool salvaged() const { return salvaged_; }
@@ -133,7 +134,7 @@ class SqliteDatabase {
 
   // About how many rows `table` holds, from its largest rowid (nsys numbers
   // rows from 1 without gaps), without reading them; 0 when the table is
-  // missing, empty or unreadable.
+  // missing, empty or unreadable; never more than the file's bytes / 8.
   uint64_t EstimatedRows(std::string_view table);
   // Calls `report(rows)` while statements step, every few thousand SQLite
   // steps, with the rows all statements have returned so far.
@@ -145,6 +146,7 @@ class SqliteDatabase {
 
   sqlite3* db_ = nullptr;
   std::string path_;
+  uint64_t file_bytes_ = 0;
   bool salvaged_ = false;
   // Boxed: statements keep a pointer to it, and the progress handler too.
   std::unique_ptr<StatementWorkLimit> work_limit_ =

@@ -66,6 +66,17 @@ void EventVectorRoom::Update(uint64_t bytes_read) {
   });
 }
 
+void EventVectorRoom::FaultInReserved() {
+  if (file_bytes_ < kFromFileBytes) return;
+  if (!prefaulter_) prefaulter_.emplace(kBulkVectors);
+  size_t slot = 0;
+  ForEachBulkVector(*timeline_, [&](auto& events) {
+    using T = ValueOf<decltype(events)>;
+    prefaulter_->Ahead(slot++, events.data(), events.size() * sizeof(T),
+                       events.capacity() * sizeof(T));
+  });
+}
+
 void EventVectorRoom::Finish() {
   reserve_at_ = UINT64_MAX;
   if (!prefaulter_) return;

@@ -14,7 +14,9 @@
 // and never filled costs address space, not memory; pages faulted in and
 // never filled are given back when the read ends.
 //
-// The Kineto and the feedprof readers both use it, with the same figures.
+// The Kineto and the feedprof readers both use it, with the same figures;
+// the Nsight reader, which knows each table's rows before it reads them,
+// reserves the vectors itself and has their room faulted in the same way.
 #ifndef FEEDPROF_LIB_SRC_READERS_EVENT_VECTOR_ROOM_H_
 #define FEEDPROF_LIB_SRC_READERS_EVENT_VECTOR_ROOM_H_
 
@@ -37,6 +39,11 @@ class EventVectorRoom {
   // After the reader appended what the first `bytes_read` of the file
   // hold.
   void Update(uint64_t bytes_read);
+  // For a reader that reserves the vectors itself, from counts it knows
+  // before it reads (an Nsight export's tables), instead of calling
+  // Update: faults in each vector's room, up to its capacity, ahead of its
+  // end. Call as the reader appends.
+  void FaultInReserved();
   // The reader appends no more: stops faulting in and gives back the pages
   // of room faulted in past each vector's end.
   void Finish();
