@@ -11,9 +11,11 @@
 //
 // The estimate is the models (kept until the scenarios are done) plus the
 // largest of three stages: the build's transient indexes; the edits of
-// input_ready and pin_copies, which read the analysis' views and so are
-// built for every process before the views are freed, with input_ready's
-// busy intervals; and those edits, still held, beside what the replaying
+// input_ready and pin_copies, built for every process before the replay,
+// with the busy intervals input_ready finds its gaps with (those come
+// before the models and the edits after the views are freed, so counting
+// them together stays on the safe side); and those edits, still held,
+// beside what the replaying
 // threads hold at once: each its replayed times, sized to the largest
 // process, and the scratch of the job it runs (a scenario's edits), the
 // heaviest jobs at once. The views the replay frees are not counted
@@ -64,7 +66,7 @@ struct ReplayMemoryEstimate {
   // input_ready's and pin_copies' edits of every process, built before the
   // replay and held until their jobs take them.
   uint64_t held_edit_bytes = 0;
-  // input_ready's busy intervals while those edits are built.
+  // The busy intervals input_ready finds its gaps with.
   uint64_t edit_build_bytes = 0;
   // Each replay job's scratch beyond the times, largest first.
   std::vector<uint64_t> job_bytes;

@@ -32,41 +32,52 @@ void Resize(std::vector<TimeNs>* v, size_t n) {
 
 }  // namespace
 
-ReplayEdits InputReadyEdits(const analysis::PreparedTimeline& prepared,
-                            const ReplayModel& model) {
-  ReplayEdits e;
-  const auto& calls = model.calls();
+std::vector<InputWait> InputWaits(const analysis::PreparedTimeline& prepared,
+                                  int32_t pid) {
+  std::vector<InputWait> waits;
   for (const analysis::DeviceView& d : prepared.devices()) {
-    if (d.pid != model.pid() || d.ops.empty()) continue;
+    if (d.pid != pid || d.ops.empty()) continue;
     const analysis::BusyIntervals busy(d.ops);
     analysis::ForEachGapOf(prepared, d, busy, [&](const IdleGap& g) {
-      TimeNs remaining = InputWaitOf(g);
-      if (remaining <= 0) return;
-      const int32_t op = model.OpOfTimelineOp(g.ending_op);
-      if (op < 0) return;
-      const int32_t launch = model.ops()[static_cast<size_t>(op)].call;
-      if (launch < 0) return;
-      const ReplayThread& thread =
-          model.threads()[model.ThreadOfCall(static_cast<uint32_t>(launch))];
-      // Cut from the host time between calls inside [gap start, host-wait
-      // end], latest first: the wait ends when the input arrives.
-      for (auto k = static_cast<uint32_t>(launch);
-           k > thread.call_begin && remaining > 0; --k) {
-        const TimeNs lo = std::max(calls[k - 1].end, g.start);
-        const TimeNs hi = std::min(calls[k].start, g.host_wait_end);
-        if (calls[k].start <= g.start) break;
-        if (hi <= lo) continue;
-        Resize(&e.gap_cut_ns, calls.size());
-        TimeNs& cut = e.gap_cut_ns[k];
-        const TimeNs already = cut == ReplayEdits::kKeep ? 0 : cut;
-        const TimeNs take =
-            std::min({remaining, hi - lo, model.GapBefore(k) - already});
-        if (take <= 0) continue;
-        if (already == 0) ++e.edits;
-        cut = already + take;
-        remaining -= take;
+      const TimeNs wait = InputWaitOf(g);
+      if (wait > 0) {
+        waits.push_back({g.ending_op, g.start, g.host_wait_end, wait});
       }
     });
+  }
+  return waits;
+}
+
+ReplayEdits InputReadyEdits(const ReplayModel& model,
+                            const std::vector<InputWait>& waits) {
+  ReplayEdits e;
+  const auto& calls = model.calls();
+  for (const InputWait& w : waits) {
+    const int32_t op = model.OpOfTimelineOp(w.ending_op);
+    if (op < 0) continue;
+    const int32_t launch = model.ops()[static_cast<size_t>(op)].call;
+    if (launch < 0) continue;
+    TimeNs remaining = w.wait_ns;
+    const ReplayThread& thread =
+        model.threads()[model.ThreadOfCall(static_cast<uint32_t>(launch))];
+    // Cut from the host time between calls inside [gap start, host-wait
+    // end], latest first: the wait ends when the input arrives.
+    for (auto k = static_cast<uint32_t>(launch);
+         k > thread.call_begin && remaining > 0; --k) {
+      const TimeNs lo = std::max(calls[k - 1].end, w.gap_start);
+      const TimeNs hi = std::min(calls[k].start, w.host_wait_end);
+      if (calls[k].start <= w.gap_start) break;
+      if (hi <= lo) continue;
+      Resize(&e.gap_cut_ns, calls.size());
+      TimeNs& cut = e.gap_cut_ns[k];
+      const TimeNs already = cut == ReplayEdits::kKeep ? 0 : cut;
+      const TimeNs take =
+          std::min({remaining, hi - lo, model.GapBefore(k) - already});
+      if (take <= 0) continue;
+      if (already == 0) ++e.edits;
+      cut = already + take;
+      remaining -= take;
+    }
   }
   return e;
 }
@@ -105,11 +116,11 @@ ReplayEdits RemoveSyncEdits(const ReplayModel& model, int32_t group) {
   return e;
 }
 
-ReplayEdits PinCopiesEdits(const analysis::PreparedTimeline& prepared,
-                           const ReplayModel& model, double htod_gbps,
-                           double dtoh_gbps, TimeNs async_call_ns) {
+ReplayEdits PinCopiesEdits(const Timeline& timeline, const ReplayModel& model,
+                           double htod_gbps, double dtoh_gbps,
+                           TimeNs async_call_ns) {
   ReplayEdits e;
-  const Timeline& tl = prepared.timeline();
+  const Timeline& tl = timeline;
   const auto& calls = model.calls();
   const auto& ops = model.ops();
   for (size_t i = 0; i < ops.size(); ++i) {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "analysis/prepared_timeline.h"
 #include "replay/replay_engine.h"
@@ -17,8 +18,22 @@ namespace feedprof::replay {
 // thread's host wait that the preprocessing and I/O rules count (on-CPU and
 // unknown time in gaps over 100 µs, off-CPU I/O and waiting in any gap; not
 // the refill after a sync) is cut from the host time before the launch.
-ReplayEdits InputReadyEdits(const analysis::PreparedTimeline& prepared,
-                            const ReplayModel& model);
+//
+// In two steps, so that neither the edits (8 bytes per call of the
+// process) nor the devices' busy intervals the gaps are found with are
+// held beside both the analysis' views and the models: InputWaits reads
+// process `pid`'s gaps from the views before the models are built,
+// InputReadyEdits turns what it found into edits once the views are freed.
+struct InputWait {
+  uint32_t ending_op = 0;  // the timeline's op that ended the gap
+  TimeNs gap_start = 0;
+  TimeNs host_wait_end = 0;
+  TimeNs wait_ns = 0;  // the host wait the rules count
+};
+std::vector<InputWait> InputWaits(const analysis::PreparedTimeline& prepared,
+                                  int32_t pid);
+ReplayEdits InputReadyEdits(const ReplayModel& model,
+                            const std::vector<InputWait>& waits);
 
 // Cheaper launches: every kernel launch call (graph launches aside) costs
 // `cost_ns`, or `fraction` of its recorded time when set; never more than
@@ -33,9 +48,9 @@ ReplayEdits RemoveSyncEdits(const ReplayModel& model, int32_t group);
 // Pageable copies pinned: each copy from or to pageable host memory takes
 // bytes / bandwidth of its direction (GB/s = bytes per ns), and its call,
 // when it blocked, returns after `async_call_ns` like an async copy.
-ReplayEdits PinCopiesEdits(const analysis::PreparedTimeline& prepared,
-                           const ReplayModel& model, double htod_gbps,
-                           double dtoh_gbps, TimeNs async_call_ns);
+ReplayEdits PinCopiesEdits(const Timeline& timeline, const ReplayModel& model,
+                           double htod_gbps, double dtoh_gbps,
+                           TimeNs async_call_ns);
 
 // Faster GPU: every kernel `speedup` (0.2: 20 %) shorter.
 ReplayEdits FasterGpuEdits(const ReplayModel& model, double speedup);

@@ -379,6 +379,13 @@ WhatIf ComputeWhatIf(analysis::PreparedTimeline& prepared, const Report& report,
   // its recorded figures measured.
   const size_t build_threads =
       counts.calls + counts.ops >= kParallelReplayMinEvents ? 0 : 1;
+  // What input_ready reads from the views' gaps, taken before the models
+  // are built: the devices' busy intervals it needs are then not held
+  // beside them.
+  std::vector<std::vector<InputWait>> input_waits(pids.size());
+  common::ParallelFor(pids.size(), build_threads, [&](size_t p, size_t) {
+    input_waits[p] = InputWaits(prepared, pids[p]);
+  });
   std::vector<std::optional<ProcessRun>> built(pids.size());
   common::ParallelFor(pids.size(), build_threads, [&](size_t p, size_t) {
     built[p].emplace(ProcessRun{pids[p],
@@ -492,23 +499,24 @@ WhatIf ComputeWhatIf(analysis::PreparedTimeline& prepared, const Report& report,
   }
   const TimeNs async_call = AsyncCallCost(runs, report);
 
-  // The two scenarios whose edits read the prepared timeline's views get
-  // them now; then the views are freed before any replay array is taken.
-  // Each is moved out by the one job that replays it, once per process.
-  // The two of a process are built side by side, like those of several.
+  // The views are freed before the edits of input_ready (from the waits
+  // taken before the models), pin_copies' or any replay array is taken.
+  // Each process's two are built side by side, like those of several, and
+  // moved out by the one job that replays them.
+  prepared.ReleaseViews();
   std::vector<ReplayEdits> input_ready_edits(runs.size());
   std::vector<ReplayEdits> pin_copies_edits(runs.size());
   common::ParallelFor(2 * runs.size(), build_threads, [&](size_t k, size_t) {
     const size_t p = k / 2;
     if (k % 2 == 0) {
-      input_ready_edits[p] = InputReadyEdits(prepared, runs[p].model);
+      input_ready_edits[p] = InputReadyEdits(runs[p].model, input_waits[p]);
+      std::vector<InputWait>().swap(input_waits[p]);
     } else {
       pin_copies_edits[p] =
-          PinCopiesEdits(prepared, runs[p].model, w.pinned_htod_gbps,
+          PinCopiesEdits(tl, runs[p].model, w.pinned_htod_gbps,
                          w.pinned_dtoh_gbps, async_call);
     }
   });
-  prepared.ReleaseViews();
   const auto index_of = [&runs](const ProcessRun& r) {
     return static_cast<size_t>(&r - runs.data());
   };
