@@ -124,40 +124,43 @@ TEST(EventVectorRoomTest, RoomFaultedInAndNotFilledIsGivenBack) {
   EXPECT_TRUE(RangesIntact(t, kRanges));
 }
 
-TEST(EventVectorRoomTest, ARoomReservedByTheReaderIsFaultedInUpToItsEnd) {
+TEST(EventVectorRoomTest, ARoomReservedByTheReaderIsFaultedInAnEighthAhead) {
   if (!common::PagePrefaulter(1).active()) {
     GTEST_SKIP() << "no prefaulting here";
   }
   // An Nsight-like reader: it reserves from the rows it will read.
   Timeline t;
-  t.ranges.reserve(200'000);  // 8 MB
-  AddRanges(t, 10'000);
+  t.ranges.reserve(2'000'000);  // 80 MB
+  AddRanges(t, 400'000);        // 16 MB
   const Range* end = t.ranges.data() + t.ranges.size();
   const Range* room_end = t.ranges.data() + t.ranges.capacity();
+  const Range* ahead_end = end + 50'000;  // an eighth of what it holds
 
   // A small input: nothing is faulted in ahead.
   EventVectorRoom small(&t, EventVectorRoom::kFromFileBytes - 1);
   small.FaultInReserved();
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  EXPECT_EQ(ResidentWholePages(end + 1024, room_end), 0u);
+  EXPECT_EQ(ResidentWholePages(end, room_end), 0u);
 
   EventVectorRoom room(&t, EventVectorRoom::kFromFileBytes);
   room.FaultInReserved();
-  // Up to the room's end (within the lead of 16 MiB).
+  // Every whole page of the eighth ahead (the partial pages at either end
+  // aside), and nothing past it.
+  const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t want = 50'000 * sizeof(Range) - 2 * page;
   const auto give_up =
       std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  // Every whole page between (the partial pages at either end aside).
-  const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  const size_t want =
-      static_cast<size_t>(room_end - end - 2048) * sizeof(Range) - 2 * page;
-  while (ResidentWholePages(end + 1024, room_end - 1024) < want &&
+  while (ResidentWholePages(end, ahead_end) < want &&
          std::chrono::steady_clock::now() < give_up) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  EXPECT_GE(ResidentWholePages(end + 1024, room_end - 1024), want);
+  EXPECT_GE(ResidentWholePages(end, ahead_end), want);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(ResidentWholePages(ahead_end + 1024, room_end), 0u);
+
   room.Finish();
   EXPECT_EQ(ResidentWholePages(end, room_end), 0u);
-  EXPECT_TRUE(RangesIntact(t, 10'000));
+  EXPECT_TRUE(RangesIntact(t, 400'000));
 }
 
 }  // namespace

@@ -83,9 +83,24 @@ size_t GzipFileInput::ReadFile(void* out, size_t capacity) {
   }
 }
 
+uint64_t GzipFileInput::FileBytesOfText(uint64_t text_offset) const {
+  // The file bytes behind the text returned so far: those read less those
+  // still waiting in the input buffer.
+  const uint64_t used = file_bytes_used_.load(std::memory_order_relaxed);
+  const uint64_t text = text_bytes_read();
+  if (text == 0 || text_offset >= text) return used;
+  return static_cast<uint64_t>(static_cast<double>(used) *
+                               static_cast<double>(text_offset) /
+                               static_cast<double>(text));
+}
+
 size_t GzipFileInput::Read(char* out, size_t capacity) {
   if (end_ != End::kNotYet || capacity == 0) return 0;
-  return gzip_ ? ReadGzip(out, capacity) : ReadPlain(out, capacity);
+  const size_t n = gzip_ ? ReadGzip(out, capacity) : ReadPlain(out, capacity);
+  file_bytes_used_.store(file_bytes_read() - (in_end_ - in_begin_),
+                         std::memory_order_relaxed);
+  text_bytes_read_.fetch_add(n, std::memory_order_relaxed);
+  return n;
 }
 
 size_t GzipFileInput::ReadPlain(char* out, size_t capacity) {

@@ -60,6 +60,14 @@ class GzipFileInput : public ByteSource {
   uint64_t file_bytes_read() const {
     return file_bytes_read_.load(std::memory_order_relaxed);
   }
+  // Bytes Read has returned (the JSON text, inflated); likewise safe.
+  uint64_t text_bytes_read() const {
+    return text_bytes_read_.load(std::memory_order_relaxed);
+  }
+  // The bytes of the file that hold the first `text_offset` bytes of the
+  // text, at the compression of what was read so far (the text's offset
+  // itself for a plain file).
+  uint64_t FileBytesOfText(uint64_t text_offset) const;
 
  private:
   explicit GzipFileInput(common::InputFile file);
@@ -74,6 +82,10 @@ class GzipFileInput : public ByteSource {
 
   common::InputFile file_;
   std::atomic<uint64_t> file_bytes_read_{0};
+  std::atomic<uint64_t> text_bytes_read_{0};
+  // file_bytes_read_ less the input not yet inflated (or copied), as of the
+  // last Read.
+  std::atomic<uint64_t> file_bytes_used_{0};
   bool gzip_ = false;
   bool file_eof_ = false;
   bool member_done_ = false;  // between gzip members

@@ -253,9 +253,13 @@ absl::StatusOr<Timeline> ReadKinetoTraceWithOptions(
     // is mapped (readers/event_vector_room.h).
     readers::EventVectorRoom room(&timeline, input.file_size());
     const std::function<void()> on_mapped = [&] {
-      const uint64_t bytes_read = input.file_bytes_read();
-      progress.Update(bytes_read);
-      room.Update(bytes_read);
+      progress.Update(input.file_bytes_read());
+      // The room is sized from the events mapped so far, and so from the
+      // bytes that hold them: the file is read a few MiB ahead of them
+      // (the prefetch chunks and the tokenizer's buffer), which would make
+      // the events per byte look up to a tenth too few at a sixteenth of a
+      // 1 GB file, and the vectors outgrow their room at the end.
+      room.Update(input.FileBytesOfText(tokens.offset()));
     };
     kineto::TraceEventsBatching batching;
     std::unique_ptr<kineto::KinetoEventBatchPipeline> pipeline;

@@ -10,7 +10,8 @@
 // sixteenth of the file is read, each vector gets room for the rest at the
 // events per byte seen so far (plus 5 %), and a thread of its own
 // (common/page_prefaulter.h) faults that room in a little ahead of the
-// vector's end, never past the size the vector should reach. Room reserved
+// vector's end (16 MiB, and at most an eighth of what the vector holds),
+// never past the size the vector should reach. Room reserved
 // and never filled costs address space, not memory; pages faulted in and
 // never filled are given back when the read ends.
 //
