@@ -257,5 +257,40 @@ TEST(KinetoGzipInputTest, PlainFilesPassThroughWithoutAnInflater) {
   EXPECT_EQ(out.inflater, "");
 }
 
+// FileBytesOfText: the file bytes behind a text offset, for sizing what
+// was read so far; not how far ahead the file itself has been read.
+TEST(KinetoGzipInputTest, TextOffsetsMapToTheFileBytesThatHoldThem) {
+  const std::string data = Text(4 << 20, 9);
+  {
+    auto plain = GzipFileInput::Open(WriteTempFile("offsets.json", data));
+    ASSERT_TRUE(plain.ok());
+    std::vector<char> buffer(100'000);
+    size_t text = 0;
+    while (text < 1'000'000) {
+      text += (*plain)->Read(buffer.data(), buffer.size());
+    }
+    // A plain file: the offset itself, up to what Read returned.
+    EXPECT_EQ((*plain)->FileBytesOfText(12'345), 12'345u);
+    EXPECT_EQ((*plain)->FileBytesOfText(text), text);
+  }
+  const std::string gz = kineto_test::Gzip(data);
+  auto input = GzipFileInput::Open(WriteTempFile("offsets.json.gz", gz));
+  ASSERT_TRUE(input.ok());
+  std::vector<char> buffer(100'000);
+  size_t text = 0;
+  while (text < 2'000'000) text += (*input)->Read(buffer.data(), buffer.size());
+  // The inflater read the file ahead of the text returned, by up to its
+  // input buffer; the half of the text returned stands for about half of
+  // the compressed bytes behind it, not half of those read.
+  const double ratio = static_cast<double>(gz.size()) / data.size();
+  const double half = static_cast<double>((*input)->FileBytesOfText(text / 2));
+  EXPECT_NEAR(half, ratio * static_cast<double>(text / 2),
+              0.1 * ratio * static_cast<double>(text / 2));
+  EXPECT_LE((*input)->FileBytesOfText(text), (*input)->file_bytes_read());
+  // Past what was returned: all that was used.
+  EXPECT_EQ((*input)->FileBytesOfText(text + 1),
+            (*input)->FileBytesOfText(text));
+}
+
 }  // namespace
 }  // namespace feedprof::kineto
