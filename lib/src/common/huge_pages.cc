@@ -3,8 +3,8 @@
 #include <sys/mman.h>
 
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
+
+#include "common/env_switch.h"
 
 namespace feedprof::common {
 namespace {
@@ -14,10 +14,7 @@ constexpr uintptr_t kHugePageBytes = uintptr_t{2} << 20;
 }  // namespace
 
 bool HugePageAdviceEnabled() {
-  static const bool enabled = [] {
-    const char* value = std::getenv("FEEDPROF_HUGE_PAGES");
-    return value == nullptr || std::strcmp(value, "0") != 0;
-  }();
+  static const bool enabled = EnvSwitchOn("FEEDPROF_HUGE_PAGES");
   return enabled;
 }
 

@@ -3,9 +3,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstdlib>
-#include <cstring>
+#include "common/env_switch.h"
 
 namespace feedprof::common {
 namespace {
@@ -36,10 +34,7 @@ bool PopulateWriteSupported() {
 }  // namespace
 
 bool PrefaultingEnabled() {
-  static const bool enabled = [] {
-    const char* value = std::getenv("FEEDPROF_PREFAULT");
-    return value == nullptr || std::strcmp(value, "0") != 0;
-  }();
+  static const bool enabled = EnvSwitchOn("FEEDPROF_PREFAULT");
   return enabled;
 }
 
