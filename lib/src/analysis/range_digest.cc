@@ -182,16 +182,17 @@ RangeDigest DigestRanges(const Timeline& timeline,
   const Timeline& tl = timeline;
   const Window& w = window;
   RangeDigest digest;
+  auto overlaps_window = [&](const Range& r) {
+    return r.end >= w.start && r.start <= w.end;
+  };
   auto in_scope = [&](const Range& r) {
-    return PidSelected(pids, r.pid) && r.end >= w.start && r.start <= w.end &&
-           r.end > r.start;
+    return PidSelected(pids, r.pid) && overlaps_window(r) && r.end > r.start;
   };
 
   std::vector<const Range*> chosen;
   for (const Range& r : tl.ranges) {
     if (!PidSelected(pids, r.pid)) continue;
-    const bool overlaps = r.end >= w.start && r.start <= w.end;
-    digest.in_window += overlaps;
+    digest.in_window += overlaps_window(r);
     if (r.source == RangeSource::kDataLoader) {
       const TimeNs d = std::min(r.end, w.end) - std::max(r.start, w.start);
       if (d > 0) {
@@ -199,7 +200,7 @@ RangeDigest DigestRanges(const Timeline& timeline,
         ++digest.dataloader_ranges;
       }
     }
-    if (!overlaps || r.end <= r.start) continue;  // in_scope, pid checked
+    if (!in_scope(r)) continue;
     if (step_range_name.empty()
             ? IsProfilerStep(tl, r)
             : tl.strings.Get(r.name).starts_with(step_range_name)) {

@@ -3,6 +3,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "common/env_switch.h"
 
 namespace feedprof::common {
@@ -31,12 +33,14 @@ bool PopulateWriteSupported() {
 }
 #endif
 
-}  // namespace
-
+// Whether prefaulting is on: false when FEEDPROF_PREFAULT is "0" (read
+// once).
 bool PrefaultingEnabled() {
   static const bool enabled = EnvSwitchOn("FEEDPROF_PREFAULT");
   return enabled;
 }
+
+}  // namespace
 
 PagePrefaulter::PagePrefaulter(size_t slots, size_t lead_bytes)
     : lead_bytes_(lead_bytes), slots_(slots) {
@@ -58,12 +62,10 @@ PagePrefaulter::~PagePrefaulter() {
 }
 
 void PagePrefaulter::Ahead(size_t slot, const void* data, size_t used_bytes,
-                           size_t capacity_bytes) {
+                           size_t room_bytes) {
   if (!thread_.joinable() || slot >= slots_.size() || data == nullptr) return;
   const auto begin = reinterpret_cast<uintptr_t>(data);
-  const size_t ahead = used_bytes + lead_bytes_ < capacity_bytes
-                           ? used_bytes + lead_bytes_
-                           : capacity_bytes;
+  const size_t ahead = std::min(used_bytes + lead_bytes_, room_bytes);
   // The last partial page of the room may belong to another block.
   const uintptr_t target = PageDown(begin + ahead);
   bool more = false;

@@ -12,10 +12,10 @@
 // without writing to them, so it never races with the writer's bytes).
 //
 // Bounded: only up to `lead_bytes` past what a vector holds, and never past
-// its capacity, so the resident memory exceeds what the vectors hold by at
-// most `lead_bytes` per vector. Where the system has no
-// MADV_POPULATE_WRITE (Linux before 5.14), or FEEDPROF_PREFAULT=0 is set,
-// no thread is started and nothing changes but speed.
+// the room its caller gives (within its capacity), so the resident memory
+// exceeds what the vectors hold by at most `lead_bytes` per vector. Where the
+// system has no MADV_POPULATE_WRITE (Linux before 5.14), or FEEDPROF_PREFAULT=0
+// is set, no thread is started and nothing changes but speed.
 //
 // Threads: Ahead() and the destructor are called by the owner's thread; the
 // prefaulting thread only reads the requests under `mutex_`. Faulting in a
@@ -34,10 +34,6 @@
 
 namespace feedprof::common {
 
-// Whether prefaulting is on: false when FEEDPROF_PREFAULT is "0" (read
-// once).
-bool PrefaultingEnabled();
-
 class PagePrefaulter {
  public:
   // How far ahead of a vector's end its pages are faulted in by default.
@@ -52,16 +48,12 @@ class PagePrefaulter {
   // Whether a prefaulting thread runs (false: Ahead does nothing).
   bool active() const { return thread_.joinable(); }
 
-  // The vector in `slot` now starts at `data`, holds `used_bytes` and has
-  // room for `capacity_bytes`: fault in its pages up to `lead_bytes` past
-  // the used ones. A new `data` (the vector moved) starts the slot over.
+  // The vector in `slot` now starts at `data` and holds `used_bytes`, and
+  // may be faulted in up to `room_bytes` (at most its capacity): fault in
+  // its pages up to `lead_bytes` past the used ones, not past the room. A
+  // new `data` (the vector moved) starts the slot over.
   void Ahead(size_t slot, const void* data, size_t used_bytes,
-             size_t capacity_bytes);
-  template <typename Vector>
-  void Ahead(size_t slot, const Vector& v) {
-    using T = typename Vector::value_type;
-    Ahead(slot, v.data(), v.size() * sizeof(T), v.capacity() * sizeof(T));
-  }
+             size_t room_bytes);
 
   // Bytes faulted in so far (for tests and benchmarks).
   uint64_t bytes_faulted() const;

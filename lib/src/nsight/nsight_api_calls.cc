@@ -157,7 +157,7 @@ void ReadApiCalls(ImportContext& ctx) {
       if (it != site_of.end()) row.call.call_site = it->second;
     }
     tl.api_calls.push_back(row.call);
-    if ((i & 0xFFF) == 0 && ctx.room != nullptr) ctx.room->FaultInReserved();
+    if ((i & 0xFFF) == 0) ctx.FaultInAhead();
   }
   // The first call (in start order) with each (pid, correlation).
   const std::vector<ApiCall>& calls = tl.api_calls;

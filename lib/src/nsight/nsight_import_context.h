@@ -66,7 +66,7 @@ struct ImportContext {
     size_t rows = 0;
     while (stmt->Step()) {
       row(*stmt);
-      if ((++rows & 0xFFF) == 0 && room != nullptr) room->FaultInReserved();
+      if ((++rows & 0xFFF) == 0) FaultInAhead();
     }
     if (!stmt->status().ok()) NoteTruncatedTable(table, rows, stmt->status());
   }
@@ -84,6 +84,12 @@ struct ImportContext {
     } catch (const std::exception&) {
       // std::bad_alloc or std::length_error: it grows as it is filled.
     }
+  }
+
+  // Has the room reserved in the timeline's vectors faulted in ahead of
+  // them; called every few thousand rows appended.
+  void FaultInAhead() {
+    if (room != nullptr) room->FaultInReserved();
   }
 
   SqliteDatabase& db;

@@ -41,9 +41,8 @@ void FaultInAhead(common::PagePrefaulter& prefaulter, size_t slot,
                   const Vector& events, size_t room) {
   using T = ValueOf<Vector>;
   const size_t used = events.size();
-  const size_t bound = std::min(room, used + used / 8);
   prefaulter.Ahead(slot, events.data(), used * sizeof(T),
-                   std::max(bound, used) * sizeof(T));
+                   std::min(room, used + used / 8) * sizeof(T));
 }
 
 }  // namespace

@@ -15,13 +15,13 @@
 // with the busy intervals input_ready finds its gaps with (those come
 // before the models and the edits after the views are freed, so counting
 // them together stays on the safe side); and those edits, still held,
-// beside what the replaying
-// threads hold at once: each its replayed times, sized to the largest
-// process, and the scratch of the job it runs (a scenario's edits), the
-// heaviest jobs at once. The views the replay frees are not counted
-// against it: the estimate stays on the safe side. The sizes are those of the
-// structures in replay_model.h and replay_engine.h; docs/what-if.md gives
-// the estimate beside the peak measured on big traces.
+// beside what the replaying threads hold at once: each its replayed
+// times, sized to the largest process, and the scratch of the job it runs
+// (a scenario's edits), the heaviest jobs at once. The views the replay
+// frees are not counted against it: the estimate stays on the safe side.
+// The sizes are those of the structures in replay_model.h and
+// replay_engine.h; docs/what-if.md gives the estimate beside the peak
+// measured on big traces.
 #ifndef FEEDPROF_REPLAY_REPLAY_MEMORY_H_
 #define FEEDPROF_REPLAY_REPLAY_MEMORY_H_
 
