@@ -1,6 +1,7 @@
 // The prefaulter must fault in exactly the pages it is asked for, a lead
-// past a vector's end and never past its room, without changing a byte;
-// follow a vector that moves; and survive memory that is freed under it.
+// past a vector's end and never past its room, a step's worth at a time,
+// without changing a byte; follow a vector that moves; and survive memory
+// that is freed under it.
 #include "common/page_prefaulter.h"
 
 #include <gtest/gtest.h>
@@ -106,6 +107,27 @@ TEST(PagePrefaulterTest, FaultsInTheLeadPastTheEndAndNoFurther) {
   ASSERT_TRUE(WaitForFaulted(prefaulter, 14 * kMiB));
   EXPECT_EQ(memory.Resident(15 * kMiB, 32 * kMiB), 0u);
   EXPECT_EQ(prefaulter.bytes_faulted(), 14 * kMiB);
+}
+
+TEST(PagePrefaulterTest, WaitsForAStepsWorthOfPages) {
+  // An 8 MiB lead: the thread is woken for 2 MiB at a time.
+  PagePrefaulter prefaulter(1, 8 * kMiB);
+  if (!prefaulter.active()) GTEST_SKIP() << "no prefaulting here";
+  FreshMemory memory(32 * kMiB);
+  ASSERT_NE(memory.data(), nullptr);
+  prefaulter.Ahead(0, memory.data(), 0, 32 * kMiB);
+  ASSERT_TRUE(WaitForFaulted(prefaulter, 8 * kMiB));
+
+  // 1.5 MiB more used: 1.5 MiB more wanted, less than a step; left for now.
+  prefaulter.Ahead(0, memory.data(), 1536 * 1024, 32 * kMiB);
+  ASSERT_TRUE(WaitForFaulted(prefaulter, 8 * kMiB));
+  EXPECT_EQ(memory.Resident(8 * kMiB, 32 * kMiB), 0u);
+
+  // 2 MiB used: a step's worth waits, and all of it is faulted in.
+  prefaulter.Ahead(0, memory.data(), 2 * kMiB, 32 * kMiB);
+  ASSERT_TRUE(WaitForFaulted(prefaulter, 10 * kMiB));
+  EXPECT_EQ(memory.Resident(0, 10 * kMiB), 10 * kMiB);
+  EXPECT_EQ(memory.Resident(10 * kMiB, 32 * kMiB), 0u);
 }
 
 TEST(PagePrefaulterTest, LeavesTheBytesAsTheyAre) {

@@ -79,7 +79,13 @@ void PagePrefaulter::Ahead(size_t slot, const void* data, size_t used_bytes,
     }
     if (target > s.target) {
       s.target = target;
-      more = s.done < s.target;
+      // The thread is woken once a step's worth of pages waits, or a
+      // quarter of the way ahead where that is less: woken for the few
+      // events of each batch a reader appends, it took five in six of the
+      // context switches of a 1 GB Kineto read.
+      const size_t way_ahead = ahead > used_bytes ? ahead - used_bytes : 0;
+      s.wake = std::min<uintptr_t>(kStepBytes, way_ahead / 4);
+      more = s.target - s.done >= s.wake;
     }
   }
   if (more) wanted_.notify_one();
@@ -98,7 +104,8 @@ void PagePrefaulter::Run() {
     Slot* work = nullptr;
     for (size_t i = 0; i < slots_.size() && work == nullptr; ++i) {
       Slot& s = slots_[(next + i) % slots_.size()];
-      if (s.done < s.target) {
+      // Work while what waits is worth waking for (Ahead).
+      if (s.done < s.target && s.target - s.done >= s.wake) {
         work = &s;
         next = (next + i + 1) % slots_.size();
       }

@@ -51,7 +51,10 @@ class PagePrefaulter {
   // The vector in `slot` now starts at `data` and holds `used_bytes`, and
   // may be faulted in up to `room_bytes` (at most its capacity): fault in
   // its pages up to `lead_bytes` past the used ones, not past the room. A
-  // new `data` (the vector moved) starts the slot over.
+  // new `data` (the vector moved) starts the slot over. The thread is
+  // woken once 2 MiB wait to be faulted in (a quarter of the way ahead,
+  // where that is less), so the last pages of a room may be left to the
+  // writer.
   void Ahead(size_t slot, const void* data, size_t used_bytes,
              size_t room_bytes);
 
@@ -63,6 +66,7 @@ class PagePrefaulter {
     uintptr_t data = 0;
     uintptr_t done = 0;    // faulted in up to here
     uintptr_t target = 0;  // wanted up to here
+    uintptr_t wake = 0;    // worth waking the thread for this much
   };
   void Run();
 
