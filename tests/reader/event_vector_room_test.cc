@@ -84,6 +84,26 @@ TEST(EventVectorRoomTest, ALargeFileReservesForTheWholeFileAtASixteenth) {
   EXPECT_TRUE(RangesIntact(t, 1000));
 }
 
+TEST(EventVectorRoomTest, LooksAtTheVectorsOncePerStepOfTheFile) {
+  Timeline t;
+  AddRanges(t, 1000);
+  EventVectorRoom room(&t, 128 * kMiB);
+  constexpr uint64_t kStep = EventVectorRoom::kUpdateEveryBytes;
+  const uint64_t before = 8 * kMiB - kStep / 2;
+  room.Update(before);  // just before a 16th: not yet
+  EXPECT_LT(t.ranges.capacity(), 2000u);
+  // A 16th, but within a step of the last look: not looked at.
+  room.Update(8 * kMiB);
+  EXPECT_LT(t.ranges.capacity(), 2000u);
+  // A step on, the room is made, for the file at what was read then.
+  room.Update(before + kStep);
+  const auto read = static_cast<double>(before + kStep);
+  EXPECT_EQ(t.ranges.capacity(),
+            static_cast<size_t>(1000 * (128 * kMiB / read) * 1.05));
+  room.Finish();
+  EXPECT_TRUE(RangesIntact(t, 1000));
+}
+
 TEST(EventVectorRoomTest, ASmallFileIsLeftToGrow) {
   Timeline t;
   AddRanges(t, 1000);

@@ -54,7 +54,8 @@ EventVectorRoom::EventVectorRoom(Timeline* timeline, uint64_t file_bytes)
 }
 
 void EventVectorRoom::Update(uint64_t bytes_read) {
-  if (bytes_read == 0 || bytes_read >= file_bytes_) return;
+  if (bytes_read < next_update_ || bytes_read >= file_bytes_) return;
+  next_update_ = bytes_read + kUpdateEveryBytes;
   const double scale =
       static_cast<double>(file_bytes_) / static_cast<double>(bytes_read);
   if (bytes_read >= reserve_at_) {
