@@ -13,6 +13,7 @@
 #include "feedprof/kineto_reader.h"
 #include "gtest/gtest.h"
 #include "kineto/kineto_read_options.h"
+#include "kineto/trace_events_array.h"
 #include "tests/kineto/kineto_test_files.h"
 
 namespace feedprof::kineto {
@@ -102,6 +103,23 @@ std::vector<KinetoReadOptions> BatchedVariants() {
   return {Batched(1, 1, 256),         Batched(2, 700, 4096),
           Batched(3, 4096, 1024),     Batched(1, 64 * 1024, 1 << 20),
           Batched(3, 300, 64 * 1024), Batched(2, 512 * 1024, 1 << 20)};
+}
+
+TEST(KinetoBatchBytesTest, BatchesGrowWithTheTextReadUpToTheLargest) {
+  TraceEventsBatching batching;  // from 64 KiB up to 256 KiB
+  constexpr uint64_t kMiB = uint64_t{1} << 20;
+  EXPECT_EQ(BatchBytesAt(batching, 0), 64 * 1024u);
+  EXPECT_EQ(BatchBytesAt(batching, 64 * kMiB), 64 * 1024u);
+  EXPECT_EQ(BatchBytesAt(batching, 100 * kMiB), 100 * 1024u);
+  EXPECT_EQ(BatchBytesAt(batching, 256 * kMiB), 256 * 1024u);
+  EXPECT_EQ(BatchBytesAt(batching, 8192 * kMiB), 256 * 1024u);
+  // A start above the largest is kept whole; tiny batches stay tiny until
+  // the text read is 1024 times their size.
+  batching.batch_bytes = 512 * 1024;
+  EXPECT_EQ(BatchBytesAt(batching, 8192 * kMiB), 512 * 1024u);
+  batching.batch_bytes = 1;
+  EXPECT_EQ(BatchBytesAt(batching, 1023), 1u);
+  EXPECT_EQ(BatchBytesAt(batching, 300 * 1024), 300u);
 }
 
 // The object elements of a trace: `pairs` launches with their kernels and

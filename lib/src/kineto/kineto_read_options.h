@@ -33,10 +33,14 @@ struct KinetoReadOptions {
   // Files smaller than this (on disk) are read serially on the calling
   // thread whatever `event_threads` says: threads cost more than they save.
   uint64_t threads_from_file_bytes = 512 * 1024;
-  // Bytes of event text per batch handed to a thread: small enough that a
-  // batch's text and events stay in the caches between the thread that
-  // reads them and the one that maps them (larger batches measured slower).
+  // Bytes of event text per batch handed to a thread, at the start of the
+  // file: small enough that a batch's text and events stay in the caches
+  // between the thread that reads them and the one that maps them. Later
+  // batches take 1/1024 of the text read before them, up to
+  // `max_batch_bytes`: on a 1 GB file that took 5-6 % off the whole
+  // command's time, for 3.5 MB more peak (the ring of batches).
   size_t batch_bytes = 64 * 1024;
+  size_t max_batch_bytes = 256 * 1024;
   // The tokenizer's buffer (JsonTokenizer::Limits::initial_buffer_bytes);
   // events longer than half of it (or 256 KiB) are read by the tokenizer.
   size_t buffer_bytes = 1 << 20;

@@ -270,6 +270,7 @@ absl::StatusOr<Timeline> ReadKinetoTraceWithOptions(
     }
     batching.pipeline = pipeline.get();
     batching.batch_bytes = options.batch_bytes;
+    batching.max_batch_bytes = options.max_batch_bytes;
     batching.split.max_event_bytes =
         std::min<size_t>(kMaxSplitEventBytes, options.buffer_bytes / 2);
     kineto::JsonFailure failure;

@@ -1,5 +1,6 @@
 #include "kineto/trace_events_array.h"
 
+#include <algorithm>
 #include <string_view>
 #include <vector>
 
@@ -53,6 +54,13 @@ bool ReadTraceEventsSerially(JsonTokenizer& tokens, KinetoEventMapper& mapper,
   }
 }
 
+size_t BatchBytesAt(const TraceEventsBatching& batching, uint64_t text_read) {
+  const uint64_t share = text_read / kBatchShareOfTextRead;
+  const size_t most = std::max(batching.batch_bytes, batching.max_batch_bytes);
+  return static_cast<size_t>(
+      std::clamp<uint64_t>(share, batching.batch_bytes, most));
+}
+
 bool ReadTraceEventsInBatches(JsonTokenizer& tokens, KinetoEventMapper& mapper,
                               const TraceEventsBatching& batching,
                               const std::function<void()>& on_mapped,
@@ -80,6 +88,7 @@ bool ReadTraceEventsInBatches(JsonTokenizer& tokens, KinetoEventMapper& mapper,
   KinetoEventBatch* filling = nullptr;
   std::vector<SplitEventSpan> spans;
   bool after_element = false;
+  size_t batch_bytes = batching.batch_bytes;  // of the batch being filled
   for (;;) {
     while (filling == nullptr) {
       filling = pipeline.TryAcquire();
@@ -88,8 +97,11 @@ bool ReadTraceEventsInBatches(JsonTokenizer& tokens, KinetoEventMapper& mapper,
       }
     }
     const std::string_view text = tokens.BufferedText();
-    const size_t room = batching.batch_bytes > filling->text.size()
-                            ? batching.batch_bytes - filling->text.size()
+    if (filling->text.empty()) {
+      batch_bytes = BatchBytesAt(batching, tokens.offset());
+    }
+    const size_t room = batch_bytes > filling->text.size()
+                            ? batch_bytes - filling->text.size()
                             : 0;
     spans.clear();
     const SplitResult split =

@@ -13,6 +13,7 @@
 #define FEEDPROF_LIB_SRC_KINETO_TRACE_EVENTS_ARRAY_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 
 #include "kineto/json_tokenizer.h"
@@ -25,9 +26,21 @@ namespace feedprof::kineto {
 
 struct TraceEventsBatching {
   KinetoEventBatchPipeline* pipeline = nullptr;
+  // A batch's text: a share of the text read before it
+  // (kBatchShareOfTextRead), at least `batch_bytes` and at most
+  // `max_batch_bytes` (or `batch_bytes`, where that is larger).
   size_t batch_bytes = 64 * 1024;
+  size_t max_batch_bytes = 256 * 1024;
   SplitLimits split;
 };
+
+// A batch holds at most this share of the text read before it: on a big
+// file batches grow, and with them fewer hand-overs between threads,
+// while the ring of batches stays small next to the events read so far.
+inline constexpr uint64_t kBatchShareOfTextRead = 1024;  // 1/1024
+
+// The text bytes of the batch begun at text offset `text_read`.
+size_t BatchBytesAt(const TraceEventsBatching& batching, uint64_t text_read);
 
 // Both start right after the array's '[' and return true after its ']'.
 // On a JSON error they return false with `*failure` set (the tokenizer's
