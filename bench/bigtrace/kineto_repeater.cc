@@ -24,7 +24,7 @@ constexpr std::string_view kStepPrefix = "ProfilerStep#";
 // Time between the end of one copy and the start of the next.
 constexpr int64_t kGapMicros = 1000;
 
-enum class PatchKind : uint8_t { kTime, kId, kStep };
+enum class PatchKind : uint8_t { kTime, kId, kStep, kPid, kRank, kWorldSize };
 
 // A number in the source text that changes from copy to copy. For times
 // only the integer part (whole µs) is patched; the fraction stays.
@@ -50,6 +50,8 @@ struct SourceEvents {
   std::string separator;  // between two events, as the source writes it
   std::vector<EventSpan> events;
   std::vector<Patch> patches;
+  // The rank and world size in "distributedInfo", before the array.
+  std::vector<Patch> header_patches;
   int64_t min_ts_us = INT64_MAX;
   int64_t max_end_us = INT64_MIN;
   int64_t max_id = 0;
@@ -133,7 +135,7 @@ bool ReadEvent(JsonTokenizer& tokens, SourceEvents* source, EventSpan* span) {
       continue;
     }
     if (key != "ts" && key != "dur" && key != "id" && key != "ph" &&
-        key != "name") {
+        key != "name" && key != "pid") {
       if (!tokens.SkipValue()) return false;
       continue;
     }
@@ -164,6 +166,13 @@ bool ReadEvent(JsonTokenizer& tokens, SourceEvents* source, EventSpan* span) {
           source->min_step = std::min(source->min_step, step);
           source->max_step = std::max(source->max_step, step);
         }
+      }
+    } else if (k == "pid") {
+      int64_t pid = 0;
+      if (t == JsonToken::kNumber && ParseDigits(value, &pid)) {
+        source->patches.push_back(Patch{tokens.token_offset(),
+                                        static_cast<uint32_t>(value.size()),
+                                        PatchKind::kPid, pid});
       }
     } else if (t == JsonToken::kNumber) {
       uint32_t length = 0;
@@ -197,6 +206,40 @@ bool ReadEvent(JsonTokenizer& tokens, SourceEvents* source, EventSpan* span) {
   return true;
 }
 
+// The value of "distributedInfo": where its "rank" and "world_size"
+// numbers are, when it is an object that has them.
+bool ReadDistributedInfo(JsonTokenizer& tokens, SourceEvents* source) {
+  JsonToken t = tokens.Next();
+  if (t != JsonToken::kObjectBegin) {
+    return t == JsonToken::kArrayBegin ? tokens.SkipRestOfContainer()
+                                       : t != JsonToken::kError;
+  }
+  for (;;) {
+    t = tokens.Next();
+    if (t == JsonToken::kObjectEnd) return true;
+    if (t != JsonToken::kKey) return false;
+    const std::string_view key = tokens.text();
+    const PatchKind kind =
+        key == "rank" ? PatchKind::kRank : PatchKind::kWorldSize;
+    if (key != "rank" && key != "world_size") {
+      if (!tokens.SkipValue()) return false;
+      continue;
+    }
+    t = tokens.Next();
+    if (t == JsonToken::kObjectBegin || t == JsonToken::kArrayBegin) {
+      if (!tokens.SkipRestOfContainer()) return false;
+      continue;
+    }
+    if (t == JsonToken::kError) return false;
+    int64_t number = 0;
+    if (t == JsonToken::kNumber && ParseDigits(tokens.text(), &number)) {
+      source->header_patches.push_back(
+          Patch{tokens.token_offset(),
+                static_cast<uint32_t>(tokens.text().size()), kind, number});
+    }
+  }
+}
+
 absl::StatusOr<SourceEvents> ReadSource(const std::string& path) {
   auto input = kineto::GzipFileInput::Open(path);
   if (!input.ok()) return input.status();
@@ -220,6 +263,10 @@ absl::StatusOr<SourceEvents> ReadSource(const std::string& path) {
     JsonToken t = tokens.Next();
     if (t == JsonToken::kObjectEnd) break;
     if (t != JsonToken::kKey) return Malformed(path, tokens);
+    if (tokens.text() == "distributedInfo" && !found) {
+      if (!ReadDistributedInfo(tokens, &source)) return Malformed(path, tokens);
+      continue;
+    }
     if (tokens.text() != "traceEvents" || found) {
       if (!tokens.SkipValue()) return Malformed(path, tokens);
       continue;
@@ -297,7 +344,7 @@ absl::Status WriteError(const std::string& path) {
 
 absl::StatusOr<RepeatedTrace> WriteRepeatedKinetoTrace(
     const std::string& source_path, uint64_t target_bytes,
-    const std::string& out_path) {
+    const std::string& out_path, const KinetoRank* rank) {
   absl::StatusOr<SourceEvents> read = ReadSource(source_path);
   if (!read.ok()) return read.status();
   const SourceEvents& source = *read;
@@ -312,7 +359,18 @@ absl::StatusOr<RepeatedTrace> WriteRepeatedKinetoTrace(
   if (!file) return WriteError(out_path);
   Output out(file.get());
   const std::string_view text(source.text);
-  out.Write(text.substr(0, source.array_prefix_end));
+  const KinetoRank as_recorded;
+  const KinetoRank& r = rank != nullptr ? *rank : as_recorded;
+  // The text before the array, with this rank's rank and world size.
+  uint64_t cursor = 0;
+  if (rank != nullptr) {
+    for (const Patch& patch : source.header_patches) {
+      out.Write(text.substr(cursor, patch.offset - cursor));
+      out.WriteNumber(patch.kind == PatchKind::kRank ? r.rank : r.world_size);
+      cursor = patch.offset + patch.length;
+    }
+  }
+  out.Write(text.substr(cursor, source.array_prefix_end - cursor));
   const std::string_view suffix = text.substr(source.array_suffix_begin);
   RepeatedTrace result;
   bool first = true;
@@ -322,14 +380,24 @@ absl::StatusOr<RepeatedTrace> WriteRepeatedKinetoTrace(
       if (event.metadata && k > 0) continue;
       if (!first) out.Write(source.separator);
       first = false;
-      uint64_t cursor = event.begin;
+      cursor = event.begin;
       for (size_t i = event.patches_begin; i < event.patches_end; ++i) {
         const Patch& patch = source.patches[i];
         out.Write(text.substr(cursor, patch.offset - cursor));
-        const int64_t shift = patch.kind == PatchKind::kTime ? time_shift
-                              : patch.kind == PatchKind::kId ? id_shift
-                                                             : step_shift;
-        out.WriteNumber(patch.value + k * shift);
+        switch (patch.kind) {
+          case PatchKind::kTime:
+            out.WriteNumber(patch.value + k * time_shift + r.start_shift_us);
+            break;
+          case PatchKind::kId:
+            out.WriteNumber(patch.value + k * id_shift);
+            break;
+          case PatchKind::kStep:
+            out.WriteNumber(patch.value + k * step_shift);
+            break;
+          default:  // kPid (the header's kinds are not in events)
+            out.WriteNumber(patch.value + r.rank);
+            break;
+        }
         cursor = patch.offset + patch.length;
       }
       out.Write(text.substr(cursor, event.end - cursor));

@@ -9,7 +9,8 @@
 // — every "ts" moves by the source's span plus a gap, every correlation,
 // "External id" and flow "id" by one more than the largest id, and every
 // "ProfilerStep#N" by the number of steps. Metadata events ("ph": "M") are
-// written once. Everything outside the array is kept as it was.
+// written once. Everything outside the array is kept as it was, but for the
+// rank and world size of a multi-rank run's file.
 #ifndef FEEDPROF_BENCH_BIGTRACE_KINETO_REPEATER_H_
 #define FEEDPROF_BENCH_BIGTRACE_KINETO_REPEATER_H_
 
@@ -21,11 +22,22 @@
 
 namespace feedprof::bench {
 
+// One rank of a generated multi-rank run: its rank and world size in the
+// trace's "distributedInfo", its pid the source's plus `rank`, and every
+// time `start_shift_us` later, so that the ranks' events interleave.
+struct KinetoRank {
+  int32_t rank = 0;
+  int32_t world_size = 1;
+  int64_t start_shift_us = 0;
+};
+
 // Writes a Kineto JSON trace of at least `target_bytes` (plain text) to
-// `out_path` from the Kineto trace at `source_path` (.json or .json.gz).
+// `out_path` from the Kineto trace at `source_path` (.json or .json.gz);
+// with `rank`, as that rank's file of a multi-rank run (a source without
+// "distributedInfo" gets only the pids and times changed).
 absl::StatusOr<RepeatedTrace> WriteRepeatedKinetoTrace(
     const std::string& source_path, uint64_t target_bytes,
-    const std::string& out_path);
+    const std::string& out_path, const KinetoRank* rank = nullptr);
 
 }  // namespace feedprof::bench
 

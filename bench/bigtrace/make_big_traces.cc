@@ -10,11 +10,13 @@
 //
 //   make_big_traces --out DIR [--sizes 100M,1G,4G]
 //       [--formats kineto,kineto-gz,nsight,feedprof] [--session N]
-//       [--traces DIR] [--force]
+//       [--ranks N] [--traces DIR] [--force]
 //
 // --session N also writes, per size, a session directory of N feedprof
 // files of that size each (DIR/session<N>-<size>/p<k>.fpt): N processes of
 // one job, each with its own pid and start time, their events interleaved.
+// --ranks N does the same for Kineto: a directory of N rank files
+// (DIR/ranks<N>-<size>/rank<k>.json), each its rank of an N-rank run.
 #include <charconv>
 #include <chrono>
 #include <cstdio>
@@ -44,7 +46,7 @@ constexpr std::string_view kNsightSource = "nsys_ai/mfu_2gpu_before.sqlite";
 constexpr std::string_view kUsage =
     "usage: make_big_traces --out DIR [--sizes 100M,1G,4G]\n"
     "           [--formats kineto,kineto-gz,nsight,feedprof] [--session N]\n"
-    "           [--traces DIR] [--force]\n"
+    "           [--ranks N] [--traces DIR] [--force]\n"
     "Writes DIR/<format>-<size>.{json,json.gz,sqlite,fpt}, made from the "
     "shared\nreal traces in --traces (default: " FEEDPROF_SHARED_TRACES_DIR
     ")\nby repetition with shifted times and ids. Sizes are decimal "
@@ -52,7 +54,9 @@ constexpr std::string_view kUsage =
     "its size.\n"
     "--session N also writes DIR/session<N>-<size>/p1.fpt .. pN.fpt: N\n"
     "processes of one session, each file of that size, with their own pids\n"
-    "and start times.\n";
+    "and start times.\n"
+    "--ranks N also writes DIR/ranks<N>-<size>/rank0.json .. rank<N-1>.json:\n"
+    "the Kineto traces of the N ranks of one run, each file of that size.\n";
 
 struct Options {
   std::string out;
@@ -61,12 +65,13 @@ struct Options {
   std::vector<std::string> formats = {"kineto", "kineto-gz", "nsight",
                                       "feedprof"};
   uint32_t session_files = 0;  // --session N; 0: none
+  uint32_t rank_files = 0;     // --ranks N; 0: none
   bool force = false;
 };
 
-// How far each process of a generated session starts after the one
-// before: not a multiple of anything in the source, so that the
-// processes' events interleave instead of lining up.
+// How far each process of a generated session (or rank of a generated
+// run) starts after the one before: not a multiple of anything in the
+// source, so that the processes' events interleave instead of lining up.
 constexpr int64_t kSessionStaggerNs = 137'000;
 
 bool ParseSize(std::string_view text, uint64_t* bytes) {
@@ -202,6 +207,25 @@ int Run(const Options& options) {
         return rc;
       }
     }
+    if (options.rank_files > 0) {
+      const std::string dir =
+          base + "ranks" + std::to_string(options.rank_files) + "-" + size;
+      std::filesystem::create_directories(dir, error);
+      if (error) return Fail("cannot create " + dir + ": " + error.message());
+      for (uint32_t k = 0; k < options.rank_files; ++k) {
+        const KinetoRank rank{
+            static_cast<int32_t>(k), static_cast<int32_t>(options.rank_files),
+            static_cast<int64_t>(k) * kSessionStaggerNs / 1000};
+        if (int rc = Make(options, dir + "/rank" + std::to_string(k) + ".json",
+                          [&](const std::string& out) {
+                            return WriteRepeatedKinetoTrace(kineto, target, out,
+                                                            &rank);
+                          });
+            rc != 0) {
+          return rc;
+        }
+      }
+    }
     if (options.session_files > 0) {
       const std::string dir =
           base + "session" + std::to_string(options.session_files) + "-" + size;
@@ -251,13 +275,15 @@ int main(int argc, char** argv) {
     }
     if (arg == "--out") {
       options.out = v;
-    } else if (arg == "--session") {
+    } else if (arg == "--session" || arg == "--ranks") {
+      uint32_t& files =
+          arg == "--session" ? options.session_files : options.rank_files;
       const std::string_view text = v;
-      const auto [end, error] = std::from_chars(
-          text.data(), text.data() + text.size(), options.session_files);
+      const auto [end, error] =
+          std::from_chars(text.data(), text.data() + text.size(), files);
       if (error != std::errc() || end != text.data() + text.size() ||
-          options.session_files < 2 || options.session_files > 256) {
-        return Fail("--session: '" + std::string(text) +
+          files < 2 || files > 256) {
+        return Fail(std::string(arg) + ": '" + std::string(text) +
                     "' is not a file count; write 2 to 256");
       }
     } else if (arg == "--traces") {

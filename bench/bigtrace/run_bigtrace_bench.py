@@ -26,7 +26,9 @@ that size (N processes of one job, with their own pids and staggered
 starts) and times `analyze --no-what-if` of the session directory beside
 that of one of its files, alone and pinned to one core, in the same run: a
 session read and analysed on every core takes about N / cores times one
-file on one core (one file alone already uses every core).
+file on one core (one file alone already uses every core). --ranks N does
+the same for a directory of N Kineto rank files of that size (the ranks of
+one run, each with its rank, its own pid and a staggered start).
 
 Peak RSS is the child's own (wait4's ru_maxrss), not the script's.
 
@@ -39,7 +41,7 @@ freed 0.06 s. With a pause of a few seconds each command starts cold.
 
   bench/bigtrace/run_bigtrace_bench.py --build build --dir /tmp/big \\
       [--sizes 100M,1G] [--formats kineto,kineto-gz,nsight,feedprof] \\
-      [--runs 1] [--what-if kineto|all|none] [--session N] \\
+      [--runs 1] [--what-if kineto|all|none] [--session N] [--ranks N] \\
       [--pause S] [--json results.json] [--feedprof OTHER_BINARY]
 
 The files are large (the sizes are per format; 1G writes about 3.1 GB);
@@ -169,10 +171,10 @@ def measure(feedprof, inflate_bench, path, fmt, runs, what_if):
     return row
 
 
-def measure_session(feedprof, directory, runs):
-    """The session directory's analyze beside one of its files'."""
+def measure_directory(feedprof, directory, suffix, runs):
+    """A session's or a rank directory's analyze beside one of its files'."""
     files = sorted(os.path.join(directory, f) for f in os.listdir(directory)
-                   if f.endswith(".fpt"))
+                   if f.endswith(suffix))
     for f in files:
         shell_to_null(["cat"], f)  # page cache
     one = files[0]
@@ -198,16 +200,16 @@ def measure_session(feedprof, directory, runs):
     }
 
 
-def print_session_table(sessions):
+def print_directory_table(directories):
     cores = os.cpu_count() or 1
-    print(f"\nsessions: the directory beside one of its files, alone and on "
-          f"one core; the target is files / cores ({cores}) × one file on "
-          f"one core\n")
-    print("| session | files | events | analyze s | M events/s | peak RSS MB "
+    print(f"\nsessions and rank directories: the directory beside one of its "
+          f"files, alone and on one core; the target is files / cores "
+          f"({cores}) × one file on one core\n")
+    print("| directory | files | events | analyze s | M events/s | peak RSS MB "
           "| B/event | one file s | × one file | one file, one core s "
           "| × one file, one core | target × |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for r in sessions:
+    for r in directories:
         seconds = r["analyze_s"]
         cells = [
             os.path.basename(r["path"]), str(r["files"]), f"{r['events']:,}",
@@ -300,6 +302,9 @@ def main():
     parser.add_argument("--session", type=int, default=0, metavar="N",
                         help="also time a session of N feedprof files of "
                         "each size beside one of its files")
+    parser.add_argument("--ranks", type=int, default=0, metavar="N",
+                        help="also time a directory of N Kineto rank files "
+                        "of each size beside one of its files")
     parser.add_argument("--pause", type=float, default=0.0, metavar="S",
                         help="wait S seconds before each feedprof command, "
                         "so that each starts on cold memory")
@@ -323,8 +328,9 @@ def main():
             sys.exit(f"run_bigtrace_bench: unknown format '{f}'; use "
                      + ", ".join(FORMATS))
     sizes = [s for s in args.sizes.split(",") if s]
-    if args.session and not 2 <= args.session <= 256:
-        sys.exit("run_bigtrace_bench: --session: write 2 to 256 files")
+    for flag, count in (("--session", args.session), ("--ranks", args.ranks)):
+        if count and not 2 <= count <= 256:
+            sys.exit(f"run_bigtrace_bench: {flag}: write 2 to 256 files")
     os.makedirs(args.dir, exist_ok=True)
 
     rows = []
@@ -357,19 +363,23 @@ def main():
             print(f"{os.path.basename(path)}: analyze {row['analyze_s']:.2f} s"
                   f", {row['events']:,} events, peak RSS "
                   f"{row['peak_rss_bytes'] / 1e6:.0f} MB", flush=True)
-        if args.session:
-            directory = os.path.join(args.dir, f"session{args.session}-{size}")
+        for name, count, fmt, flag, suffix in (
+                ("session", args.session, "feedprof", "--session", ".fpt"),
+                ("ranks", args.ranks, "kineto", "--ranks", ".json")):
+            if not count:
+                continue
+            directory = os.path.join(args.dir, f"{name}{count}-{size}")
             if (not os.path.isdir(directory) and shutil.disk_usage(
-                    args.dir).free < parse_size(size) * args.session * 1.1):
-                print(f"skipping the {size} session: not enough room in "
-                      f"{args.dir}")
+                    args.dir).free < parse_size(size) * count * 1.1):
+                print(f"skipping {os.path.basename(directory)}: not enough "
+                      f"room in {args.dir}")
                 continue
             gen = [generator, "--out", args.dir, "--sizes", size,
-                   "--formats", "feedprof", "--session", str(args.session)]
+                   "--formats", fmt, flag, str(count)]
             if args.traces:
                 gen += ["--traces", args.traces]
             subprocess.run(gen, check=True)
-            row = measure_session(feedprof, directory, args.runs)
+            row = measure_directory(feedprof, directory, suffix, args.runs)
             row["size"] = size
             sessions.append(row)
             print(f"{os.path.basename(directory)}: analyze "
@@ -378,7 +388,7 @@ def main():
     print(f"load average after: {os.getloadavg()[0]:.2f}")
     print_table(rows)
     if sessions:
-        print_session_table(sessions)
+        print_directory_table(sessions)
     if args.json:
         with open(args.json, "w") as out:
             json.dump({"files": rows, "sessions": sessions}, out, indent=1)
