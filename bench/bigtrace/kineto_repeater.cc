@@ -219,12 +219,12 @@ bool ReadDistributedInfo(JsonTokenizer& tokens, SourceEvents* source) {
     if (t == JsonToken::kObjectEnd) return true;
     if (t != JsonToken::kKey) return false;
     const std::string_view key = tokens.text();
-    const PatchKind kind =
-        key == "rank" ? PatchKind::kRank : PatchKind::kWorldSize;
     if (key != "rank" && key != "world_size") {
       if (!tokens.SkipValue()) return false;
       continue;
     }
+    const PatchKind kind =
+        key == "rank" ? PatchKind::kRank : PatchKind::kWorldSize;
     t = tokens.Next();
     if (t == JsonToken::kObjectBegin || t == JsonToken::kArrayBegin) {
       if (!tokens.SkipRestOfContainer()) return false;
@@ -394,8 +394,12 @@ absl::StatusOr<RepeatedTrace> WriteRepeatedKinetoTrace(
           case PatchKind::kStep:
             out.WriteNumber(patch.value + k * step_shift);
             break;
-          default:  // kPid (the header's kinds are not in events)
+          case PatchKind::kPid:
             out.WriteNumber(patch.value + r.rank);
+            break;
+          case PatchKind::kRank:  // the header's, never in an event
+          case PatchKind::kWorldSize:
+            out.WriteNumber(patch.value);
             break;
         }
         cursor = patch.offset + patch.length;
