@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -88,8 +89,12 @@ absl::Status Malformed(const std::string& path, const JsonTokenizer& tokens) {
                    "; use a Kineto trace as the PyTorch profiler writes it"));
 }
 
-// Reads the rest of the "args" object, noting id patches.
-bool ReadArgs(JsonTokenizer& tokens, SourceEvents* source) {
+// Reads an object value (anything else is skipped), noting a patch for
+// each whole number it holds under a key `kind_of` gives a kind
+// (std::nullopt: not patched).
+template <typename KindOf>
+bool ReadNumbersOfObject(JsonTokenizer& tokens, KindOf kind_of,
+                         std::vector<Patch>* patches) {
   JsonToken t = tokens.Next();
   if (t != JsonToken::kObjectBegin) {
     return t == JsonToken::kArrayBegin ? tokens.SkipRestOfContainer()
@@ -99,18 +104,17 @@ bool ReadArgs(JsonTokenizer& tokens, SourceEvents* source) {
     t = tokens.Next();
     if (t == JsonToken::kObjectEnd) return true;
     if (t != JsonToken::kKey) return false;
-    const std::string_view key = tokens.text();
-    if (key != "correlation" && key != "External id" && key != "external id") {
+    const std::optional<PatchKind> kind = kind_of(tokens.text());
+    if (!kind) {
       if (!tokens.SkipValue()) return false;
       continue;
     }
     t = tokens.Next();
-    int64_t id = 0;
-    if (t == JsonToken::kNumber && ParseDigits(tokens.text(), &id)) {
-      source->patches.push_back(Patch{
-          tokens.token_offset(), static_cast<uint32_t>(tokens.text().size()),
-          PatchKind::kId, id});
-      source->max_id = std::max(source->max_id, id);
+    int64_t number = 0;
+    if (t == JsonToken::kNumber && ParseDigits(tokens.text(), &number)) {
+      patches->push_back(Patch{tokens.token_offset(),
+                               static_cast<uint32_t>(tokens.text().size()),
+                               *kind, number});
     } else if (t == JsonToken::kObjectBegin || t == JsonToken::kArrayBegin) {
       if (!tokens.SkipRestOfContainer()) return false;
     } else if (t == JsonToken::kError) {
@@ -119,7 +123,25 @@ bool ReadArgs(JsonTokenizer& tokens, SourceEvents* source) {
   }
 }
 
-// Reads one event object whose '{' was just returned.
+// Reads the rest of the "args" object, noting id patches.
+bool ReadArgs(JsonTokenizer& tokens, SourceEvents* source) {
+  const size_t before = source->patches.size();
+  const bool ok = ReadNumbersOfObject(
+      tokens,
+      [](std::string_view key) -> std::optional<PatchKind> {
+        if (key == "correlation" || key == "External id" ||
+            key == "external id") {
+          return PatchKind::kId;
+        }
+        return std::nullopt;
+      },
+      &source->patches);
+  for (size_t i = before; i < source->patches.size(); ++i) {
+    source->max_id = std::max(source->max_id, source->patches[i].value);
+  }
+  return ok;
+}
+
 bool ReadEvent(JsonTokenizer& tokens, SourceEvents* source, EventSpan* span) {
   span->patches_begin = source->patches.size();
   int64_t ts_us = 0;
@@ -209,35 +231,14 @@ bool ReadEvent(JsonTokenizer& tokens, SourceEvents* source, EventSpan* span) {
 // The value of "distributedInfo": where its "rank" and "world_size"
 // numbers are, when it is an object that has them.
 bool ReadDistributedInfo(JsonTokenizer& tokens, SourceEvents* source) {
-  JsonToken t = tokens.Next();
-  if (t != JsonToken::kObjectBegin) {
-    return t == JsonToken::kArrayBegin ? tokens.SkipRestOfContainer()
-                                       : t != JsonToken::kError;
-  }
-  for (;;) {
-    t = tokens.Next();
-    if (t == JsonToken::kObjectEnd) return true;
-    if (t != JsonToken::kKey) return false;
-    const std::string_view key = tokens.text();
-    if (key != "rank" && key != "world_size") {
-      if (!tokens.SkipValue()) return false;
-      continue;
-    }
-    const PatchKind kind =
-        key == "rank" ? PatchKind::kRank : PatchKind::kWorldSize;
-    t = tokens.Next();
-    if (t == JsonToken::kObjectBegin || t == JsonToken::kArrayBegin) {
-      if (!tokens.SkipRestOfContainer()) return false;
-      continue;
-    }
-    if (t == JsonToken::kError) return false;
-    int64_t number = 0;
-    if (t == JsonToken::kNumber && ParseDigits(tokens.text(), &number)) {
-      source->header_patches.push_back(
-          Patch{tokens.token_offset(),
-                static_cast<uint32_t>(tokens.text().size()), kind, number});
-    }
-  }
+  return ReadNumbersOfObject(
+      tokens,
+      [](std::string_view key) -> std::optional<PatchKind> {
+        if (key == "rank") return PatchKind::kRank;
+        if (key == "world_size") return PatchKind::kWorldSize;
+        return std::nullopt;
+      },
+      &source->header_patches);
 }
 
 absl::StatusOr<SourceEvents> ReadSource(const std::string& path) {

@@ -14,6 +14,7 @@
 #include "bench/bigtrace/kineto_repeater.h"
 #include "feedprof/kineto_reader.h"
 #include "feedprof/trace_loader.h"
+#include "tests/bench/two_process_calls.h"
 #include "tests/reader/trace_test_files.h"
 
 namespace feedprof {
@@ -65,17 +66,12 @@ TEST(RankInputsTest, EachFileIsARankOfOneRunStaggeredInTime) {
   EXPECT_EQ(both->gpu_ops.size(), 2 * one->gpu_ops.size());
   const int32_t pid = one->api_calls.front().pid;
 
-  TimeNs first_of[2] = {-1, -1};
-  size_t calls_of[2] = {0, 0};
-  for (const ApiCall& c : both->api_calls) {
-    const int p = c.pid - pid;
-    ASSERT_TRUE(p == 0 || p == 1) << c.pid;
-    if (first_of[p] < 0) first_of[p] = c.start;
-    ++calls_of[p];
-  }
-  EXPECT_EQ(calls_of[0], one->api_calls.size());
-  EXPECT_EQ(calls_of[1], one->api_calls.size());
-  EXPECT_EQ(first_of[1], first_of[0] + 137'000);
+  const testing::TwoProcessCalls calls =
+      testing::CallsOfTwoProcesses(*both, pid);
+  ASSERT_TRUE(calls.only_the_two);
+  EXPECT_EQ(calls.count[0], one->api_calls.size());
+  EXPECT_EQ(calls.count[1], one->api_calls.size());
+  EXPECT_EQ(calls.first[1], calls.first[0] + 137'000);
   for (int k = 0; k < 2; ++k) {
     bool found = false;
     for (const Process& p : both->processes) {

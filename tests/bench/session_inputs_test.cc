@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "bench/bigtrace/feedprof_trace_repeater.h"
 #include "feedprof/trace_reader.h"
+#include "tests/bench/two_process_calls.h"
 #include "tests/reader/trace_test_files.h"
 
 namespace feedprof {
@@ -50,18 +51,13 @@ TEST(SessionInputsTest, EachFileIsAProcessOfItsOwnStaggeredInTime) {
   ASSERT_FALSE(one->api_calls.empty());
 
   // The second process's calls are the first's, 137 µs later.
-  TimeNs first_of[2] = {-1, -1};
-  size_t calls_of[2] = {0, 0};
-  for (const ApiCall& c : both->api_calls) {
-    const int p = c.pid - pid;
-    ASSERT_TRUE(p == 0 || p == 1) << c.pid;
-    if (first_of[p] < 0) first_of[p] = c.start;
-    ++calls_of[p];
-  }
-  EXPECT_EQ(first_of[0], one->api_calls.front().start);
-  EXPECT_EQ(first_of[1], first_of[0] + stagger_ns);
-  EXPECT_EQ(calls_of[0], one->api_calls.size());
-  EXPECT_EQ(calls_of[1], one->api_calls.size());
+  const testing::TwoProcessCalls calls =
+      testing::CallsOfTwoProcesses(*both, pid);
+  ASSERT_TRUE(calls.only_the_two);
+  EXPECT_EQ(calls.first[0], one->api_calls.front().start);
+  EXPECT_EQ(calls.first[1], calls.first[0] + stagger_ns);
+  EXPECT_EQ(calls.count[0], one->api_calls.size());
+  EXPECT_EQ(calls.count[1], one->api_calls.size());
   // Merged in time order, the two processes interleave.
   size_t switches = 0;
   for (size_t i = 1; i < both->api_calls.size(); ++i) {
