@@ -137,6 +137,26 @@ int Make(const Options& options, const std::string& path,
   return 0;
 }
 
+// Writes `count` files into `dir`, made first: file k is named `name(k)`
+// and written by `make(k, path)` (through Make, so one already there is
+// kept).
+int MakeFilesIn(const Options& options, const std::string& dir, uint32_t count,
+                const std::function<std::string(uint32_t)>& name,
+                const std::function<absl::StatusOr<RepeatedTrace>(
+                    uint32_t, const std::string&)>& make) {
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error) return Fail("cannot create " + dir + ": " + error.message());
+  for (uint32_t k = 0; k < count; ++k) {
+    if (int rc = Make(options, dir + "/" + name(k),
+                      [&](const std::string& out) { return make(k, out); });
+        rc != 0) {
+      return rc;
+    }
+  }
+  return 0;
+}
+
 int Run(const Options& options) {
   std::error_code error;
   std::filesystem::create_directories(options.out, error);
@@ -208,41 +228,37 @@ int Run(const Options& options) {
       }
     }
     if (options.rank_files > 0) {
-      const std::string dir =
-          base + "ranks" + std::to_string(options.rank_files) + "-" + size;
-      std::filesystem::create_directories(dir, error);
-      if (error) return Fail("cannot create " + dir + ": " + error.message());
-      for (uint32_t k = 0; k < options.rank_files; ++k) {
-        const KinetoRank rank{
-            static_cast<int32_t>(k), static_cast<int32_t>(options.rank_files),
-            static_cast<int64_t>(k) * kSessionStaggerNs / 1000};
-        if (int rc = Make(options, dir + "/rank" + std::to_string(k) + ".json",
-                          [&](const std::string& out) {
-                            return WriteRepeatedKinetoTrace(kineto, target, out,
-                                                            &rank);
-                          });
-            rc != 0) {
-          return rc;
-        }
+      if (int rc = MakeFilesIn(
+              options,
+              base + "ranks" + std::to_string(options.rank_files) + "-" + size,
+              options.rank_files,
+              [](uint32_t k) { return "rank" + std::to_string(k) + ".json"; },
+              [&](uint32_t k, const std::string& out) {
+                const KinetoRank rank{
+                    static_cast<int32_t>(k),
+                    static_cast<int32_t>(options.rank_files),
+                    static_cast<int64_t>(k) * kSessionStaggerNs / 1000};
+                return WriteRepeatedKinetoTrace(kineto, target, out, &rank);
+              });
+          rc != 0) {
+        return rc;
       }
     }
     if (options.session_files > 0) {
-      const std::string dir =
-          base + "session" + std::to_string(options.session_files) + "-" + size;
-      std::filesystem::create_directories(dir, error);
-      if (error) return Fail("cannot create " + dir + ": " + error.message());
-      for (uint32_t k = 0; k < options.session_files; ++k) {
-        const SessionProcess process{
-            static_cast<int32_t>(k),
-            static_cast<int64_t>(k) * kSessionStaggerNs};
-        if (int rc = Make(options, dir + "/p" + std::to_string(k + 1) + ".fpt",
-                          [&](const std::string& out) {
-                            return WriteRepeatedFeedprofTrace(kineto, target,
-                                                              out, process);
-                          });
-            rc != 0) {
-          return rc;
-        }
+      if (int rc = MakeFilesIn(
+              options,
+              base + "session" + std::to_string(options.session_files) + "-" +
+                  size,
+              options.session_files,
+              [](uint32_t k) { return "p" + std::to_string(k + 1) + ".fpt"; },
+              [&](uint32_t k, const std::string& out) {
+                const SessionProcess process{
+                    static_cast<int32_t>(k),
+                    static_cast<int64_t>(k) * kSessionStaggerNs};
+                return WriteRepeatedFeedprofTrace(kineto, target, out, process);
+              });
+          rc != 0) {
+        return rc;
       }
     }
   }

@@ -334,7 +334,7 @@ def main():
     os.makedirs(args.dir, exist_ok=True)
 
     rows = []
-    sessions = []
+    directories = []
     print(f"load average before: {os.getloadavg()[0]:.2f} "
           f"({os.cpu_count()} CPUs)")
     for size in sizes:
@@ -381,17 +381,17 @@ def main():
             subprocess.run(gen, check=True)
             row = measure_directory(feedprof, directory, suffix, args.runs)
             row["size"] = size
-            sessions.append(row)
+            directories.append(row)
             print(f"{os.path.basename(directory)}: analyze "
                   f"{row['analyze_s']:.2f} s, one file {row['one_file_s']:.2f}"
                   f" s", flush=True)
     print(f"load average after: {os.getloadavg()[0]:.2f}")
     print_table(rows)
-    if sessions:
-        print_directory_table(sessions)
+    if directories:
+        print_directory_table(directories)
     if args.json:
         with open(args.json, "w") as out:
-            json.dump({"files": rows, "sessions": sessions}, out, indent=1)
+            json.dump({"files": rows, "sessions": directories}, out, indent=1)
 
 
 if __name__ == "__main__":

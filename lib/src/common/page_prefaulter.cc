@@ -85,7 +85,7 @@ void PagePrefaulter::Ahead(size_t slot, const void* data, size_t used_bytes,
       // context switches of a 1 GB Kineto read.
       const size_t way_ahead = ahead > used_bytes ? ahead - used_bytes : 0;
       s.wake = std::min<uintptr_t>(kStepBytes, way_ahead / 4);
-      more = s.target - s.done >= s.wake;
+      more = s.Due();
     }
   }
   if (more) wanted_.notify_one();
@@ -104,8 +104,7 @@ void PagePrefaulter::Run() {
     Slot* work = nullptr;
     for (size_t i = 0; i < slots_.size() && work == nullptr; ++i) {
       Slot& s = slots_[(next + i) % slots_.size()];
-      // Work while what waits is worth waking for (Ahead).
-      if (s.done < s.target && s.target - s.done >= s.wake) {
+      if (s.Due()) {
         work = &s;
         next = (next + i + 1) % slots_.size();
       }

@@ -67,6 +67,8 @@ class PagePrefaulter {
     uintptr_t done = 0;    // faulted in up to here
     uintptr_t target = 0;  // wanted up to here
     uintptr_t wake = 0;    // worth waking the thread for this much
+    // Whether enough waits to be faulted in to wake the thread for.
+    bool Due() const { return done < target && target - done >= wake; }
   };
   void Run();
 

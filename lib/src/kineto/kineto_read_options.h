@@ -23,6 +23,11 @@ namespace feedprof::kineto {
 // is the limit, and more threads only add memory. Measured on 2 cores only.
 inline constexpr unsigned kMaxKinetoEventThreads = 7;
 
+// The text of the first batch handed to a thread, and of the largest
+// (KinetoReadOptions::batch_bytes, max_batch_bytes).
+inline constexpr size_t kFirstBatchBytes = 64 * 1024;
+inline constexpr size_t kLargestBatchBytes = 256 * 1024;
+
 struct KinetoReadOptions {
   // Threads that read events besides the calling thread: -1 picks from
   // std::thread::hardware_concurrency() (and reads serially on one core);
@@ -39,8 +44,8 @@ struct KinetoReadOptions {
   // batches take 1/1024 of the text read before them, up to
   // `max_batch_bytes`: on a 1 GB file that took 5-6 % off the whole
   // command's time, for 3.5 MB more peak (the ring of batches).
-  size_t batch_bytes = 64 * 1024;
-  size_t max_batch_bytes = 256 * 1024;
+  size_t batch_bytes = kFirstBatchBytes;
+  size_t max_batch_bytes = kLargestBatchBytes;
   // The tokenizer's buffer (JsonTokenizer::Limits::initial_buffer_bytes);
   // events longer than half of it (or 256 KiB) are read by the tokenizer.
   size_t buffer_bytes = 1 << 20;

@@ -20,6 +20,7 @@
 #include "kineto/kineto_event_batch.h"
 #include "kineto/kineto_event_batch_pipeline.h"
 #include "kineto/kineto_event_mapper.h"
+#include "kineto/kineto_read_options.h"
 #include "kineto/trace_event_splitter.h"
 
 namespace feedprof::kineto {
@@ -29,8 +30,8 @@ struct TraceEventsBatching {
   // A batch's text: a share of the text read before it
   // (kBatchShareOfTextRead), at least `batch_bytes` and at most
   // `max_batch_bytes` (or `batch_bytes`, where that is larger).
-  size_t batch_bytes = 64 * 1024;
-  size_t max_batch_bytes = 256 * 1024;
+  size_t batch_bytes = kFirstBatchBytes;
+  size_t max_batch_bytes = kLargestBatchBytes;
   SplitLimits split;
 };
 
