@@ -160,6 +160,10 @@ const char* const kEvents[] = {
     R"js({ "ph" : "X" , "ts" : 0 , "args" : { } , "cat" : "" })js",
     R"js({"ph": "X", "ts": 1, "name": "a", "name": "b", "args": {"correlation": 1, "correlation": "2"}})js",
     R"js({"ph": "f", "id": 101, "pid": 0, "tid": 7, "ts": 1040.001, "cat": "ac2g", "name": "ac2g", "bp": "e"})js",
+    // Numbers at the one-pass reader's limits (plain_decimal.h): 18 and 19
+    // digits, beyond 9e15 µs, rounding, fractions in integer fields.
+    R"js({"ph": "X", "pid": 123456789012345678, "tid": 1234567890123456789, "ts": 9000000000000001.5, "dur": 0.00049999, "args": {"correlation": 18446744073709551615, "External id": 2.5, "device": 0, "stream": 12345678901234567, "bytes": 99999999.5, "rank": 0.0, "queued": 123456789012345678901234}})js",
+    R"js({"ph": "X", "pid": 0, "tid": 10000000, "ts": 1712195497620994.9025, "dur": 12345678.12345678, "args": {"correlation": 87654321, "wait_on_stream": 8}})js",
 };
 
 std::string Document(const std::vector<std::string>& events) {

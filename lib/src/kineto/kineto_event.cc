@@ -230,29 +230,42 @@ void ApplyDim3Element(JsonToken kind, std::string_view text, int index,
   }
 }
 
-void ApplyArg(ArgKey key, JsonToken kind, std::string_view text,
-              KinetoEvent* event) {
+OptionalInt* IntArgField(ArgKey key, KinetoEvent* event) {
   switch (key) {
     case ArgKey::kCorrelation:
-      ApplyInt(kind, text, &event->correlation);
-      break;
+      return &event->correlation;
     case ArgKey::kExternalId:
-      ApplyInt(kind, text, &event->external_id);
-      break;
+      return &event->external_id;
     case ArgKey::kDevice:
-      ApplyInt(kind, text, &event->device);
-      break;
+      return &event->device;
     case ArgKey::kStream:
-      ApplyInt(kind, text, &event->stream);
-      break;
+      return &event->stream;
     case ArgKey::kBytes:
-      ApplyInt(kind, text, &event->bytes);
-      break;
+      return &event->bytes;
+    case ArgKey::kWaitOnStream:
+      return &event->wait_on_stream;
+    case ArgKey::kRank:
+      return &event->rank;
+    case ArgKey::kGrid:
+    case ArgKey::kBlock:
+    case ArgKey::kSyncKind:
+    case ArgKey::kName:
+    case ArgKey::kLabels:
+    case ArgKey::kOther:
+      return nullptr;
+  }
+  return nullptr;
+}
+
+void ApplyArg(ArgKey key, JsonToken kind, std::string_view text,
+              KinetoEvent* event) {
+  if (OptionalInt* field = IntArgField(key, event)) {
+    ApplyInt(kind, text, field);
+    return;
+  }
+  switch (key) {
     case ArgKey::kSyncKind:
       ApplyString(kind, text, &event->sync_kind);
-      break;
-    case ArgKey::kWaitOnStream:
-      ApplyInt(kind, text, &event->wait_on_stream);
       break;
     case ArgKey::kName:
       ApplyString(kind, text, &event->arg_name);
@@ -260,12 +273,7 @@ void ApplyArg(ArgKey key, JsonToken kind, std::string_view text,
     case ArgKey::kLabels:
       ApplyString(kind, text, &event->arg_labels);
       break;
-    case ArgKey::kRank:
-      ApplyInt(kind, text, &event->rank);
-      break;
-    case ArgKey::kGrid:
-    case ArgKey::kBlock:
-    case ArgKey::kOther:
+    default:
       break;
   }
 }

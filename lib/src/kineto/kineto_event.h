@@ -128,6 +128,9 @@ void ApplyTime(JsonToken kind, std::string_view text, bool* has, int64_t* ns);
 // Element `index` of a "grid"/"block" array.
 void ApplyDim3Element(JsonToken kind, std::string_view text, int index,
                       uint32_t out[3]);
+// The field of an integer arg (correlation, External id, device, stream,
+// bytes, wait_on_stream, rank); nullptr for any other key.
+OptionalInt* IntArgField(ArgKey key, KinetoEvent* event);
 // A scalar value of the arg `key` (any key but kGrid, kBlock and kOther).
 void ApplyArg(ArgKey key, JsonToken kind, std::string_view text,
               KinetoEvent* event);

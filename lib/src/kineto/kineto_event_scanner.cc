@@ -9,6 +9,7 @@
 #endif
 
 #include "kineto/json_byte_classes.h"
+#include "kineto/plain_decimal.h"
 
 namespace feedprof::kineto {
 namespace {
@@ -112,6 +113,16 @@ class Scanner {
     if (static_cast<size_t>(q - body) > kMaxScannedToken) return false;
     *out = std::string_view(body, static_cast<size_t>(q - body));
     p_ = q + 1;
+    return true;
+  }
+
+  // A number of the plain form (plain_decimal.h), p_ at its first byte;
+  // false, with p_ left there, for any other value (and, with
+  // `whole_only`, for one with a fraction).
+  bool PlainNumber(bool whole_only, PlainDecimal* out) {
+    const char* after = ReadPlainDecimal(p_, end_, out);
+    if (after == nullptr || (whole_only && out->has_fraction)) return false;
+    p_ = after;
     return true;
   }
 
@@ -250,6 +261,16 @@ bool ScanDim3(Scanner& s, uint32_t out[3]) {
   }
 }
 
+// A whole number at p_, read in one pass into what ParseInteger makes of
+// its text; false, with p_ left there, where the value is not a plain
+// number without a fraction (the caller reads it the general way).
+bool PlainInteger(Scanner& s, int64_t* value) {
+  PlainDecimal number;
+  if (!s.PlainNumber(/*whole_only=*/true, &number)) return false;
+  *value = static_cast<int64_t>(number.integer);
+  return true;
+}
+
 // "args": {...}, p_ at the value.
 bool ScanArgs(Scanner& s, KinetoEvent* event) {
   if (s.Peek() != '{') return s.SkipValue();
@@ -270,6 +291,9 @@ bool ScanArgs(Scanner& s, KinetoEvent* event) {
       ok = ScanDim3(s, event->block);
     } else if (arg == ArgKey::kOther || s.Peek() == '{' || s.Peek() == '[') {
       ok = s.SkipValue();
+    } else if (OptionalInt* field = IntArgField(arg, event);
+               field != nullptr && PlainInteger(s, &field->value)) {
+      field->present = true;
     } else {
       JsonToken kind;
       std::string_view text;
@@ -279,6 +303,35 @@ bool ScanArgs(Scanner& s, KinetoEvent* event) {
     bool more = false;
     if (!ok || !s.CommaOrEnd('}', &more)) return false;
     if (!more) return true;
+  }
+}
+
+// The ts, dur, pid and tid fields where their value is a plain number
+// (plain_decimal.h), read as Apply* would read its text; false, with p_
+// left at the value, for any other field or value.
+bool ScanPlainField(Scanner& s, EventKey field, KinetoEvent* event) {
+  switch (field) {
+    case EventKey::kTs:
+    case EventKey::kDur: {
+      PlainDecimal number;
+      if (!s.PlainNumber(/*whole_only=*/false, &number)) return false;
+      if (field == EventKey::kTs) {
+        event->has_ts = PlainDecimalMicrosToNanos(number, &event->ts_ns);
+      } else {
+        event->has_dur = PlainDecimalMicrosToNanos(number, &event->dur_ns);
+      }
+      return true;
+    }
+    case EventKey::kPid:
+    case EventKey::kTid: {
+      IdField* id = field == EventKey::kPid ? &event->pid : &event->tid;
+      if (!PlainInteger(s, &id->number)) return false;
+      id->present = true;
+      id->is_string = false;
+      return true;
+    }
+    default:
+      return false;
   }
 }
 
@@ -302,6 +355,8 @@ size_t ScanBufferedKinetoEvent(std::string_view rest, KinetoEvent* event) {
     } else if (field == EventKey::kOther || s.Peek() == '{' ||
                s.Peek() == '[') {
       ok = s.SkipValue();
+    } else if (ScanPlainField(s, field, event)) {
+      // Read in one pass.
     } else {
       JsonToken kind;
       std::string_view text;

@@ -33,7 +33,6 @@ bool MicrosToNanos(std::string_view text, int64_t* ns) {
   const bool negative = !text.empty() && text[0] == '-';
   if (negative) ++i;
   if (i == text.size() || !IsDigit(text[i])) return false;
-  constexpr uint64_t kMaxMicros = 9'000'000'000'000'000ULL;  // 9e18 ns
   uint64_t micros = 0;
   for (; i < text.size() && IsDigit(text[i]); ++i) {
     micros = micros * 10 + static_cast<uint64_t>(text[i] - '0');

@@ -14,6 +14,9 @@
 
 namespace feedprof::kineto {
 
+// The most µs MicrosToNanos takes: 9e18 ns, within int64.
+inline constexpr uint64_t kMaxMicros = 9'000'000'000'000'000ULL;
+
 // Parses a JSON number in µs into ns, rounding half away from zero past the
 // third decimal. Exponent forms fall back to long double. False when the
 // text is not a number or the value does not fit in int64 ns.
