@@ -7,8 +7,9 @@
 // buffer, so this scanner walks it in one pass over those bytes — keys
 // matched as they are found, skipped values jumped over, the values the
 // reader needs converted through the same Apply* functions as the
-// token-by-token path (kineto_event.h) — and hands the tokenizer the byte
-// count to consume.
+// token-by-token path (kineto_event.h), or, for numbers of the plain form,
+// read as they are found to the same values (plain_decimal.h) — and hands
+// the tokenizer the byte count to consume.
 //
 // It only accepts what it is sure the tokenizer accepts the same way: every
 // value checked by the tokenizer's rules (number syntax, literals, commas,
