@@ -17,6 +17,9 @@ constexpr std::array<bool, 256> MakeStructuralTable() {
 }
 inline constexpr std::array<bool, 256> kStructural = MakeStructuralTable();
 
+// A decimal digit: the one test the readers of numbers share.
+inline bool IsJsonDigit(char c) { return c >= '0' && c <= '9'; }
+
 // Bytes a JSON number may contain.
 constexpr std::array<bool, 256> MakeNumberTable() {
   std::array<bool, 256> table{};

@@ -11,8 +11,6 @@
 namespace feedprof::kineto {
 namespace {
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-
 int HexValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -221,7 +219,7 @@ JsonToken JsonTokenizer::ParseValue(char c) {
     case 'n':
       return ParseLiteral("null", JsonToken::kNull);
     default:
-      if (c == '-' || IsDigit(c)) {
+      if (c == '-' || IsJsonDigit(c)) {
         if (!ParseNumber()) return JsonToken::kError;
         AfterValue();
         return JsonToken::kNumber;
@@ -414,22 +412,22 @@ bool JsonTokenizer::ParseNumber() {
     return false;
   };
   if (p < e && *p == '-') ++p;
-  if (p == e || !IsDigit(*p)) return bad("a digit");
+  if (p == e || !IsJsonDigit(*p)) return bad("a digit");
   if (*p == '0') {
     ++p;
   } else {
-    while (p < e && IsDigit(*p)) ++p;
+    while (p < e && IsJsonDigit(*p)) ++p;
   }
   if (p < e && *p == '.') {
     ++p;
-    if (p == e || !IsDigit(*p)) return bad("a digit after '.'");
-    while (p < e && IsDigit(*p)) ++p;
+    if (p == e || !IsJsonDigit(*p)) return bad("a digit after '.'");
+    while (p < e && IsJsonDigit(*p)) ++p;
   }
   if (p < e && (*p == 'e' || *p == 'E')) {
     ++p;
     if (p < e && (*p == '+' || *p == '-')) ++p;
-    if (p == e || !IsDigit(*p)) return bad("a digit in the exponent");
-    while (p < e && IsDigit(*p)) ++p;
+    if (p == e || !IsJsonDigit(*p)) return bad("a digit in the exponent");
+    while (p < e && IsJsonDigit(*p)) ++p;
   }
   if (p != e) return bad("the end of the number");
   if (scan > limits_.max_token_bytes) {

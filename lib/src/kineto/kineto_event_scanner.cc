@@ -20,8 +20,6 @@ constexpr size_t kMaxScannedToken = 64 * 1024;
 // Deeper nesting inside one event is left to the tokenizer's depth limit.
 constexpr int kMaxScannedDepth = 32;
 
-inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-
 // The end of the JSON number that starts at `p` (a '-' or a digit), or
 // nullptr when the bytes there are not one number by the tokenizer's rule:
 // the longest run of number characters [0-9+-.eE] must be exactly one
@@ -29,22 +27,22 @@ inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 // run that reaches `e` may go on past the buffer.
 const char* JsonNumberEnd(const char* p, const char* e) {
   if (*p == '-') ++p;
-  if (p == e || !IsDigit(*p)) return nullptr;
+  if (p == e || !IsJsonDigit(*p)) return nullptr;
   if (*p == '0') {
     ++p;
   } else {
-    while (p < e && IsDigit(*p)) ++p;
+    while (p < e && IsJsonDigit(*p)) ++p;
   }
   if (p < e && *p == '.') {
     ++p;
-    if (p == e || !IsDigit(*p)) return nullptr;
-    while (p < e && IsDigit(*p)) ++p;
+    if (p == e || !IsJsonDigit(*p)) return nullptr;
+    while (p < e && IsJsonDigit(*p)) ++p;
   }
   if (p < e && (*p == 'e' || *p == 'E')) {
     ++p;
     if (p < e && (*p == '+' || *p == '-')) ++p;
-    if (p == e || !IsDigit(*p)) return nullptr;
-    while (p < e && IsDigit(*p)) ++p;
+    if (p == e || !IsJsonDigit(*p)) return nullptr;
+    while (p < e && IsJsonDigit(*p)) ++p;
   }
   if (p == e || kNumberChar[static_cast<uint8_t>(*p)]) return nullptr;
   return p;
@@ -134,7 +132,7 @@ class Scanner {
       *kind = JsonToken::kString;
       return String(text);
     }
-    if (c == '-' || IsDigit(c)) {
+    if (c == '-' || IsJsonDigit(c)) {
       const char* number_end = JsonNumberEnd(p_, end_);
       if (number_end == nullptr ||
           static_cast<size_t>(number_end - p_) > kMaxScannedToken) {

@@ -6,10 +6,10 @@
 #include <limits>
 #include <string>
 
+#include "kineto/json_byte_classes.h"
+
 namespace feedprof::kineto {
 namespace {
-
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 bool ViaLongDouble(std::string_view text, long double scale, int64_t* out) {
   if (text.size() > 64) return false;
@@ -32,9 +32,9 @@ bool MicrosToNanos(std::string_view text, int64_t* ns) {
   size_t i = 0;
   const bool negative = !text.empty() && text[0] == '-';
   if (negative) ++i;
-  if (i == text.size() || !IsDigit(text[i])) return false;
+  if (i == text.size() || !IsJsonDigit(text[i])) return false;
   uint64_t micros = 0;
-  for (; i < text.size() && IsDigit(text[i]); ++i) {
+  for (; i < text.size() && IsJsonDigit(text[i]); ++i) {
     micros = micros * 10 + static_cast<uint64_t>(text[i] - '0');
     if (micros > kMaxMicros) return false;
   }
@@ -43,7 +43,7 @@ bool MicrosToNanos(std::string_view text, int64_t* ns) {
     ++i;
     int digits = 0;
     bool round_up = false;
-    for (; i < text.size() && IsDigit(text[i]); ++i, ++digits) {
+    for (; i < text.size() && IsJsonDigit(text[i]); ++i, ++digits) {
       if (digits < 3) {
         frac_ns = frac_ns * 10 + static_cast<uint64_t>(text[i] - '0');
       } else if (digits == 3) {
@@ -86,11 +86,11 @@ bool ParseInteger(std::string_view text, int64_t* value) {
 
 bool FirstIntegerIn(std::string_view text, int64_t* value) {
   size_t i = 0;
-  while (i < text.size() && !IsDigit(text[i])) ++i;
+  while (i < text.size() && !IsJsonDigit(text[i])) ++i;
   if (i == text.size()) return false;
   const bool negative = i > 0 && text[i - 1] == '-';
   int64_t v = 0;
-  for (; i < text.size() && IsDigit(text[i]); ++i) {
+  for (; i < text.size() && IsJsonDigit(text[i]); ++i) {
     if (v > std::numeric_limits<int64_t>::max() / 10 - 10) return false;
     v = v * 10 + (text[i] - '0');
   }

@@ -34,8 +34,6 @@ struct PlainDecimal {
 
 namespace plain_decimal_internal {
 
-inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-
 // Whether the eight bytes of `word` (as loaded from memory, little-endian)
 // are all decimal digits.
 inline bool EightDigits(uint64_t word) {
@@ -64,12 +62,11 @@ inline const char* ReadPlainDecimal(const char* p, const char* end,
                                     PlainDecimal* out) {
   using plain_decimal_internal::EightDigits;
   using plain_decimal_internal::EightDigitsValue;
-  using plain_decimal_internal::IsDigit;
   const char* q = p;
   uint64_t value = 0;
   if (*q == '0') {
     ++q;
-  } else if (IsDigit(*q)) {
+  } else if (IsJsonDigit(*q)) {
     if constexpr (std::endian::native == std::endian::little) {
       while (end - q >= 8 && q - p + 8 <= kPlainDecimalMaxIntegerDigits) {
         uint64_t word;
@@ -79,7 +76,7 @@ inline const char* ReadPlainDecimal(const char* p, const char* end,
         q += 8;
       }
     }
-    for (; q < end && IsDigit(*q); ++q) {
+    for (; q < end && IsJsonDigit(*q); ++q) {
       if (q - p == kPlainDecimalMaxIntegerDigits) return nullptr;
       value = value * 10 + static_cast<uint64_t>(*q - '0');
     }
@@ -94,7 +91,7 @@ inline const char* ReadPlainDecimal(const char* p, const char* end,
     ++q;
     const char* digits = q;
     uint32_t thousandths = 0;
-    for (; q < end && IsDigit(*q); ++q) {
+    for (; q < end && IsJsonDigit(*q); ++q) {
       const auto n = q - digits;
       if (n < 3) {
         thousandths = thousandths * 10 + static_cast<uint32_t>(*q - '0');
