@@ -2,6 +2,7 @@
 // site), blocked time, wall share and the GPU idle that followed.
 #include <gtest/gtest.h>
 
+#include "analysis/call_site_text.h"
 #include "feedprof/analysis.h"
 #include "tests/analysis/must_analyze.h"
 #include "tests/analysis/timeline_builder.h"
@@ -12,6 +13,7 @@ namespace {
 using testing::MustAnalyze;
 using testing::TimelineBuilder;
 using testing::Us;
+using analysis::CallSiteText;
 
 const SyncPoint* Find(const Report& r, std::string_view api,
                       std::string_view call_site = {}) {
@@ -105,6 +107,60 @@ TEST(SyncPointsTest, GroupedByCallSite) {
   ASSERT_NE(log, nullptr);
   EXPECT_EQ(step->count, 2u);
   EXPECT_EQ(log->count, 1u);
+}
+
+// Native frames without lines, as a stripped framework gives them: the
+// innermost frame with a symbol, demangled, at its module's file name and
+// offset; the innermost frame when only the process start has a name;
+// "function (file:line)" for Python frames and frames with a line.
+TEST(SyncPointsTest, CallSiteTextOfNativeAndPythonFrames) {
+  Timeline tl;
+  tl.call_sites.resize(1);  // id 0: unknown
+  const auto add = [&tl](bool python, std::vector<Frame> frames) {
+    CallSite site;
+    site.python = python;
+    site.frames = std::move(frames);
+    tl.call_sites.push_back(site);
+    return static_cast<uint32_t>(tl.call_sites.size() - 1);
+  };
+  const StringId torch_cuda =
+      tl.strings.Intern("/opt/torch/lib/libtorch_cuda.so");
+  const StringId libc = tl.strings.Intern("/lib/x86_64-linux-gnu/libc.so.6");
+  const StringId app = tl.strings.Intern("/work/app");
+  const StringId none = tl.strings.Intern("");
+  const uint32_t item =
+      add(false,
+          {Frame{torch_cuda, none, 0, 0x16a7000},
+           Frame{torch_cuda,
+                 tl.strings.Intern(
+                     "_ZN2at6native24_local_scalar_dense_cudaERKNS_6TensorE"),
+                 0, 0x16a7cd5},
+           Frame{libc, tl.strings.Intern("__libc_start_main"), 0, 0x2a28b}});
+  EXPECT_EQ(CallSiteText(tl, item),
+            "at::native::_local_scalar_dense_cuda(at::Tensor const&) "
+            "(libtorch_cuda.so+0x16a7cd5)");
+  const uint32_t stripped = add(
+      false, {Frame{app, none, 0, 0x552dc}, Frame{app, none, 0, 0x9af3},
+              Frame{libc, tl.strings.Intern("__libc_start_main"), 0, 0x2a28b}});
+  EXPECT_EQ(CallSiteText(tl, stripped), "app+0x552dc");
+  const uint32_t plain_c =
+      add(false, {Frame{app, tl.strings.Intern("load_batch"), 0, 0x1200}});
+  EXPECT_EQ(CallSiteText(tl, plain_c), "load_batch (app+0x1200)");
+  const uint32_t with_line =
+      add(false, {Frame{tl.strings.Intern("app.c"), tl.strings.Intern("main"),
+                        7, 0x1200}});
+  EXPECT_EQ(CallSiteText(tl, with_line), "main (app.c:7)");
+  const uint32_t python = add(
+      true,
+      {Frame{tl.strings.Intern("train.py"), tl.strings.Intern("step"), 0, 0},
+       Frame{tl.strings.Intern("train.py"), tl.strings.Intern("main"), 90, 0}});
+  EXPECT_EQ(CallSiteText(tl, python), "step (train.py:0)");
+  const uint32_t bad_mangling =
+      add(false, {Frame{app, tl.strings.Intern("_Zxx"), 0, 0x10}});
+  EXPECT_EQ(CallSiteText(tl, bad_mangling), "_Zxx (app+0x10)");
+  EXPECT_EQ(CallSiteText(tl, add(false, {})), "");
+  EXPECT_EQ(CallSiteText(tl, 0), "");
+  EXPECT_EQ(CallSiteText(tl, 1000), "");
 }
 
 // Call sites with distinct ids but the same innermost frame (traces give

@@ -200,7 +200,7 @@ struct SyncPoint {
   std::string api;
   SyncKind kind = SyncKind::kExplicit;
   std::string reason;
-  std::string call_site;  // innermost frame, "" when unknown
+  std::string call_site;  // as printed (docs/report-json.md), "" if unknown
   uint64_t count = 0;
   TimeNs blocked_ns = 0;
   double wall_share = 0;

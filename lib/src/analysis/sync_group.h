@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "analysis/api_classifier.h"
+#include "analysis/call_site_text.h"
 #include "analysis/prepared_timeline.h"
 #include "feedprof/timeline.h"
 
@@ -20,7 +21,7 @@ namespace feedprof::analysis {
 struct SyncGroupKey {
   StringId api = 0;
   SyncReason reason = SyncReason::kNone;
-  std::string call_site;  // innermost frame as printed, "" when unknown
+  std::string call_site;  // as printed (call_site_text.h), "" when unknown
 
   friend bool operator<(const SyncGroupKey& a, const SyncGroupKey& b) {
     return std::tie(a.api, a.reason, a.call_site) <
@@ -30,11 +31,6 @@ struct SyncGroupKey {
     return a.api == b.api && a.reason == b.reason && a.call_site == b.call_site;
   }
 };
-
-// The innermost frame of call site `id` ("function (file:line)"), "" when
-// unknown. Traces give every call its own site id even where the frame is
-// the same, so groups compare this text, not ids.
-std::string CallSiteText(const Timeline& timeline, uint32_t id);
 
 // The group of a blocking top-level call (call.sync != kNone): named by the
 // outermost blocking call, with the outer call's site (else the blocking

@@ -1,0 +1,83 @@
+// Call sites as printed (see call_site_text.h).
+#include "analysis/call_site_text.h"
+
+#include <cxxabi.h>
+
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "absl/strings/str_cat.h"
+
+namespace feedprof::analysis {
+namespace {
+
+// The C library's process start: names every native stack ends in, which
+// say nothing about the call.
+bool IsProcessStart(std::string_view function) {
+  return function == "__libc_start_main" ||
+         function == "__libc_start_call_main" || function == "_start";
+}
+
+std::string Demangled(std::string_view name) {
+  if (!name.starts_with("_Z")) return std::string(name);
+  const std::string mangled(name);
+  int status = 0;
+  char* plain = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
+  if (status != 0 || plain == nullptr) {
+    std::free(plain);
+    return mangled;
+  }
+  std::string text(plain);
+  std::free(plain);
+  return text;
+}
+
+std::string_view BaseName(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+// "function (where)", or whichever of the two is known.
+std::string FunctionAt(std::string function, const std::string& where) {
+  if (where.empty()) return function;
+  return function.empty() ? where : absl::StrCat(function, " (", where, ")");
+}
+
+std::string FrameWithLine(const Timeline& tl, const Frame& f) {
+  const std::string_view file = tl.strings.Get(f.file);
+  return FunctionAt(std::string(tl.strings.Get(f.function)),
+                    file.empty()
+                        ? std::string()
+                        : absl::StrCat(std::string(file), ":", f.line));
+}
+
+std::string NativeFrame(const Timeline& tl, const Frame& f) {
+  const std::string_view module = BaseName(tl.strings.Get(f.file));
+  std::string where(module);
+  if (f.pc != 0) {
+    where = absl::StrCat(module.empty() ? "" : where, "+0x", absl::Hex(f.pc));
+  }
+  return FunctionAt(Demangled(tl.strings.Get(f.function)), where);
+}
+
+}  // namespace
+
+std::string CallSiteText(const Timeline& timeline, uint32_t id) {
+  if (id == 0 || id >= timeline.call_sites.size()) return "";
+  const CallSite& site = timeline.call_sites[id];
+  if (site.frames.empty()) return "";
+  const Frame& innermost = site.frames.front();
+  if (site.python || innermost.line != 0) {
+    return FrameWithLine(timeline, innermost);
+  }
+  for (const Frame& f : site.frames) {
+    const std::string_view function = timeline.strings.Get(f.function);
+    if (function.empty()) continue;
+    if (IsProcessStart(function)) break;
+    return NativeFrame(timeline, f);
+  }
+  return NativeFrame(timeline, innermost);
+}
+
+}  // namespace feedprof::analysis

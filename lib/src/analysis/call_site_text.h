@@ -1,0 +1,30 @@
+// A call site as a report prints it: one frame that names where a blocking
+// call came from.
+//
+// Python frames and native frames with line information print as
+// "function (file:line)". Native frames without a line (release builds,
+// stripped libraries: what a profiled framework usually is) print as
+// "function (module+0xoffset)", with C++ names demangled and the module's
+// file name alone, so the offset can be looked up (addr2line) in that
+// module. A stripped library's innermost frames are often its own static
+// functions with no name; the innermost frame that has one says more
+// ("at::native::copy_(...)" rather than "libtorch_cuda.so"), so that frame
+// is printed, unless the only names left are the C library's process start.
+#ifndef FEEDPROF_ANALYSIS_CALL_SITE_TEXT_H_
+#define FEEDPROF_ANALYSIS_CALL_SITE_TEXT_H_
+
+#include <cstdint>
+#include <string>
+
+#include "feedprof/timeline.h"
+
+namespace feedprof::analysis {
+
+// Call site `id` as printed (see above), "" when unknown. Traces give every
+// call its own site id even where the frame is the same, so groups compare
+// this text, not ids.
+std::string CallSiteText(const Timeline& timeline, uint32_t id);
+
+}  // namespace feedprof::analysis
+
+#endif  // FEEDPROF_ANALYSIS_CALL_SITE_TEXT_H_
