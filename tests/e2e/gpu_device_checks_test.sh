@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Runs tools/gpu_device_checks.sh end to end on a machine without a GPU,
+# with the stand-in nvidia-smi and examples of gpu_check_test.sh: every
+# section runs, the summary names each one, and the logs, reports and
+# traces are packed where the script says.
+#
+#   gpu_device_checks_test.sh SOURCE_DIR BUILD_DIR
+set -euo pipefail
+source_dir="$1"
+build_dir="$2"
+work="$(mktemp -d -t feedprof-gpu-device-checks-test.XXXXXX)"
+trap '[[ -n "${KEEP_WORK:-}" ]] || rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+mkdir -p "$work/bin" "$work/prefix/bin" "$work/prefix/lib" \
+  "$work/prefix/libexec/feedprof/examples"
+cat >"$work/bin/nvidia-smi" <<'SMI'
+#!/bin/sh
+case "$*" in
+  -L) echo "GPU 0: Stand-in GPU (UUID: GPU-0)" ;;
+  *name,driver_version*) echo "Stand-in GPU, 0.0, 4, 16" ;;
+  *name*) echo "Stand-in GPU" ;;
+  *driver_version*) echo "0.0" ;;
+  *) echo "Stand-in GPU details" ;;
+esac
+SMI
+chmod +x "$work/bin/nvidia-smi"
+ln -s "$build_dir/tools/feedprof" "$work/prefix/bin/feedprof"
+ln -s "$build_dir/preload/libfeedprof.so" "$work/prefix/lib/libfeedprof.so"
+for ex in launch_bound sync_bound transfer_bound gpu_bound preprocessing_bound io_bound latency_bound; do
+  cat >"$work/prefix/libexec/feedprof/examples/example_$ex" <<EX
+#!/bin/sh
+"$build_dir/examples/host/nvtx_threads_example" --burn-ms 20 >/dev/null 2>&1
+[ \$? -eq 3 ] || exit 7
+echo "expected_verdict=inconclusive"
+echo "step_time_ms=2.000"
+EX
+  chmod +x "$work/prefix/libexec/feedprof/examples/example_$ex"
+done
+
+rc=0
+PATH="$work/bin:$PATH" bash "$source_dir/tools/gpu_device_checks.sh" "$work/prefix" "$work/out" \
+  --rounds 1 >"$work/log" 2>&1 || rc=$?
+((rc == 0)) || { cat "$work/log"; fail "gpu_device_checks exited $rc"; }
+summary="$work/out/summary.md"
+[[ -f "$summary" ]] || { cat "$work/log"; fail "no summary.md"; }
+cmp -s "$summary" "$work/log" || fail "summary.md differs from what was printed"
+grep -q '^GPU: Stand-in GPU, 0.0, 4, 16$' "$summary" || fail "no GPU line"
+grep -q '^gpu_check: exit 0$' "$summary" || { cat "$summary"; fail "gpu_check did not pass"; }
+grep -q '^| latency_bound | inconclusive | inconclusive |' "$summary" || fail "no examples table"
+grep -q '^route LD_PRELOAD: exit 0; verdict inconclusive' "$summary" || { cat "$summary"; fail "no LD_PRELOAD route line"; }
+grep -q '^route CUDA_INJECTION64_PATH: exit 0' "$summary" || fail "no CUDA_INJECTION64_PATH route line"
+grep -q '^| 1 | example_launch_bound | 2.000 | 2.000 | - | 4000 |$' "$summary" \
+  || { grep launch_bound "$summary"; fail "no launch cost row"; }
+grep -q '^train_w0: ' "$summary" || fail "no PyTorch row for 0 workers"
+grep -q '^train_w4: ' "$summary" || fail "no PyTorch row for 4 workers"
+
+# Logs and reports in one archive, traces in parts beside it.
+tar tzf "$work/out/gpu-checks.tar.gz" >"$work/listing"
+for f in ./platform.txt ./doctor.txt ./probe.txt ./gpu_check.txt ./check/table.md \
+         ./route_LD_PRELOAD.json ./summary.md; do
+  grep -qx "$f" "$work/listing" || fail "gpu-checks.tar.gz has no $f"
+done
+grep -q '\.fpt$' "$work/listing" && fail "gpu-checks.tar.gz holds traces"
+cat "$work/out"/gpu-traces.tar.gz.part* | tar tzf - >"$work/traces"
+grep -q '^./check/latency_bound.trace/.*\.fpt$' "$work/traces" || fail "no example trace packed"
+# (The CUDA_INJECTION64_PATH route leaves no trace here: without a driver
+# nothing loads the library.)
+grep -q '^./route_LD_PRELOAD/.*\.fpt$' "$work/traces" || fail "no route trace packed"
+grep -q '^./cost/' "$work/traces" && fail "launch-cost traces were packed"
+echo "gpu_device_checks_test: all checks passed"
