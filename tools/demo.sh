@@ -76,11 +76,17 @@ TEXT
 fi
 
 shopt -s nullglob
-real_traces=("$here"/examples/traces/*.fpt "$here"/examples/traces/*.json.gz \
-  "$here"/examples/traces/*.sqlite)
+# Each directory there is a session recorded on a GPU, with the lines its
+# program printed (program-output.txt); loose trace files are read too.
+real_traces=("$here"/examples/traces/*/ "$here"/examples/traces/*.fpt \
+  "$here"/examples/traces/*.json.gz "$here"/examples/traces/*.sqlite)
 for trace in "${real_traces[@]}"; do
+  trace="${trace%/}"
   echo
   echo "== feedprof analyze --summary examples/traces/$(basename "$trace") (recorded on a GPU)"
+  if [[ -f "$trace/program-output.txt" ]]; then
+    echo "the program printed: $(tr '\n' ' ' <"$trace/program-output.txt")"
+  fi
   "$feedprof" analyze --summary "$trace" || true
 done
 
