@@ -1,5 +1,5 @@
 # Drives python_probe.cc from a real interpreter. PyDLL keeps the GIL during
-# the call (as CUDA calls made by PyTorch do); CDLL releases it.
+# the call; CDLL releases it (as PyTorch does around its CUDA calls).
 import ctypes
 import sys
 
