@@ -24,6 +24,7 @@ bool ChunkPool::Init(size_t bytes) {
   mapped_bytes_ = needed;
   free_count_.store(static_cast<int64_t>(count), std::memory_order_relaxed);
   next_hint_.store(0, std::memory_order_relaxed);
+  touched_.store(0, std::memory_order_relaxed);
   return true;
 }
 
@@ -41,7 +42,15 @@ EventChunk* ChunkPool::Acquire(uint32_t tid, const char* thread_name) {
       continue;
     }
     free_count_.fetch_sub(1, std::memory_order_relaxed);
-    next_hint_.store((start + n + 1) % chunk_count_, std::memory_order_relaxed);
+    const size_t index = (start + n) % chunk_count_;
+    next_hint_.store((index + 1) % chunk_count_, std::memory_order_relaxed);
+    // Published before the chunk is active, so a drain that sees it active
+    // also walks it.
+    size_t seen = touched_.load(std::memory_order_relaxed);
+    while (seen < index + 1 && !touched_.compare_exchange_weak(
+                                   seen, index + 1, std::memory_order_release,
+                                   std::memory_order_relaxed)) {
+    }
     c->tid = tid;
     std::strncpy(c->thread_name, thread_name, sizeof c->thread_name - 1);
     c->thread_name[sizeof c->thread_name - 1] = '\0';
@@ -63,7 +72,8 @@ void ChunkPool::Release(EventChunk* chunk) {
 }
 
 void ChunkPool::ResetAll() {
-  for (size_t i = 0; i < chunk_count_; ++i) {
+  const size_t touched = touched_.load(std::memory_order_relaxed);
+  for (size_t i = 0; i < touched; ++i) {
     chunks_[i].committed.store(0, std::memory_order_relaxed);
     chunks_[i].drained = 0;
     chunks_[i].state.store(static_cast<uint32_t>(ChunkState::kFree),
@@ -72,6 +82,7 @@ void ChunkPool::ResetAll() {
   free_count_.store(static_cast<int64_t>(chunk_count_),
                     std::memory_order_relaxed);
   next_hint_.store(0, std::memory_order_relaxed);
+  touched_.store(0, std::memory_order_relaxed);
 }
 
 }  // namespace feedprof::preload

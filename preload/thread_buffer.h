@@ -66,6 +66,12 @@ class ChunkPool {
 
   size_t chunk_count() const { return chunk_count_; }
   EventChunk* chunk(size_t i) const { return chunks_ + i; }
+  // Chunks [0, touched()) may have been handed out; the others never were
+  // (Acquire takes them in index order) and are free. Walking only these
+  // keeps a process that records little from faulting in every chunk's
+  // page: thousands of page faults at its first drain, and in a fork child
+  // a private copy of each (ResetAll).
+  size_t touched() const { return touched_.load(std::memory_order_acquire); }
   size_t free_chunks() const {
     return static_cast<size_t>(free_count_.load(std::memory_order_relaxed));
   }
@@ -76,6 +82,7 @@ class ChunkPool {
   size_t mapped_bytes_ = 0;
   std::atomic<int64_t> free_count_{0};
   std::atomic<size_t> next_hint_{0};
+  std::atomic<size_t> touched_{0};
 };
 
 }  // namespace feedprof::preload

@@ -386,7 +386,8 @@ void TraceWriter::AppendPacket(const uint8_t* packet, size_t size) {
 
 void TraceWriter::DrainChunks() {
   ChunkPool& pool = State().pool;
-  for (size_t i = 0; i < pool.chunk_count(); ++i) {
+  const size_t touched = pool.touched();
+  for (size_t i = 0; i < touched; ++i) {
     EventChunk* c = pool.chunk(i);
     const uint32_t state = c->state.load(std::memory_order_acquire);
     if (state != static_cast<uint32_t>(ChunkState::kActive) &&

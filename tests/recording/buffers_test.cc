@@ -40,6 +40,35 @@ TEST(ChunkPoolTest, HandsOutEveryChunkOnceThenNone) {
   EXPECT_EQ(pool.free_chunks(), 4u);
 }
 
+// Only the chunks handed out so far are walked (and, in a fork child,
+// reset): a process that records little never touches the others' pages.
+TEST(ChunkPoolTest, TouchedCoversTheChunksHandedOutAndNoMore) {
+  ChunkPool pool;
+  ASSERT_TRUE(pool.Init(64 * sizeof(EventChunk)));
+  EXPECT_EQ(pool.touched(), 0u);
+  EventChunk* first = pool.Acquire(1, "a");
+  EventChunk* second = pool.Acquire(2, "b");
+  ASSERT_EQ(first, pool.chunk(0));
+  ASSERT_EQ(second, pool.chunk(1));
+  EXPECT_EQ(pool.touched(), 2u);
+  // A released chunk is taken again only after the ones never used; the
+  // mark grows with them.
+  ChunkPool::Retire(first);
+  pool.Release(first);
+  EXPECT_EQ(pool.Acquire(3, "c"), pool.chunk(2));
+  EXPECT_EQ(pool.touched(), 3u);
+  // Every chunk past the mark is free and untouched.
+  for (size_t i = pool.touched(); i < pool.chunk_count(); ++i) {
+    EXPECT_EQ(pool.chunk(i)->state.load(),
+              static_cast<uint32_t>(ChunkState::kFree));
+  }
+  pool.ResetAll();
+  EXPECT_EQ(pool.touched(), 0u);
+  EXPECT_EQ(pool.free_chunks(), 64u);
+  EXPECT_EQ(pool.Acquire(4, "d"), pool.chunk(0));
+  EXPECT_EQ(pool.touched(), 1u);
+}
+
 TEST(PacketQueueTest, DropsWhatDoesNotFitAndKeepsOrder) {
   PacketQueue queue;
   ASSERT_TRUE(queue.Init(1000));
