@@ -157,6 +157,36 @@ TEST(StepStatsTest, ProfilerStepsWithGpuBusy) {
   EXPECT_NEAR(r.steps.median_gpu_busy_share, 0.4, 1e-6);
 }
 
+// A step range pushed inside the loop body (after the next batch arrived)
+// leaves the wait for the batch between ranges: each step runs from the end
+// of its thread's previous step to the end of its range, the first step is
+// its range, and steps of other threads are apart.
+TEST(StepStatsTest, StepsTakeTheWaitBeforeTheirRange) {
+  TimelineBuilder b;
+  b.Launch(0, 1, 10, 30);
+  b.Range("step", 0, 40);     // step 1: its range, 40 µs
+  b.Range("step", 100, 140);  // step 2: waited 60 µs for its batch
+  b.Range("step", 150, 190);  // step 3: waited 10 µs
+  // Another process's step: apart from this thread's.
+  b.Range("step", 60, 70, RangeSource::kNvtx, TimelineBuilder::kPid + 1);
+  const Report r = MustAnalyze(b.timeline());
+  ASSERT_EQ(r.steps.count, 4u);
+  ASSERT_EQ(r.steps.steps.size(), 4u);
+  // By start: step 1, the other process's, step 2, step 3.
+  EXPECT_EQ(r.steps.steps[0].start, Us(0));
+  EXPECT_EQ(r.steps.steps[0].end, Us(40));
+  EXPECT_EQ(r.steps.steps[1].start, Us(60));
+  EXPECT_EQ(r.steps.steps[1].end, Us(70));
+  EXPECT_EQ(r.steps.steps[2].start, Us(40));
+  EXPECT_EQ(r.steps.steps[2].end, Us(140));
+  EXPECT_EQ(r.steps.steps[3].start, Us(140));
+  EXPECT_EQ(r.steps.steps[3].end, Us(190));
+  // Busy within the widened step: kernel 10..30 µs is in step 1 only.
+  EXPECT_EQ(r.steps.steps[0].gpu_busy_ns, Us(20));
+  EXPECT_EQ(r.steps.steps[2].gpu_busy_ns, 0);
+  EXPECT_EQ(r.steps.median_ns, Us(50));  // of 10, 40, 50 and 100 µs
+}
+
 TEST(StepStatsTest, NvtxStepRangesAndUserNamedRanges) {
   TimelineBuilder b;
   b.Launch(0, 1, 10, 30);

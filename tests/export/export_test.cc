@@ -228,9 +228,10 @@ TEST(ExportTest, StepsBecomeTheWindow) {
   absl::StatusOr<AnalysisOptions> window = ResolveExportWindow(tl, options);
   ASSERT_TRUE(window.ok()) << window.status();
   const Report report = MustAnalyze(tl, *window);
-  // Just inside step 2 [2000, 2900] µs, so steps 1 and 3, which touch it,
-  // are not selected.
-  EXPECT_EQ(report.window.start, Us(2000) + 1);
+  // Just inside step 2, [1900, 2900] µs (from the end of step 1, whose
+  // range ends at 1900, to the end of its own range), so steps 1 and 3,
+  // which touch it, are not selected.
+  EXPECT_EQ(report.window.start, Us(1900) + 1);
   EXPECT_EQ(report.window.end, Us(2900) - 1);
   const std::string path = TempPath("step2.json");
   ASSERT_TRUE(ExportChromeTraceToFile(tl, report, *window, options, path).ok());

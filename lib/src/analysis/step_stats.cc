@@ -3,7 +3,13 @@
 // (range_digest.h).
 //
 // Step time is what users feel; the per-step GPU busy share says how much of
-// each step the GPU worked.
+// each step the GPU worked. A loop step is the time from one iteration to
+// the next: a step range pushed inside `for batch in loader:` leaves the
+// wait for the batch between ranges, and that wait is the step's too. So a
+// step starts where the previous step of its thread ended; the first step
+// of a thread is its range.
+#include <algorithm>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,6 +30,8 @@ StepReport ComputeSteps(const PreparedTimeline& prepared,
 
   std::vector<TimeNs> durations;
   std::vector<TimeNs> busy_permille;
+  // The end of the last step seen on each (pid, tid); steps come by start.
+  std::map<std::pair<int32_t, int32_t>, TimeNs> previous_end;
   for (size_t i = 0; i < digest.steps.size(); ++i) {
     const Range& step = digest.steps[i];
     StepInfo s;
@@ -32,17 +40,23 @@ StepReport ComputeSteps(const PreparedTimeline& prepared,
     s.name = std::string(tl.strings.Get(step.name));
     s.pid = step.pid;
     s.tid = digest.step_tids[i];
+    const auto [last, first_of_thread] =
+        previous_end.try_emplace({s.pid, s.tid}, s.end);
+    if (!first_of_thread) {
+      if (last->second <= s.start) s.start = last->second;
+      last->second = std::max(last->second, s.end);
+    }
     bool has_device = false;
     for (const DeviceBusy& d : busy) has_device |= d.pid == step.pid;
     if (has_device) {
-      s.gpu_busy_ns = ProcessBusyIn(busy, step.pid, step.start, step.end);
+      s.gpu_busy_ns = ProcessBusyIn(busy, step.pid, s.start, s.end);
     } else {
       // GPU ops carry another pid than the host (a device pseudo process).
       for (const DeviceBusy& d : busy) {
-        AddTime(&s.gpu_busy_ns, d.busy.BusyIn(step.start, step.end));
+        AddTime(&s.gpu_busy_ns, d.busy.BusyIn(s.start, s.end));
       }
     }
-    const TimeNs duration = step.end - step.start;
+    const TimeNs duration = s.end - s.start;
     durations.push_back(duration);
     busy_permille.push_back(s.gpu_busy_ns * 1'000'000 / duration);
     report.steps.push_back(std::move(s));
