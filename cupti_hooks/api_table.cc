@@ -70,6 +70,8 @@ constexpr std::string_view kDriverNoise[] = {
     "cuStreamGetDevice",
     "cuFuncGetAttribute",
     "cuFuncGetName",
+    // The CUDA 13 runtime asks it before every kernel launch.
+    "cuKernelGetName",
     "cuKernelGetAttribute",
     "cuKernelGetFunction",
 };
