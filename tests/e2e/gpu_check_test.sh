@@ -12,34 +12,8 @@ work="$(mktemp -d -t feedprof-gpu-check-test.XXXXXX)"
 trap '[[ -n "${KEEP_WORK:-}" ]] || rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-mkdir -p "$work/bin" "$work/prefix/bin" "$work/prefix/libexec/feedprof/examples"
-cat >"$work/bin/nvidia-smi" <<'SMI'
-#!/bin/sh
-case "$*" in
-  -L) echo "GPU 0: Stand-in GPU (UUID: GPU-0)" ;;
-  *name*) echo "Stand-in GPU" ;;
-  *driver_version*) echo "0.0" ;;
-esac
-SMI
-chmod +x "$work/bin/nvidia-smi"
-ln -s "$build_dir/tools/feedprof" "$work/prefix/bin/feedprof"
-
-# Without GPU activity the analysis says "inconclusive": that is what the
-# stand-ins expect, except the one told to expect something else.
-make_example() {  # NAME EXPECTED STEP_MS
-  cat >"$work/prefix/libexec/feedprof/examples/example_$1" <<EX
-#!/bin/sh
-# The host example exits with 3 by design.
-"$build_dir/examples/host/nvtx_threads_example" --burn-ms 20 >/dev/null 2>&1
-[ \$? -eq 3 ] || exit 7
-echo "expected_verdict=$2"
-echo "step_time_ms=$3"
-EX
-  chmod +x "$work/prefix/libexec/feedprof/examples/example_$1"
-}
-for ex in launch_bound sync_bound transfer_bound gpu_bound preprocessing_bound io_bound latency_bound; do
-  make_example "$ex" inconclusive 2.000
-done
+# shellcheck source=tests/e2e/gpu_stand_ins.sh
+source "$source_dir/tests/e2e/gpu_stand_ins.sh"
 
 run_check() {
   PATH="$work/bin:$PATH" bash "$source_dir/tools/gpu_check.sh" --prefix "$work/prefix" \

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs tools/gpu_device_checks.sh end to end on a machine without a GPU,
-# with the stand-in nvidia-smi and examples of gpu_check_test.sh: every
+# with the stand-in nvidia-smi and examples of gpu_stand_ins.sh: every
 # section runs, the summary names each one, and the logs, reports and
 # traces are packed where the script says.
 #
@@ -12,31 +12,8 @@ work="$(mktemp -d -t feedprof-gpu-device-checks-test.XXXXXX)"
 trap '[[ -n "${KEEP_WORK:-}" ]] || rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-mkdir -p "$work/bin" "$work/prefix/bin" "$work/prefix/lib" \
-  "$work/prefix/libexec/feedprof/examples"
-cat >"$work/bin/nvidia-smi" <<'SMI'
-#!/bin/sh
-case "$*" in
-  -L) echo "GPU 0: Stand-in GPU (UUID: GPU-0)" ;;
-  *name,driver_version*) echo "Stand-in GPU, 0.0, 4, 16" ;;
-  *name*) echo "Stand-in GPU" ;;
-  *driver_version*) echo "0.0" ;;
-  *) echo "Stand-in GPU details" ;;
-esac
-SMI
-chmod +x "$work/bin/nvidia-smi"
-ln -s "$build_dir/tools/feedprof" "$work/prefix/bin/feedprof"
-ln -s "$build_dir/preload/libfeedprof.so" "$work/prefix/lib/libfeedprof.so"
-for ex in launch_bound sync_bound transfer_bound gpu_bound preprocessing_bound io_bound latency_bound; do
-  cat >"$work/prefix/libexec/feedprof/examples/example_$ex" <<EX
-#!/bin/sh
-"$build_dir/examples/host/nvtx_threads_example" --burn-ms 20 >/dev/null 2>&1
-[ \$? -eq 3 ] || exit 7
-echo "expected_verdict=inconclusive"
-echo "step_time_ms=2.000"
-EX
-  chmod +x "$work/prefix/libexec/feedprof/examples/example_$ex"
-done
+# shellcheck source=tests/e2e/gpu_stand_ins.sh
+source "$source_dir/tests/e2e/gpu_stand_ins.sh"
 
 rc=0
 PATH="$work/bin:$PATH" bash "$source_dir/tools/gpu_device_checks.sh" "$work/prefix" "$work/out" \
