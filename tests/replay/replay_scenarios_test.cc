@@ -76,6 +76,34 @@ TEST(WhatIfTest, RemovingTheSyncSavesExactlyTheIdleAfterIt) {
   }
 }
 
+// A PyTorch-like loop: the main thread waits 2.6 ms for its batch, then
+// launches the forward kernel; the autograd thread launches the backward
+// kernel; the main thread's sync waits for it. With the batch ready, the
+// autograd thread is set going as much earlier as the main thread: each
+// step loses the wait, and no step grows.
+TEST(WhatIfTest, InputReadyMovesTheThreadsTheWaitingThreadSetsGoing) {
+  TimelineBuilder b;
+  const int32_t autograd = TimelineBuilder::kTid + 1;
+  for (int i = 0; i < 6; ++i) {
+    const double t = 3000.0 * i;
+    b.Range("step", t + 2000, t + 2410);
+    b.Launch(t + 2000, t + 2005, t + 2010, t + 2100);
+    b.Api("cudaDeviceSynchronize", t + 2006, t + 2405);
+    b.Launch(t + 2100, t + 2105, t + 2110, t + 2400, 7, autograd);
+  }
+  const Report r = MustAnalyze(b.Take());
+  const WhatIf& w = r.what_if;
+  ASSERT_TRUE(w.available) << w.unavailable_reason;
+  EXPECT_EQ(w.observed_median_ns, Us(3000));
+  const WhatIfScenario* input = Find(w, "input_ready");
+  ASSERT_NE(input, nullptr);
+  // Each step after the first waited 2595 µs in its gap (the sync ended
+  // 5 µs into it); the first step is its range.
+  EXPECT_EQ(input->predicted_median_ns, Us(3000 - 2595));
+  EXPECT_LE(input->predicted_mean_ns, w.observed_mean_ns);
+  EXPECT_EQ(input->saving_ns, Us(2595));
+}
+
 // 50,000 steps: 150,000 calls and ops, past the size from which the model
 // is built on two threads and the self-check replays beside the scenarios.
 // Every step is the same, so the answers are the five steps' ones.

@@ -122,9 +122,11 @@ void Replay(const ReplayModel& model, const ReplayEdits& edits,
     switch (e.kind()) {
       case ReplayEvent::Kind::kCallStart: {
         const ReplayCall& c = calls[i];
-        TimeNs start = c.start;
+        // A thread's first call moves by the host time cut before it
+        // (scenarios.cc), the others by the cut from the gap before them.
+        const TimeNs cut = Edited(edits.gap_cut_ns, i, 0);
+        TimeNs start = c.start - cut;
         if (!c.first_of_thread) {
-          const TimeNs cut = Edited(edits.gap_cut_ns, i, 0);
           start = call_end(i - 1) +
                   std::max<TimeNs>(0, c.start - calls[i - 1].end - cut);
         }
@@ -197,8 +199,8 @@ TimeNs MapHostTime(const ReplayModel& model, const ReplayEdits& edits,
                t - calls[k].start,
                ReplayedCallEnd(model, edits, times, k) - times.call_start[k]);
   }
-  if (k == th.call_begin) return t;
   const TimeNs cut = Edited(edits.gap_cut_ns, k, 0);
+  if (k == th.call_begin) return t - cut;  // moves with the first call
   const TimeNs kept = std::max<TimeNs>(0, model.GapBefore(k) - cut);
   return ReplayedCallEnd(model, edits, times, k - 1) +
          std::min(t - calls[k - 1].end, kept);

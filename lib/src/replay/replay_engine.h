@@ -24,8 +24,10 @@ namespace feedprof::replay {
 // op; -1 (kKeep) keeps the recorded value.
 struct ReplayEdits {
   static constexpr TimeNs kKeep = -1;
-  std::vector<TimeNs> call_ns;     // duration of a non-blocking call
-  std::vector<TimeNs> gap_cut_ns;  // host time cut from the gap before it
+  std::vector<TimeNs> call_ns;  // duration of a non-blocking call
+  // Host time cut from the gap before it; for a thread's first call, from
+  // the time before it (the call starts that much earlier).
+  std::vector<TimeNs> gap_cut_ns;
   std::vector<TimeNs> no_wait_ns;  // per wait: it no longer waits; its cost
   std::vector<TimeNs> op_ns;       // duration of an op
   uint64_t edits = 0;              // calls, gaps and ops changed
@@ -58,7 +60,8 @@ TimeNs ReplayedOpEnd(const ReplayModel& model, const ReplayEdits& edits,
 // Where the recorded host time `t` on `thread` lies in the replay: inside a
 // call it moves with the call, between calls with the host time before the
 // next call (a cut removes the end of that time), after the last call with
-// the last call's end; before the first call it stays.
+// the last call's end, before the first call with the first call (which a
+// cut before it moves earlier).
 TimeNs MapHostTime(const ReplayModel& model, const ReplayEdits& edits,
                    const ReplayTimes& times, uint32_t thread, TimeNs t);
 

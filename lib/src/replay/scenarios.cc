@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "analysis/api_classifier.h"
 #include "analysis/device_busy.h"
@@ -28,6 +30,70 @@ TimeNs InputWaitOf(const IdleGap& g) {
 
 void Resize(std::vector<TimeNs>* v, size_t n) {
   if (v->empty()) v->assign(n, ReplayEdits::kKeep);
+}
+
+// Host time removed by the cuts in `e`, as disjoint sorted intervals: a cut
+// removes the end of the gap before its call (replay_engine.h).
+std::vector<std::pair<TimeNs, TimeNs>> RemovedTime(const ReplayModel& model,
+                                                   const ReplayEdits& e) {
+  const auto& calls = model.calls();
+  std::vector<std::pair<TimeNs, TimeNs>> removed;
+  for (size_t k = 0; k < calls.size(); ++k) {
+    const TimeNs cut = e.gap_cut_ns[k];
+    if (cut == ReplayEdits::kKeep || cut <= 0) continue;
+    removed.emplace_back(calls[k].start - cut, calls[k].start);
+  }
+  std::sort(removed.begin(), removed.end());
+  std::vector<std::pair<TimeNs, TimeNs>> merged;
+  for (const auto& r : removed) {
+    if (!merged.empty() && r.first <= merged.back().second) {
+      merged.back().second = std::max(merged.back().second, r.second);
+    } else {
+      merged.push_back(r);
+    }
+  }
+  return merged;
+}
+
+// The time removed from the waiting threads is removed from the others too.
+// While the main thread waited for its batch, a thread it sets going was
+// between calls as well (PyTorch's autograd thread, which backward() wakes,
+// launches the backward pass): had the batch been ready, that thread would
+// have been woken as much earlier. Each gap of another thread, and the time
+// before a thread's first call, loses the removed time it spans; else those
+// threads' calls keep their recorded times, the moved thread waits for their
+// work, and its steps come out longer than recorded.
+void RemoveTheSameTimeFromOtherThreads(const ReplayModel& model,
+                                       ReplayEdits* e) {
+  if (e->gap_cut_ns.empty()) return;
+  const std::vector<std::pair<TimeNs, TimeNs>> removed = RemovedTime(model, *e);
+  if (removed.empty()) return;
+  // Removed time within [lo, hi).
+  const auto removed_in = [&removed](TimeNs lo, TimeNs hi) {
+    TimeNs sum = 0;
+    auto it =
+        std::upper_bound(removed.begin(), removed.end(), lo,
+                         [](TimeNs t, const std::pair<TimeNs, TimeNs>& r) {
+                           return t < r.second;
+                         });
+    for (; it != removed.end() && it->first < hi; ++it) {
+      sum += std::min(it->second, hi) - std::max(it->first, lo);
+    }
+    return sum;
+  };
+  const auto& calls = model.calls();
+  for (size_t k = 0; k < calls.size(); ++k) {
+    TimeNs& cut = e->gap_cut_ns[k];
+    if (cut != ReplayEdits::kKeep) continue;  // a waiting thread's own gap
+    const TimeNs take =
+        calls[k].first_of_thread
+            ? removed_in(removed.front().first, calls[k].start)
+            : std::min(removed_in(calls[k - 1].end, calls[k].start),
+                       model.GapBefore(k));
+    if (take <= 0) continue;
+    cut = take;
+    ++e->edits;
+  }
 }
 
 }  // namespace
@@ -79,6 +145,7 @@ ReplayEdits InputReadyEdits(const ReplayModel& model,
       remaining -= take;
     }
   }
+  RemoveTheSameTimeFromOtherThreads(model, &e);
   return e;
 }
 
