@@ -51,15 +51,17 @@ Recorded Analyze(const std::string& dir) {
   return r;
 }
 
-uint64_t Kernels(const Report& report) {
+// A per-device count summed over the devices.
+uint64_t Summed(const Report& report, uint64_t DeviceReport::*count) {
   uint64_t n = 0;
-  for (const DeviceReport& d : report.devices) n += d.kernel_count;
+  for (const DeviceReport& d : report.devices) n += d.*count;
   return n;
 }
+uint64_t Kernels(const Report& report) {
+  return Summed(report, &DeviceReport::kernel_count);
+}
 uint64_t Copies(const Report& report) {
-  uint64_t n = 0;
-  for (const DeviceReport& d : report.devices) n += d.memcpy_count;
-  return n;
+  return Summed(report, &DeviceReport::memcpy_count);
 }
 uint64_t SyncCount(const Report& report, const std::string& api) {
   uint64_t n = 0;

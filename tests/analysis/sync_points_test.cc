@@ -10,10 +10,10 @@
 namespace feedprof {
 namespace {
 
+using analysis::CallSiteText;
 using testing::MustAnalyze;
 using testing::TimelineBuilder;
 using testing::Us;
-using analysis::CallSiteText;
 
 const SyncPoint* Find(const Report& r, std::string_view api,
                       std::string_view call_site = {}) {
@@ -126,7 +126,7 @@ TEST(SyncPointsTest, CallSiteTextOfNativeAndPythonFrames) {
   const StringId torch_cuda =
       tl.strings.Intern("/opt/torch/lib/libtorch_cuda.so");
   const StringId libc = tl.strings.Intern("/lib/x86_64-linux-gnu/libc.so.6");
-  const StringId app = tl.strings.Intern("/work/app");
+  const StringId app = tl.strings.Intern("/usr/local/bin/app");
   const StringId none = tl.strings.Intern("");
   const uint32_t item =
       add(false,

@@ -180,7 +180,7 @@ TEST(ExportTest, ConstructedRunIsValidAndReadsBackTheSame) {
       }
       if (e.Field("name") == "cudaDeviceSynchronize") {
         EXPECT_EQ(e.Arg("sync_reason"), "explicit synchronization");
-        EXPECT_EQ(e.Arg("call_site"), "train.py:42 loss.item");
+        EXPECT_EQ(e.Arg("call_site"), "loss.item (train.py:42)");
         EXPECT_GT(std::stoll(e.Arg("gpu_idle_after_ns")), 0);
         sync_args = true;
       }

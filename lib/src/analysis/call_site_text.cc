@@ -53,15 +53,18 @@ std::string FrameWithLine(const Timeline& tl, const Frame& f) {
 }
 
 std::string NativeFrame(const Timeline& tl, const Frame& f) {
-  const std::string_view module = BaseName(tl.strings.Get(f.file));
-  std::string where(module);
-  if (f.pc != 0) {
-    where = absl::StrCat(module.empty() ? "" : where, "+0x", absl::Hex(f.pc));
-  }
+  std::string where(BaseName(tl.strings.Get(f.file)));
+  if (f.pc != 0) where = absl::StrCat(where, "+0x", absl::Hex(f.pc));
   return FunctionAt(Demangled(tl.strings.Get(f.function)), where);
 }
 
 }  // namespace
+
+std::string FrameText(const Timeline& timeline, const Frame& frame,
+                      bool python) {
+  return python || frame.line != 0 ? FrameWithLine(timeline, frame)
+                                   : NativeFrame(timeline, frame);
+}
 
 std::string CallSiteText(const Timeline& timeline, uint32_t id) {
   if (id == 0 || id >= timeline.call_sites.size()) return "";

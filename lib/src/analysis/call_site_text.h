@@ -25,6 +25,10 @@ namespace feedprof::analysis {
 // this text, not ids.
 std::string CallSiteText(const Timeline& timeline, uint32_t id);
 
+// One frame of a site as printed (see above); `python` is the site's.
+std::string FrameText(const Timeline& timeline, const Frame& frame,
+                      bool python);
+
 }  // namespace feedprof::analysis
 
 #endif  // FEEDPROF_ANALYSIS_CALL_SITE_TEXT_H_

@@ -121,8 +121,8 @@ void WriteIdleGaps(ExportContext& ctx);
 void WriteCounters(ExportContext& ctx);
 void WriteTopLevelFields(ExportContext& ctx);
 
-// "file:line function" for the innermost frame; every frame for the args.
-std::string CallSiteText(const Timeline& tl, uint32_t call_site);
+// Every frame of a call site, as the reports print them
+// (analysis/call_site_text.h).
 std::vector<std::string> CallStackText(const Timeline& tl, uint32_t call_site);
 
 // A metadata event ("ph":"M") with one string or integer arg.

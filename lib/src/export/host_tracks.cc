@@ -15,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "analysis/api_classifier.h"
+#include "analysis/call_site_text.h"
 #include "export/export_context.h"
 #include "export/nesting_lanes.h"
 
@@ -140,7 +141,8 @@ void WriteCall(ExportContext& ctx, uint32_t index, int64_t tid) {
   if (c.call_site != 0) {
     const std::vector<std::string> frames = CallStackText(tl, c.call_site);
     if (!frames.empty()) {
-      out.Arg("call_site", frames.front());
+      // The frame the report's sync points name.
+      out.Arg("call_site", analysis::CallSiteText(tl, c.call_site));
       if (frames.size() > 1) {
         out.BeginArgList("call_stack");
         for (const std::string& f : frames) out.ListString(f);

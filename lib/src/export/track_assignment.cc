@@ -13,6 +13,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "analysis/call_site_text.h"
 #include "export/export_context.h"
 
 namespace feedprof::exporter {
@@ -90,24 +91,12 @@ void ExportContext::EnsureProcessName(int64_t pid) {
   WriteNameMetadata(out, "process_name", pid, 0, absl::StrCat("process ", pid));
 }
 
-std::string CallSiteText(const Timeline& tl, uint32_t call_site) {
-  const std::vector<std::string> frames = CallStackText(tl, call_site);
-  return frames.empty() ? std::string() : frames.front();
-}
-
 std::vector<std::string> CallStackText(const Timeline& tl, uint32_t call_site) {
   std::vector<std::string> frames;
   if (call_site == 0 || call_site >= tl.call_sites.size()) return frames;
-  for (const Frame& f : tl.call_sites[call_site].frames) {
-    const std::string_view file = tl.strings.Get(f.file);
-    const std::string_view function = tl.strings.Get(f.function);
-    std::string text;
-    if (!file.empty()) text = absl::StrCat(std::string(file), ":", f.line);
-    if (!function.empty()) {
-      text = text.empty() ? std::string(function)
-                          : absl::StrCat(text, " ", std::string(function));
-    }
-    if (text.empty() && f.pc != 0) text = absl::StrCat("0x", absl::Hex(f.pc));
+  const CallSite& site = tl.call_sites[call_site];
+  for (const Frame& f : site.frames) {
+    std::string text = analysis::FrameText(tl, f, site.python);
     if (!text.empty()) frames.push_back(std::move(text));
   }
   return frames;
