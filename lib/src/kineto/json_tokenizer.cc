@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/utf8.h"
 #include "kineto/json_byte_classes.h"
+#include "kineto/json_number_grammar.h"
 
 namespace feedprof::kineto {
 namespace {
@@ -400,8 +401,9 @@ bool JsonTokenizer::ParseNumber() {
     }
   }
   const char* start = buf_.get() + pos_;
-  const char* p = start;
   const char* e = start + scan;
+  const JsonNumberScan number = ScanJsonNumber(start, e);
+  const char* p = number.stop;
   auto bad = [&](const char* what) {
     if (at_end && p == e) {  // "-", "1.", "1e" cut off by the end
       FailTruncated();
@@ -411,24 +413,7 @@ bool JsonTokenizer::ParseNumber() {
            absl::StrCat("malformed number: expected ", what));
     return false;
   };
-  if (p < e && *p == '-') ++p;
-  if (p == e || !IsJsonDigit(*p)) return bad("a digit");
-  if (*p == '0') {
-    ++p;
-  } else {
-    while (p < e && IsJsonDigit(*p)) ++p;
-  }
-  if (p < e && *p == '.') {
-    ++p;
-    if (p == e || !IsJsonDigit(*p)) return bad("a digit after '.'");
-    while (p < e && IsJsonDigit(*p)) ++p;
-  }
-  if (p < e && (*p == 'e' || *p == 'E')) {
-    ++p;
-    if (p < e && (*p == '+' || *p == '-')) ++p;
-    if (p == e || !IsJsonDigit(*p)) return bad("a digit in the exponent");
-    while (p < e && IsJsonDigit(*p)) ++p;
-  }
+  if (number.end == nullptr) return bad(number.expected);
   if (p != e) return bad("the end of the number");
   if (scan > limits_.max_token_bytes) {
     FailAt(base_ + pos_, "a number longer than the token limit");

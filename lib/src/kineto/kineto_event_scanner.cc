@@ -9,6 +9,7 @@
 #endif
 
 #include "kineto/json_byte_classes.h"
+#include "kineto/json_number_grammar.h"
 #include "kineto/plain_decimal.h"
 
 namespace feedprof::kineto {
@@ -26,26 +27,11 @@ constexpr int kMaxScannedDepth = 32;
 // number (so "1-2" and "1.e5" are errors, as ParseNumber finds them), and a
 // run that reaches `e` may go on past the buffer.
 const char* JsonNumberEnd(const char* p, const char* e) {
-  if (*p == '-') ++p;
-  if (p == e || !IsJsonDigit(*p)) return nullptr;
-  if (*p == '0') {
-    ++p;
-  } else {
-    while (p < e && IsJsonDigit(*p)) ++p;
+  const char* end = ScanJsonNumber(p, e).end;
+  if (end == nullptr || end == e || kNumberChar[static_cast<uint8_t>(*end)]) {
+    return nullptr;
   }
-  if (p < e && *p == '.') {
-    ++p;
-    if (p == e || !IsJsonDigit(*p)) return nullptr;
-    while (p < e && IsJsonDigit(*p)) ++p;
-  }
-  if (p < e && (*p == 'e' || *p == 'E')) {
-    ++p;
-    if (p < e && (*p == '+' || *p == '-')) ++p;
-    if (p == e || !IsJsonDigit(*p)) return nullptr;
-    while (p < e && IsJsonDigit(*p)) ++p;
-  }
-  if (p == e || kNumberChar[static_cast<uint8_t>(*p)]) return nullptr;
-  return p;
+  return end;
 }
 
 // A cursor over the buffered bytes. Every method returns false to decline;
