@@ -30,6 +30,11 @@ file on one core (one file alone already uses every core). --ranks N does
 the same for a directory of N Kineto rank files of that size (the ranks of
 one run, each with its rank, its own pid and a staggered start).
 
+With --cores 1,2,4,8 each input (file, session or rank directory) is
+also timed pinned to the first 1, 2, 4 and 8 CPUs the script may use:
+how the whole command scales with cores (feedprof sizes its threads to
+the CPUs it is allowed, platform/usable_cores.h).
+
 Peak RSS is the child's own (wait4's ru_maxrss), not the script's.
 
 --pause S waits S seconds before each feedprof command. On a virtual
@@ -42,7 +47,8 @@ freed 0.06 s. With a pause of a few seconds each command starts cold.
   bench/bigtrace/run_bigtrace_bench.py --build build --dir /tmp/big \\
       [--sizes 100M,1G] [--formats kineto,kineto-gz,nsight,feedprof] \\
       [--runs 1] [--what-if kineto|all|none] [--session N] [--ranks N] \\
-      [--pause S] [--json results.json] [--feedprof OTHER_BINARY]
+      [--pause S] [--cores 1,2,4,8] [--json results.json] \\
+      [--feedprof OTHER_BINARY]
 
 The files are large (the sizes are per format; 1G writes about 3.1 GB);
 they are kept in --dir for the next run and are never part of the source
@@ -187,7 +193,7 @@ def measure_directory(feedprof, directory, suffix, runs):
     one_wall, _, one_rss, one_out = median_run(runs, lambda: analyze(one))
     # One file on one core: the unit of "files / cores × one file" (one
     # file alone already reads and analyses on every core).
-    first_core = {min(os.sched_getaffinity(0))}
+    first_core = {usable_cpus()[0]}
     one_core_wall = median_run(runs, lambda: analyze(one, first_core))[0]
     return {
         "path": directory, "files": len(files),
@@ -200,8 +206,46 @@ def measure_directory(feedprof, directory, suffix, runs):
     }
 
 
+def usable_cpus():
+    """The CPUs this script may run on, in order (its affinity mask)."""
+    return sorted(os.sched_getaffinity(0))
+
+
+def measure_scaling(feedprof, path, core_counts, runs):
+    """{cores: wall s} of `analyze --no-what-if PATH` pinned to the first
+    `cores` CPUs of the script's mask, for each count that fits in it."""
+    cpus = usable_cpus()
+    argv = [feedprof, "analyze", "--format", "json", "--no-what-if", path]
+    walls = {}
+    for n in core_counts:
+        if n > len(cpus):
+            continue
+        walls[n] = median_run(runs, lambda: run(
+            argv, stdout=subprocess.DEVNULL, cpus=set(cpus[:n]),
+            pause=True))[0]
+    return walls
+
+
+def print_scaling_table(inputs, core_counts):
+    counts = [n for n in core_counts if n <= len(usable_cpus())]
+    print("\nscaling with cores: whole `analyze --no-what-if` pinned to the "
+          "first N CPUs (taskset), seconds and the speed-up over one core\n")
+    print("| input | " + " | ".join(f"{n} core{'s' if n > 1 else ''}"
+                                   for n in counts) + " |")
+    print("|---|" + "---|" * len(counts))
+    for r in inputs:
+        walls = r["scaling_s"]
+        one = walls.get(1)
+        cells = [os.path.basename(r["path"])]
+        for n in counts:
+            s = walls.get(n)
+            cells.append("–" if s is None else
+                         f"{s:.2f}" + (f" ({one / s:.1f}×)" if one else ""))
+        print("| " + " | ".join(cells) + " |")
+
+
 def print_directory_table(directories):
-    cores = os.cpu_count() or 1
+    cores = len(usable_cpus())
     print(f"\nsessions and rank directories: the directory beside one of its "
           f"files, alone and on one core; the target is files / cores "
           f"({cores}) × one file on one core\n")
@@ -308,6 +352,10 @@ def main():
     parser.add_argument("--pause", type=float, default=0.0, metavar="S",
                         help="wait S seconds before each feedprof command, "
                         "so that each starts on cold memory")
+    parser.add_argument("--cores", metavar="LIST",
+                        help="also time each input pinned to the first N "
+                        "CPUs for each N in LIST (1,2,4,8): how the whole "
+                        "command scales with cores")
     parser.add_argument("--json", help="also write the figures here")
     args = parser.parse_args()
     global PAUSE_S
@@ -328,6 +376,14 @@ def main():
             sys.exit(f"run_bigtrace_bench: unknown format '{f}'; use "
                      + ", ".join(FORMATS))
     sizes = [s for s in args.sizes.split(",") if s]
+    core_counts = []
+    for text in (args.cores or "").split(","):
+        if not text:
+            continue
+        if not text.isdigit() or int(text) == 0:
+            sys.exit(f"run_bigtrace_bench: --cores: '{text}' is not a core "
+                     "count; write a list such as 1,2,4,8")
+        core_counts.append(int(text))
     for flag, count in (("--session", args.session), ("--ranks", args.ranks)):
         if count and not 2 <= count <= 256:
             sys.exit(f"run_bigtrace_bench: {flag}: write 2 to 256 files")
@@ -336,7 +392,7 @@ def main():
     rows = []
     directories = []
     print(f"load average before: {os.getloadavg()[0]:.2f} "
-          f"({os.cpu_count()} CPUs)")
+          f"({os.cpu_count()} CPUs, {len(usable_cpus())} usable)")
     for size in sizes:
         needed = sum(parse_size(size) * DISK_FACTOR[f] for f in formats)
         missing = [f for f in formats if not os.path.exists(os.path.join(
@@ -359,6 +415,9 @@ def main():
             row = measure(feedprof, inflate_bench, path, f, args.runs,
                           what_if)
             row["size"] = size
+            if core_counts:
+                row["scaling_s"] = measure_scaling(feedprof, path,
+                                                   core_counts, args.runs)
             rows.append(row)
             print(f"{os.path.basename(path)}: analyze {row['analyze_s']:.2f} s"
                   f", {row['events']:,} events, peak RSS "
@@ -381,6 +440,9 @@ def main():
             subprocess.run(gen, check=True)
             row = measure_directory(feedprof, directory, suffix, args.runs)
             row["size"] = size
+            if core_counts:
+                row["scaling_s"] = measure_scaling(feedprof, directory,
+                                                   core_counts, args.runs)
             directories.append(row)
             print(f"{os.path.basename(directory)}: analyze "
                   f"{row['analyze_s']:.2f} s, one file {row['one_file_s']:.2f}"
@@ -389,6 +451,8 @@ def main():
     print_table(rows)
     if directories:
         print_directory_table(directories)
+    if core_counts:
+        print_scaling_table(rows + directories, core_counts)
     if args.json:
         with open(args.json, "w") as out:
             json.dump({"files": rows, "sessions": directories}, out, indent=1)

@@ -27,13 +27,14 @@
 #include <vector>
 
 #include "absl/strings/numbers.h"
+#include "platform/usable_cores.h"
 
 namespace feedprof::common {
 
 // How many threads read `files` files: min(files, FEEDPROF_READ_THREADS when
-// set to a positive number, else the hardware's concurrency), at least 1.
+// set to a positive number, else the usable cores), at least 1.
 inline unsigned ReadThreadCount(size_t files) {
-  unsigned threads = std::thread::hardware_concurrency();
+  unsigned threads = platform::UsableCores();
   if (const char* setting = std::getenv("FEEDPROF_READ_THREADS")) {
     unsigned asked = 0;
     if (absl::SimpleAtoi(setting, &asked) && asked > 0) {
@@ -49,7 +50,7 @@ inline unsigned ReadThreadCount(size_t files) {
 // files are read side by side: the share of the cores left over per file
 // (none when every core reads a file of its own).
 inline unsigned SpareThreadsPerFile(unsigned readers) {
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned cores = platform::UsableCores();
   return std::max(1u, cores / std::max(1u, readers)) - 1;
 }
 

@@ -30,7 +30,7 @@ inline constexpr size_t kLargestBatchBytes = 256 * 1024;
 
 struct KinetoReadOptions {
   // Threads that read events besides the calling thread: -1 picks from
-  // std::thread::hardware_concurrency() (and reads serially on one core);
+  // the usable cores (platform/usable_cores.h; serially on one core);
   // 0 reads every event on the calling thread, token by token as it goes
   // (the serial path); N > 0 splits the traceEvents array into batches
   // read by N threads and the calling thread.

@@ -7,7 +7,6 @@
 #include <functional>
 #include <memory>
 #include <string_view>
-#include <thread>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -23,6 +22,7 @@
 #include "kineto/kineto_time.h"
 #include "kineto/prefetching_byte_source.h"
 #include "kineto/trace_events_array.h"
+#include "platform/usable_cores.h"
 #include "readers/event_vector_room.h"
 
 namespace feedprof {
@@ -203,7 +203,7 @@ int EventThreads(const kineto::KinetoReadOptions& options,
     return -1;
   }
   if (options.event_threads > 0) return options.event_threads;
-  const unsigned cores = std::thread::hardware_concurrency();
+  const unsigned cores = platform::UsableCores();
   if (cores <= 1) return -1;
   return static_cast<int>(
       std::min<unsigned>(cores - 1, kineto::kMaxKinetoEventThreads));
