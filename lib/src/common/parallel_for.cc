@@ -7,13 +7,21 @@
 #include <thread>
 #include <vector>
 
+#include "platform/usable_cores.h"
+
 namespace feedprof::common {
 
 size_t ParallelWorkers(size_t jobs, size_t max_threads) {
-  size_t cores = std::thread::hardware_concurrency();
-  if (cores == 0) cores = 1;
+  const size_t cores = platform::UsableCores();
   const size_t limit = max_threads == 0 ? cores : std::min(max_threads, cores);
   return std::max<size_t>(1, std::min(jobs, limit));
+}
+
+size_t ThreadShare(size_t size, size_t total, size_t threads) {
+  if (total == 0) return 1;
+  const double share = static_cast<double>(threads) *
+                       static_cast<double>(size) / static_cast<double>(total);
+  return std::max<size_t>(1, static_cast<size_t>(share + 0.5));
 }
 
 void ParallelFor(size_t jobs, size_t max_threads,

@@ -41,6 +41,10 @@ void ParallelForLongestFirst(const std::vector<size_t>& sizes,
                              size_t max_threads,
                              const std::function<void(size_t job)>& body);
 
+// The threads a job of `size` may use out of `threads` while jobs of
+// `total` size run side by side: its share, rounded, at least 1.
+size_t ThreadShare(size_t size, size_t total, size_t threads);
+
 // For one pass over shared data whose items each belong to one owner (a
 // thread, a process): shares the owners, of the given sizes, out into
 // groups of about the same total size, one per core when `side_by_side`

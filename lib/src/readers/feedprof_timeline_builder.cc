@@ -666,23 +666,31 @@ void FeedprofTimelineBuilder::Finish(size_t threads) {
   if (!parts_.empty()) {
     // The parts' events go into the timeline vector by vector, side by
     // side; each job touches its own vector of every part.
+    // A big vector's merge also runs on its share of the threads.
     std::vector<size_t> sizes;
-    std::vector<std::function<void()>> jobs;
+    std::vector<std::function<void(unsigned)>> jobs;
     ForEachEventVector(t, [&](auto& events, auto key, auto tie) {
       using Event = typename std::decay_t<decltype(events)>::value_type;
       sizes.push_back(events.size() + PartEventCount<Event>(parts_));
-      jobs.emplace_back([this, &events, key, tie] {
+      jobs.emplace_back([this, &events, key, tie](unsigned merge_threads) {
         if (!runs_sorted_) {
           AppendPartEvents(parts_, &events);
           return;
         }
-        MergePartEvents(parts_, &events, [&](const Event& a, const Event& b) {
-          return key(a) != key(b) ? key(a) < key(b) : tie(a) < tie(b);
-        });
+        MergePartEvents(
+            parts_, &events,
+            [&](const Event& a, const Event& b) {
+              return key(a) != key(b) ? key(a) < key(b) : tie(a) < tie(b);
+            },
+            merge_threads);
       });
     });
-    common::ParallelForLongestFirst(sizes, threads,
-                                    [&jobs](size_t job) { jobs[job](); });
+    size_t total = 0;
+    for (size_t size : sizes) total += size;
+    common::ParallelForLongestFirst(sizes, threads, [&](size_t job) {
+      jobs[job](static_cast<unsigned>(
+          common::ThreadShare(sizes[job], total, threads)));
+    });
     parts_.clear();
   }
   // Merged parts are sorted already (this only checks that); appended

@@ -172,7 +172,7 @@ absl::StatusOr<Timeline> ReadFeedprofTraceWithOptions(
   progress.ShowStage(files->size() > 1 ? common::MergingFilesStage(
                                              files->size() - unreadable.size())
                                        : std::string("ordering the events"));
-  builder.Finish(threads);
+  builder.Finish(platform::UsableCores());
   return timeline;
 }
 

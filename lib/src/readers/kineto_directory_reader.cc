@@ -67,13 +67,15 @@ class KinetoRunMerge {
   // has, are appended in file order.
   void Finish(size_t threads) {
     Timeline& t = *into_;
+    // A big vector's merge also runs on its share of the threads.
     std::vector<size_t> sizes;
-    std::vector<std::function<void()>> jobs;
+    std::vector<std::function<void(unsigned)>> jobs;
     auto merge = [&](auto& events, auto less) {
       using Event = typename std::decay_t<decltype(events)>::value_type;
       sizes.push_back(PartEventCount<Event>(parts_));
-      jobs.emplace_back(
-          [this, &events, less] { MergePartEvents(parts_, &events, less); });
+      jobs.emplace_back([this, &events, less](unsigned merge_threads) {
+        MergePartEvents(parts_, &events, less, merge_threads);
+      });
     };
     merge(t.gpu_ops, common::StartsFirstLongerFirst<GpuOp>);
     merge(t.api_calls, common::StartsFirstLongerFirst<ApiCall>);
@@ -84,14 +86,18 @@ class KinetoRunMerge {
                     PartEventCount<ProcessSample>(parts_) +
                     PartEventCount<SystemSample>(parts_) +
                     PartEventCount<CounterSample>(parts_));
-    jobs.emplace_back([this, &t] {
+    jobs.emplace_back([this, &t](unsigned) {
       AppendPartEvents(parts_, &t.thread_samples);
       AppendPartEvents(parts_, &t.process_samples);
       AppendPartEvents(parts_, &t.system_samples);
       AppendPartEvents(parts_, &t.counters);
     });
-    common::ParallelForLongestFirst(sizes, threads,
-                                    [&jobs](size_t job) { jobs[job](); });
+    size_t total = 0;
+    for (size_t size : sizes) total += size;
+    common::ParallelForLongestFirst(sizes, threads, [&](size_t job) {
+      jobs[job](static_cast<unsigned>(
+          common::ThreadShare(sizes[job], total, threads)));
+    });
     parts_.clear();
     AddRenumberingWarnings();
   }
@@ -247,7 +253,7 @@ absl::StatusOr<Timeline> ReadKinetoDirectory(
     return absl::InvalidArgumentError(absl::StrJoin(unreadable, "\n"));
   }
   progress.ShowStage(common::MergingFilesStage(read));
-  merge.Finish(readers);
+  merge.Finish(platform::UsableCores());
   for (std::string& reason : unreadable) {
     timeline.warnings.push_back(reason + " (skipped)");
   }

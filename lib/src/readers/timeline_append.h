@@ -120,13 +120,16 @@ void AppendPartEvents(std::vector<PartEvents>& parts, std::vector<T>* into) {
 // The same for parts whose events of type T are each sorted by `less`,
 // into an empty `*into`: one sorted vector, the earlier part's events first
 // on ties, as std::stable_sort of the appended vector would order them.
+// Merged on up to `threads` threads when the parts hold enough events
+// (common/merge_sorted_runs.h).
 template <typename T, typename Less>
 void MergePartEvents(std::vector<PartEvents>& parts, std::vector<T>* into,
-                     Less less) {
+                     Less less, unsigned threads = 1) {
   std::vector<std::vector<T>*> runs;
   for (PartEvents& part : parts) runs.push_back(&part.Of<T>());
-  common::MergeSortedRuns(
-      runs, into, less, [&parts](size_t run, T& e) { parts[run].ids.Fix(e); });
+  common::MergeSortedRunsOnThreads(
+      runs, into, less, [&parts](size_t run, T& e) { parts[run].ids.Fix(e); },
+      threads);
 }
 
 // Calls `visit(int32_t& pid)` on every process id `timeline` holds: its
