@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The HTML report in a real browser: headless Chromium loads each report
-# from file:// and must find every plot with a non-zero size, no script
-# error and no request (the page's Content-Security-Policy blocks and
-# reports any); a screenshot must be written and not blank.
+# from file:// in a 1150-pixel window and must find every plot with a
+# non-zero size, no table wider than its box, no script error and no
+# request (the page's Content-Security-Policy blocks and reports any); a
+# screenshot must be written and not blank.
 #
-# Reports: a constructed Kineto trace (steps, launches, host gaps, syncs)
-# and the shared real traces when present; and the HTML diff of the shared
+# Reports: a constructed Kineto trace (steps, launches, host gaps, syncs),
+# the recorded python_train-h200 session of examples/traces, and the shared
+# real traces when present; and the HTML diff of the shared
 # mfu_2gpu before/after pair (`feedprof diff --format html`) when present.
 #
 # Usage: html_browser_test.sh FEEDPROF_CLI SHARED_TRACES_DIR OUT_DIR
@@ -65,6 +67,11 @@ EOF
 reports=()
 "$cli" report "$out/constructed.json" -o "$out/constructed.html"
 reports+=("$out/constructed.html")
+# A recorded PyTorch session on an H200 (in the repository): a platform
+# table of every check, worker processes, native call sites.
+session="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/examples/traces/python_train-h200"
+"$cli" report "$session" -o "$out/python_train-h200.html"
+reports+=("$out/python_train-h200.html")
 if [[ -d $traces ]]; then
   n=0
   while IFS= read -r trace; do
@@ -91,7 +98,10 @@ for html in "${reports[@]}"; do
   profile=$(mktemp -d "$out/profile.XXXXXX")
   flags=(--headless --disable-gpu --no-sandbox --no-first-run
          --user-data-dir="$profile" --hide-scrollbars)
+  # The window of a laptop's browser: a table wider than its box there
+  # fails the render check.
   timeout 120 "$browser" "${flags[@]}" --enable-logging=stderr --v=0 \
+    --window-size=1150,1800 \
     --virtual-time-budget=5000 --dump-dom "file://$html" \
     >"$base.dom.html" 2>"$base.browser.log" || true
   timeout 120 "$browser" "${flags[@]}" --window-size=1150,1800 \

@@ -61,20 +61,28 @@ svg path.steps{stroke:#333;stroke-opacity:.7;stroke-width:1;stroke-dasharray:3 2
 svg rect.step{fill:none;stroke:#999;stroke-dasharray:2 2}
 details summary{cursor:pointer;color:#444}
 td.scenario{min-width:180px;max-width:320px;overflow-wrap:anywhere;font-weight:600}
+#platform table{width:100%;table-layout:fixed}#platform td{overflow-wrap:anywhere}
+#platform th:nth-child(1){width:7%}#platform th:nth-child(2){width:13%}#platform th:nth-child(3){width:11%}
+#platform th:nth-child(4){width:27%}#platform th:nth-child(5){width:22%}#platform th:nth-child(6){width:20%}
 .estimate{background:#eef4fb;border:1px solid #b9d0ea;border-radius:3px;padding:6px 10px;margin:6px 0}
 )";
 
-// The only script: checks that every plot rendered with a size and writes
-// the result into #render-check (read by the browser test); errors and
-// blocked requests are recorded there too. The page needs no script to show.
+// The only script: checks that every plot rendered with a size and that
+// no table is wider than the box it is in (its right columns would be cut
+// off or stick out of their card), and writes the result into
+// #render-check (read by the browser test); errors and blocked requests
+// are recorded there too. The page needs no script to show.
 constexpr const char* kCheckScript = R"(<script>
 (function(){var m=document.getElementById('render-check'),errors=[];
 window.addEventListener('error',function(e){errors.push(String(e.message));});
 document.addEventListener('securitypolicyviolation',function(e){errors.push('blocked '+e.blockedURI);});
 function check(){var plots=document.querySelectorAll('[data-plot]'),bad=[];
 for(var i=0;i<plots.length;i++){var b=plots[i].getBoundingClientRect();if(!(b.width>0&&b.height>0))bad.push(plots[i].getAttribute('data-plot'));}
-m.setAttribute('data-plots',String(plots.length));m.setAttribute('data-empty-plots',bad.join(' '));
-m.setAttribute('data-errors',errors.join(' | '));m.setAttribute('data-ms',String(Math.round(performance.now())));m.setAttribute('data-status',bad.length||errors.length?'fail':'ok');}
+var tables=document.querySelectorAll('table'),wide=[];
+for(var j=0;j<tables.length;j++){var t=tables[j],box=t.parentElement.getBoundingClientRect(),cs=getComputedStyle(t.parentElement);
+if(t.getBoundingClientRect().right>box.right-parseFloat(cs.borderRightWidth)-parseFloat(cs.paddingRight)+1){var home=t.closest('[id]');wide.push((home?home.id:'table')+'#'+j);}}
+m.setAttribute('data-plots',String(plots.length));m.setAttribute('data-empty-plots',bad.join(' '));m.setAttribute('data-wide-tables',wide.join(' '));
+m.setAttribute('data-errors',errors.join(' | '));m.setAttribute('data-ms',String(Math.round(performance.now())));m.setAttribute('data-status',bad.length||wide.length||errors.length?'fail':'ok');}
 check();window.addEventListener('load',check);})();
 </script>)";
 
