@@ -109,9 +109,11 @@ class RunTournament {
   size_t winner_ = kNone;
 };
 
+// Events whose moved-from bytes nothing reads again, not even a
+// destructor: their consumed pages can be given back.
 template <typename T>
-inline constexpr bool kReleasable =
-    std::is_trivially_copyable_v<T>&& std::is_trivially_destructible_v<T>;
+inline constexpr bool kReleasable = (std::is_trivially_copyable_v<T> &&
+                                     std::is_trivially_destructible_v<T>);
 
 // Moves the events of every run r from next[r] to end[r] into `*out` in
 // merged order (the earlier run on ties), calling fix(run, event) on each,
