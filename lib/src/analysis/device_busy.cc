@@ -6,6 +6,19 @@
 namespace feedprof::analysis {
 
 BusyIntervals::BusyIntervals(const std::vector<OpRef>& ops) {
+  MergeSorted(ops);
+}
+
+BusyIntervals::BusyIntervals(std::vector<Interval> intervals) {
+  std::sort(intervals.begin(), intervals.end(),
+            [](const Interval& a, const Interval& b) {
+              return a.start != b.start ? a.start < b.start : a.end < b.end;
+            });
+  MergeSorted(intervals);
+}
+
+template <typename Item>
+void BusyIntervals::MergeSorted(const std::vector<Item>& ops) {
   iv_.reserve(ops.size() / 4 + 1);
   first_op_.reserve(ops.size() / 4 + 1);
   StartOrderedUnion merge;

@@ -61,6 +61,9 @@ class BusyIntervals {
   // index in `ops` of the op that opens merged interval i (the op that ends
   // the gap before it).
   explicit BusyIntervals(const std::vector<OpRef>& ops);
+  // Any intervals, in any order: sorted by start, then merged the same way
+  // (first_op() indexes the sorted intervals).
+  explicit BusyIntervals(std::vector<Interval> intervals);
   TimeNs busy() const { return prefix_.empty() ? 0 : prefix_.back(); }
   TimeNs span_start() const { return iv_.empty() ? 0 : iv_.front().start; }
   TimeNs span_end() const { return iv_.empty() ? 0 : iv_.back().end; }
@@ -75,6 +78,9 @@ class BusyIntervals {
   TimeNs NextBusyAtOrAfter(TimeNs t) const;
 
  private:
+  // Merges `items` (sorted by start; each with .start and .end).
+  template <typename Item>
+  void MergeSorted(const std::vector<Item>& items);
   void Finish();
   std::vector<Interval> iv_;
   std::vector<uint32_t> first_op_;

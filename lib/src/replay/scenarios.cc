@@ -32,27 +32,18 @@ void Resize(std::vector<TimeNs>* v, size_t n) {
   if (v->empty()) v->assign(n, ReplayEdits::kKeep);
 }
 
-// Host time removed by the cuts in `e`, as disjoint sorted intervals: a cut
-// removes the end of the gap before its call (replay_engine.h).
-std::vector<std::pair<TimeNs, TimeNs>> RemovedTime(const ReplayModel& model,
-                                                   const ReplayEdits& e) {
+// Host time removed by the cuts in `e`, merged: a cut removes the end of
+// the gap before its call (replay_engine.h).
+analysis::BusyIntervals RemovedTime(const ReplayModel& model,
+                                    const ReplayEdits& e) {
   const auto& calls = model.calls();
-  std::vector<std::pair<TimeNs, TimeNs>> removed;
+  std::vector<analysis::Interval> removed;
   for (size_t k = 0; k < calls.size(); ++k) {
     const TimeNs cut = e.gap_cut_ns[k];
     if (cut == ReplayEdits::kKeep || cut <= 0) continue;
-    removed.emplace_back(calls[k].start - cut, calls[k].start);
+    removed.push_back({calls[k].start - cut, calls[k].start});
   }
-  std::sort(removed.begin(), removed.end());
-  std::vector<std::pair<TimeNs, TimeNs>> merged;
-  for (const auto& r : removed) {
-    if (!merged.empty() && r.first <= merged.back().second) {
-      merged.back().second = std::max(merged.back().second, r.second);
-    } else {
-      merged.push_back(r);
-    }
-  }
-  return merged;
+  return analysis::BusyIntervals(std::move(removed));
 }
 
 // The time removed from the waiting threads is removed from the others too.
@@ -66,20 +57,11 @@ std::vector<std::pair<TimeNs, TimeNs>> RemovedTime(const ReplayModel& model,
 void RemoveTheSameTimeFromOtherThreads(const ReplayModel& model,
                                        ReplayEdits* e) {
   if (e->gap_cut_ns.empty()) return;
-  const std::vector<std::pair<TimeNs, TimeNs>> removed = RemovedTime(model, *e);
-  if (removed.empty()) return;
-  // Removed time within [lo, hi).
+  const analysis::BusyIntervals removed = RemovedTime(model, *e);
+  if (removed.intervals().empty()) return;
+  // Removed time within [lo, hi].
   const auto removed_in = [&removed](TimeNs lo, TimeNs hi) {
-    TimeNs sum = 0;
-    auto it =
-        std::upper_bound(removed.begin(), removed.end(), lo,
-                         [](TimeNs t, const std::pair<TimeNs, TimeNs>& r) {
-                           return t < r.second;
-                         });
-    for (; it != removed.end() && it->first < hi; ++it) {
-      sum += std::min(it->second, hi) - std::max(it->first, lo);
-    }
-    return sum;
+    return removed.BusyIn(lo, hi);
   };
   const auto& calls = model.calls();
   for (size_t k = 0; k < calls.size(); ++k) {
@@ -87,7 +69,7 @@ void RemoveTheSameTimeFromOtherThreads(const ReplayModel& model,
     if (cut != ReplayEdits::kKeep) continue;  // a waiting thread's own gap
     const TimeNs take =
         calls[k].first_of_thread
-            ? removed_in(removed.front().first, calls[k].start)
+            ? removed_in(removed.span_start(), calls[k].start)
             : std::min(removed_in(calls[k - 1].end, calls[k].start),
                        model.GapBefore(k));
     if (take <= 0) continue;
