@@ -17,13 +17,6 @@ size_t ParallelWorkers(size_t jobs, size_t max_threads) {
   return std::max<size_t>(1, std::min(jobs, limit));
 }
 
-size_t ThreadShare(size_t size, size_t total, size_t threads) {
-  if (total == 0) return 1;
-  const double share = static_cast<double>(threads) *
-                       static_cast<double>(size) / static_cast<double>(total);
-  return std::max<size_t>(1, static_cast<size_t>(share + 0.5));
-}
-
 void ParallelFor(size_t jobs, size_t max_threads,
                  const std::function<void(size_t job, size_t worker)>& body) {
   const size_t workers = ParallelWorkers(jobs, max_threads);
@@ -56,6 +49,22 @@ void ParallelForLongestFirst(const std::vector<size_t>& sizes,
   });
   ParallelFor(order.size(), max_threads,
               [&](size_t job, size_t) { body(order[job]); });
+}
+
+void ParallelForLongestFirstSharing(
+    const std::vector<size_t>& sizes, size_t max_threads,
+    const std::function<void(size_t job, unsigned threads)>& body) {
+  size_t total = 0;
+  for (size_t size : sizes) total += size;
+  const double threads = static_cast<double>(
+      max_threads == 0 ? platform::UsableCores() : max_threads);
+  ParallelForLongestFirst(sizes, max_threads, [&](size_t job) {
+    const double share = total == 0
+                             ? 1.0
+                             : threads * static_cast<double>(sizes[job]) /
+                                   static_cast<double>(total);
+    body(job, std::max(1u, static_cast<unsigned>(share + 0.5)));
+  });
 }
 
 void ParallelForOwnerGroups(

@@ -41,9 +41,12 @@ void ParallelForLongestFirst(const std::vector<size_t>& sizes,
                              size_t max_threads,
                              const std::function<void(size_t job)>& body);
 
-// The threads a job of `size` may use out of `threads` while jobs of
-// `total` size run side by side: its share, rounded, at least 1.
-size_t ThreadShare(size_t size, size_t total, size_t threads);
+// The same, where each job may itself run on several threads: body(job,
+// threads) gets the job's share of `max_threads` by its size (rounded, at
+// least 1), so that a big job among small ones uses the cores they leave.
+void ParallelForLongestFirstSharing(
+    const std::vector<size_t>& sizes, size_t max_threads,
+    const std::function<void(size_t job, unsigned threads)>& body);
 
 // For one pass over shared data whose items each belong to one owner (a
 // thread, a process): shares the owners, of the given sizes, out into

@@ -685,12 +685,9 @@ void FeedprofTimelineBuilder::Finish(size_t threads) {
             merge_threads);
       });
     });
-    size_t total = 0;
-    for (size_t size : sizes) total += size;
-    common::ParallelForLongestFirst(sizes, threads, [&](size_t job) {
-      jobs[job](static_cast<unsigned>(
-          common::ThreadShare(sizes[job], total, threads)));
-    });
+    common::ParallelForLongestFirstSharing(
+        sizes, threads,
+        [&jobs](size_t job, unsigned share) { jobs[job](share); });
     parts_.clear();
   }
   // Merged parts are sorted already (this only checks that); appended

@@ -92,12 +92,9 @@ class KinetoRunMerge {
       AppendPartEvents(parts_, &t.system_samples);
       AppendPartEvents(parts_, &t.counters);
     });
-    size_t total = 0;
-    for (size_t size : sizes) total += size;
-    common::ParallelForLongestFirst(sizes, threads, [&](size_t job) {
-      jobs[job](static_cast<unsigned>(
-          common::ThreadShare(sizes[job], total, threads)));
-    });
+    common::ParallelForLongestFirstSharing(
+        sizes, threads,
+        [&jobs](size_t job, unsigned share) { jobs[job](share); });
     parts_.clear();
     AddRenumberingWarnings();
   }
