@@ -259,16 +259,28 @@ void PreparedTimeline::JoinCorrelations() {
     return it == table_of_pid.end() ? nullptr : &tables[it->second];
   };
 
+  // A process's ops come in about the order of their launches, and so of
+  // their ids: each process's search starts where its last one ended.
+  std::vector<common::CorrelationIndex::Cursor> cursors;
+  cursors.reserve(tables.size());
+  for (const CorrelationTable& t : tables) cursors.emplace_back(t.index);
   const CorrelationTable* op_cached = nullptr;
+  common::CorrelationIndex::Cursor* cursor = nullptr;
   for (size_t i = 0; i < ops.size(); ++i) {
     const GpuOp& op = ops[i];
     if (op.correlation == 0) continue;
     if (op_cached == nullptr || op_cached->pid != op.pid) {
       op_cached = table_of(op.pid);
+      cursor = op_cached == nullptr
+                   ? nullptr
+                   : &cursors[static_cast<size_t>(op_cached - tables.data())];
     }
     int32_t api = -1;
-    if (op_cached != nullptr) {
-      api = op_cached->Find(op.correlation);
+    if (cursor != nullptr) {
+      const uint32_t found = cursor->Find(op.correlation);
+      api = found == common::CorrelationIndex::kNone
+                ? -1
+                : static_cast<int32_t>(found);
     } else {
       // The reader gave GPU ops a pid no API call has (a device pseudo
       // process): match the id in any process.

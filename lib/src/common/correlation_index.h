@@ -10,6 +10,12 @@
 // keep. A pair takes one 8-byte word where the ids' spread fits 32 bits
 // (nearly always: the spread is what one trace's ids span), else two.
 //
+// Where ids are looked up in roughly increasing order (a process's GPU ops
+// by start come in launch order), a Cursor starts each search of the
+// sorted pairs where the last one ended and gallops from there: a few
+// neighbouring words instead of a binary search over all of them, each
+// level a cache miss on a big index.
+//
 // Which call wins an id that several carry is the caller's rule `prefer`
 // (prefer(a, b): call a wins over call b; a strict weak order); among calls
 // the rule does not tell apart, the first added wins. Both forms follow it
@@ -127,6 +133,30 @@ class CorrelationIndex {
     return kNone;
   }
 
+  // Find, for ids looked up in roughly increasing order: each search starts
+  // where the previous one ended (any order gives the same answers).
+  class Cursor {
+   public:
+    explicit Cursor(const CorrelationIndex& index) : index_(&index) {}
+    uint32_t Find(uint64_t id) {
+      const CorrelationIndex& x = *index_;
+      if (id == 0 || id < x.min_ || id > x.max_) return kNone;
+      switch (x.form_) {
+        case Form::kTable:
+          return x.table_[id - x.min_];
+        case Form::kPackedPairs:
+          return FindFrom(x.packed_, kPacked, id - x.min_, &position_);
+        case Form::kWidePairs:
+          return FindFrom(x.wide_, kWide, id - x.min_, &position_);
+      }
+      return kNone;
+    }
+
+   private:
+    const CorrelationIndex* index_;
+    size_t position_ = 0;  // where the last search ended
+  };
+
   Form form() const { return form_; }
   // The pairs to sort in Seal (0 for a table indexed by id).
   size_t pairs_to_sort() const { return packed_.size() + wide_.size(); }
@@ -143,9 +173,16 @@ class CorrelationIndex {
   void SortKeepingWinners(std::vector<Item>& pairs, const Codec& codec,
                           const Prefer& prefer) {
     if (pairs.empty()) return;
-    std::vector<Item> scratch;
-    stable_time_sort_internal::RadixSortByKey(pairs, scratch, max_ - min_,
-                                              codec);
+    // Calls are added in time order, which is nearly always id order (a
+    // session's process: 135 pairs out of place in 2 M): where the pairs
+    // are that close to sorted, moving those few into place costs a look
+    // over them, where the radix sort would move every pair once per byte
+    // of the ids' spread.
+    if (!InsertionSortWithin(pairs, codec, pairs.size() / 4)) {
+      std::vector<Item> scratch;
+      stable_time_sort_internal::RadixSortByKey(pairs, scratch, max_ - min_,
+                                                codec);
+    }
     size_t kept = 0;
     for (size_t i = 0; i < pairs.size(); ++i) {
       const uint64_t key = codec.Key(pairs[i]);
@@ -160,12 +197,89 @@ class CorrelationIndex {
     pairs.resize(kept);
   }
 
+  // Sorts `pairs` by key, stably, by moving each pair back past the greater
+  // keys before it; gives up (false) after `budget` moves, leaving them
+  // still in the order added among equal keys, for a sort that is stable.
+  template <typename Item, typename Codec>
+  static bool InsertionSortWithin(std::vector<Item>& pairs, const Codec& codec,
+                                  size_t budget) {
+    size_t moves = 0;
+    for (size_t i = 1; i < pairs.size(); ++i) {
+      const uint64_t key = codec.Key(pairs[i]);
+      if (!(key < codec.Key(pairs[i - 1]))) continue;
+      const Item item = pairs[i];
+      size_t hole = i;
+      bool gave_up = false;
+      while (hole > 0 && key < codec.Key(pairs[hole - 1])) {
+        pairs[hole] = pairs[hole - 1];
+        --hole;
+        if (++moves > budget) {
+          gave_up = true;
+          break;
+        }
+      }
+      pairs[hole] = item;
+      if (gave_up) return false;
+    }
+    return true;
+  }
+
   template <typename Item, typename Codec>
   static uint32_t FindIn(const std::vector<Item>& pairs, const Codec& codec,
                          uint64_t key) {
     auto it = std::lower_bound(
         pairs.begin(), pairs.end(), key,
         [&codec](const Item& p, uint64_t k) { return codec.Key(p) < k; });
+    return it != pairs.end() && codec.Key(*it) == key
+               ? static_cast<uint32_t>(codec.Index(*it))
+               : kNone;
+  }
+
+  // FindIn, searching from `*position` outwards in steps that double
+  // (galloping), then by halves within the last step; `*position` is left
+  // where `key` is or would be.
+  template <typename Item, typename Codec>
+  static uint32_t FindFrom(const std::vector<Item>& pairs, const Codec& codec,
+                           uint64_t key, size_t* position) {
+    const size_t n = pairs.size();
+    const auto key_at = [&](size_t i) { return codec.Key(pairs[i]); };
+    // The first pair at or past `key` lies in [lo, hi]; hi == n: none.
+    size_t lo = 0;
+    size_t hi = std::min(*position, n);
+    if (hi < n && key_at(hi) < key) {
+      size_t step = 1;
+      lo = hi + 1;
+      for (;;) {
+        const size_t probe = hi + step;
+        if (probe >= n) {
+          hi = n;
+          break;
+        }
+        if (key_at(probe) >= key) {
+          hi = probe;
+          break;
+        }
+        lo = probe + 1;
+        hi = probe;
+        step *= 2;
+      }
+    } else {
+      size_t step = 1;
+      while (hi > 0) {
+        const size_t probe = hi > step ? hi - step : 0;
+        if (key_at(probe) < key) {
+          lo = probe + 1;
+          break;
+        }
+        hi = probe;
+        step *= 2;
+      }
+    }
+    const auto it = std::lower_bound(
+        pairs.begin() + static_cast<std::ptrdiff_t>(lo),
+        pairs.begin() + static_cast<std::ptrdiff_t>(hi), key,
+        [&codec](const Item& p, uint64_t k) { return codec.Key(p) < k; });
+    *position = static_cast<size_t>(it - pairs.begin());
     return it != pairs.end() && codec.Key(*it) == key
                ? static_cast<uint32_t>(codec.Index(*it))
                : kNone;
