@@ -49,9 +49,16 @@ std::string StepNameKey(std::string_view name) {
   return "";
 }
 
-bool IsProfilerStep(const Timeline& tl, const Range& r) {
-  return r.source == RangeSource::kProfilerStep ||
-         tl.strings.Get(r.name).starts_with("ProfilerStep#");
+// For each interned name, whether it starts with `prefix`: looked up once
+// per name instead of once per range (ranges are tens of millions on a big
+// trace, their names a few thousand).
+std::vector<bool> NamesStartingWith(const StringTable& strings,
+                                    std::string_view prefix) {
+  std::vector<bool> out(strings.size());
+  for (StringId id = 0; id < strings.size(); ++id) {
+    out[id] = strings.Get(id).starts_with(prefix);
+  }
+  return out;
 }
 
 // Ranges with a step name (StepNameKey), grouped by that name; the group
@@ -189,6 +196,20 @@ RangeDigest DigestRanges(const Timeline& timeline,
     return PidSelected(pids, r.pid) && overlaps_window(r) && r.end > r.start;
   };
 
+  // ProfilerStep#N ranges, or the user's --step-range NAME prefix; a name
+  // the string table does not hold is "" (StringTable::Get).
+  const std::string_view step_prefix = step_range_name.empty()
+                                           ? std::string_view("ProfilerStep#")
+                                           : step_range_name;
+  const std::vector<bool> step_name =
+      NamesStartingWith(tl.strings, step_prefix);
+  const auto is_step = [&](const Range& r) {
+    const bool named =
+        r.name < step_name.size() ? step_name[r.name] : step_prefix.empty();
+    return step_range_name.empty()
+               ? r.source == RangeSource::kProfilerStep || named
+               : named;
+  };
   std::vector<const Range*> chosen;
   for (const Range& r : tl.ranges) {
     if (!PidSelected(pids, r.pid)) continue;
@@ -201,11 +222,7 @@ RangeDigest DigestRanges(const Timeline& timeline,
       }
     }
     if (!in_scope(r)) continue;
-    if (step_range_name.empty()
-            ? IsProfilerStep(tl, r)
-            : tl.strings.Get(r.name).starts_with(step_range_name)) {
-      chosen.push_back(&r);
-    }
+    if (is_step(r)) chosen.push_back(&r);
   }
   if (!step_range_name.empty()) {
     digest.step_source = "user:" + std::string(step_range_name);
