@@ -174,10 +174,10 @@ class CorrelationIndex {
                           const Prefer& prefer) {
     if (pairs.empty()) return;
     // Calls are added in time order, which is nearly always id order (a
-    // session's process: 135 pairs out of place in 2 M): where the pairs
-    // are that close to sorted, moving those few into place costs a look
-    // over them, where the radix sort would move every pair once per byte
-    // of the ids' spread.
+    // session's process: 135 places in 2 M where an id is below the one
+    // before it): where the pairs are that close to sorted, moving those
+    // few into place costs a look over them, where the radix sort would
+    // move every pair once per byte of the ids' spread.
     if (!InsertionSortWithin(pairs, codec, pairs.size() / 4)) {
       std::vector<Item> scratch;
       stable_time_sort_internal::RadixSortByKey(pairs, scratch, max_ - min_,
