@@ -40,6 +40,17 @@ Calls MakeCalls(uint64_t base, uint64_t step) {
   return c;
 }
 
+// The index of `c`'s calls, the larger rank winning.
+CorrelationIndex IndexOf(const Calls& c, uint64_t base) {
+  const auto prefer = [&c](uint32_t a, uint32_t b) {
+    return c.ranks[a] > c.ranks[b];
+  };
+  CorrelationIndex index(c.ids.size(), base, c.ids.back());
+  for (uint32_t i = 0; i < c.ids.size(); ++i) index.Add(c.ids[i], i, prefer);
+  index.Seal(prefer);
+  return index;
+}
+
 std::vector<uint32_t> Winners(const CorrelationIndex& index, uint64_t base,
                               uint64_t step) {
   std::vector<uint32_t> out;
@@ -61,12 +72,7 @@ TEST(CorrelationIndexTest, DenseAndSortedFormsPickTheSameWinners) {
     SCOPED_TRACE(absl::StrCat("step ", step));
     const uint64_t base = 1000;
     const Calls c = MakeCalls(base, step);
-    const auto prefer = [&c](uint32_t a, uint32_t b) {
-      return c.ranks[a] > c.ranks[b];
-    };
-    CorrelationIndex index(c.ids.size(), base, c.ids.back());
-    for (uint32_t i = 0; i < c.ids.size(); ++i) index.Add(c.ids[i], i, prefer);
-    index.Seal(prefer);
+    const CorrelationIndex index = IndexOf(c, base);
     EXPECT_EQ(index.form(), forms[k]);
     EXPECT_EQ(index.pairs_to_sort() == 0, step == 1);  // dense, or sorted
     results.push_back(Winners(index, base, step));
@@ -127,12 +133,7 @@ TEST(CorrelationIndexTest, ACursorFindsWhatFindFindsInAnyOrder) {
     SCOPED_TRACE(absl::StrCat("step ", step));
     const uint64_t base = 1000;
     const Calls c = MakeCalls(base, step);
-    const auto prefer = [&c](uint32_t a, uint32_t b) {
-      return c.ranks[a] > c.ranks[b];
-    };
-    CorrelationIndex index(c.ids.size(), base, c.ids.back());
-    for (uint32_t i = 0; i < c.ids.size(); ++i) index.Add(c.ids[i], i, prefer);
-    index.Seal(prefer);
+    const CorrelationIndex index = IndexOf(c, base);
     // Carried ids, the ids just beside them, and ids outside the range.
     std::vector<uint64_t> lookups;
     for (uint64_t k = 0; k < 4000; ++k) {
