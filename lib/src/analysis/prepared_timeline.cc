@@ -14,6 +14,7 @@
 #include "analysis/time_sum.h"
 #include "common/correlation_index.h"
 #include "common/parallel_for.h"
+#include "common/recent_key_cache.h"
 #include "common/time_limits.h"
 
 namespace feedprof::analysis {
@@ -204,24 +205,25 @@ void PreparedTimeline::JoinCorrelations() {
   std::vector<CorrelationTable> tables;
   std::unordered_map<int32_t, uint32_t> table_of_pid;
   std::vector<uint32_t> table_of_call(calls.size(), kNoTable);
-  uint32_t cached = kNoTable;
+  common::RecentKeyCache<uint32_t> recent_tables;
   for (size_t i = 0; i < calls.size(); ++i) {
     const ApiCall& call = calls[i];
     if (call.correlation == 0) continue;
-    if (cached == kNoTable || tables[cached].pid != call.pid) {
-      const auto [it, inserted] = table_of_pid.try_emplace(
-          call.pid, static_cast<uint32_t>(tables.size()));
-      if (inserted) {
-        tables.emplace_back();
-        tables.back().pid = call.pid;
-      }
-      cached = it->second;
-    }
-    CorrelationTable& table = tables[cached];
+    const uint32_t k =
+        recent_tables.Get(static_cast<uint32_t>(call.pid), [&](uint64_t) {
+          const auto [it, inserted] = table_of_pid.try_emplace(
+              call.pid, static_cast<uint32_t>(tables.size()));
+          if (inserted) {
+            tables.emplace_back();
+            tables.back().pid = call.pid;
+          }
+          return it->second;
+        });
+    CorrelationTable& table = tables[k];
     table.min = std::min(table.min, call.correlation);
     table.max = std::max(table.max, call.correlation);
     ++table.count;
-    table_of_call[i] = cached;
+    table_of_call[i] = k;
   }
   const auto preferred = [&calls](uint32_t a, uint32_t b) {
     return PreferredLauncher(calls[a], calls[b]);
@@ -437,14 +439,6 @@ void SortByStartThenLonger(std::vector<uint32_t>& window,
 
 void PreparedTimeline::BuildThreads() {
   const auto& calls = timeline_->api_calls;
-  api_window_.reserve(calls.size());
-  for (size_t i = 0; i < calls.size(); ++i) {
-    const ApiCall& c = calls[i];
-    if (!Selected(c.pid)) continue;
-    if (c.start > window_.end || c.end < window_.start) continue;
-    api_window_.push_back(static_cast<uint32_t>(i));
-  }
-  SortByStartThenLonger(api_window_, calls);
   // The index in threads_ of thread (pid, tid), added when new.
   auto thread_of = [this](int32_t pid, int32_t tid) -> uint32_t {
     auto [it, inserted] = thread_index_.try_emplace(
@@ -456,22 +450,63 @@ void PreparedTimeline::BuildThreads() {
     }
     return it->second;
   };
-  api_top_.assign(calls.size(), -1);
-  // Size every thread's call list first: growing them one push at a time
-  // costs more (copies and fresh pages) than the whole pass over the calls.
-  // Each call's thread is found once, here: a session's threads' calls
-  // interleave in time, and every worker below reads every call's entry.
-  std::vector<uint32_t> thread_of_call(api_window_.size());
-  uint32_t cached = kNoThread;
-  for (size_t k = 0; k < api_window_.size(); ++k) {
-    const ApiCall& c = calls[api_window_[k]];
-    if (cached == kNoThread || threads_[cached].pid != c.pid ||
-        threads_[cached].tid != c.tid) {
-      cached = thread_of(c.pid, c.tid);
+  // Each window call's thread, counted for the threads' call lists (sized
+  // first: growing them one push at a time costs more, in copies and fresh
+  // pages, than the whole pass over the calls). Found once, here: a
+  // session's threads' calls interleave in time, and every worker below
+  // reads every call's entry.
+  std::vector<uint32_t> thread_of_call;
+  auto add_call = [&](uint32_t index,
+                      common::RecentKeyCache<uint32_t>* recent_threads) {
+    const ApiCall& c = calls[index];
+    const uint32_t t =
+        recent_threads->Get(ThreadKey(c.pid, c.tid),
+                            [&](uint64_t) { return thread_of(c.pid, c.tid); });
+    ++threads_[t].api_count;
+    thread_of_call.push_back(t);
+  };
+  // One read of the calls takes the window, its threads, and whether it is
+  // in the analysis' order (by start, the longer first on equal starts):
+  // the readers leave the calls by start, and a session's processes have
+  // a few calls that start together in the wrong order, whose places are
+  // kept to be sorted below. Each read of the calls is hundreds of MB on a
+  // big trace.
+  api_window_.reserve(calls.size());
+  thread_of_call.reserve(calls.size());
+  bool by_start = true;
+  std::vector<size_t> ties_out_of_order;  // window positions
+  TimeNs last_start = 0, last_end = 0;
+  common::RecentKeyCache<uint32_t> recent_threads;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const ApiCall& c = calls[i];
+    if (!Selected(c.pid)) continue;
+    if (c.start > window_.end || c.end < window_.start) continue;
+    if (!api_window_.empty()) {
+      by_start &= c.start >= last_start;
+      if (c.start == last_start && c.end > last_end) {
+        ties_out_of_order.push_back(api_window_.size());
+      }
     }
-    ++threads_[cached].api_count;
-    thread_of_call[k] = cached;
+    last_start = c.start;
+    last_end = c.end;
+    api_window_.push_back(static_cast<uint32_t>(i));
+    add_call(static_cast<uint32_t>(i), &recent_threads);
   }
+  if (!by_start) {
+    // Not as a reader leaves them: sorted, and the threads taken again in
+    // that order.
+    threads_.clear();
+    thread_index_.clear();
+    thread_of_call.clear();
+    SortByStartThenLonger(api_window_, calls);
+    common::RecentKeyCache<uint32_t> threads_in_order;
+    for (const uint32_t index : api_window_) {
+      add_call(index, &threads_in_order);
+    }
+  } else if (!ties_out_of_order.empty()) {
+    SortTiesLongerFirst(ties_out_of_order, thread_of_call);
+  }
+  api_top_.assign(calls.size(), -1);
   // Then fill them, the threads shared out in groups of about as many
   // calls, one group per worker on a big trace: each worker reads every
   // call's thread and takes its own threads' calls (each thread's calls
@@ -516,6 +551,57 @@ void PreparedTimeline::BuildThreads() {
     t.sample_end = static_cast<uint32_t>(j);
     i = j;
   }
+}
+
+void PreparedTimeline::SortTiesLongerFirst(
+    const std::vector<size_t>& ties, std::vector<uint32_t>& thread_of_call) {
+  const auto& calls = timeline_->api_calls;
+  const auto start_at = [&](size_t k) { return calls[api_window_[k]].start; };
+  std::vector<std::pair<uint32_t, uint32_t>> group;  // (call, its thread)
+  size_t sorted_to = 0;  // the groups before this position are sorted
+  for (const size_t k : ties) {
+    if (k < sorted_to) continue;
+    const TimeNs start = start_at(k);
+    size_t first = k;
+    while (first > 0 && start_at(first - 1) == start) --first;
+    size_t end = k + 1;
+    while (end < api_window_.size() && start_at(end) == start) ++end;
+    group.clear();
+    for (size_t m = first; m < end; ++m) {
+      group.emplace_back(api_window_[m], thread_of_call[m]);
+    }
+    // Stable, as SortByStartThenLonger sorts a group.
+    std::stable_sort(group.begin(), group.end(),
+                     [&calls](const std::pair<uint32_t, uint32_t>& a,
+                              const std::pair<uint32_t, uint32_t>& b) {
+                       return calls[a.first].end > calls[b.first].end;
+                     });
+    for (size_t m = first; m < end; ++m) {
+      api_window_[m] = group[m - first].first;
+      thread_of_call[m] = group[m - first].second;
+    }
+    sorted_to = end;
+  }
+  // The threads by first call: every thread has a call in the window, and
+  // the search stops once each is seen.
+  std::vector<uint32_t> renumbered(threads_.size(), kNoThread);
+  uint32_t seen = 0;
+  bool moved = false;
+  for (size_t k = 0; k < thread_of_call.size() && seen < threads_.size(); ++k) {
+    uint32_t& number = renumbered[thread_of_call[k]];
+    if (number == kNoThread) {
+      number = seen++;
+      moved |= number != thread_of_call[k];
+    }
+  }
+  if (!moved) return;
+  std::vector<ThreadView> threads(threads_.size());
+  for (size_t t = 0; t < threads_.size(); ++t) {
+    threads[renumbered[t]] = std::move(threads_[t]);
+  }
+  threads_ = std::move(threads);
+  for (auto& [key, t] : thread_index_) t = renumbered[t];
+  for (uint32_t& t : thread_of_call) t = renumbered[t];
 }
 
 void PreparedTimeline::FillThreadCalls(
