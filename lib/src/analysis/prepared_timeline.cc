@@ -266,17 +266,19 @@ void PreparedTimeline::JoinCorrelations() {
   std::vector<common::CorrelationIndex::Cursor> cursors;
   cursors.reserve(tables.size());
   for (const CorrelationTable& t : tables) cursors.emplace_back(t.index);
-  const CorrelationTable* op_cached = nullptr;
-  common::CorrelationIndex::Cursor* cursor = nullptr;
+  // A session's processes' ops interleave: each one's cursor found by pid
+  // in a few slots, not a hash map, op after op.
+  common::RecentKeyCache<common::CorrelationIndex::Cursor*> recent_cursors;
   for (size_t i = 0; i < ops.size(); ++i) {
     const GpuOp& op = ops[i];
     if (op.correlation == 0) continue;
-    if (op_cached == nullptr || op_cached->pid != op.pid) {
-      op_cached = table_of(op.pid);
-      cursor = op_cached == nullptr
-                   ? nullptr
-                   : &cursors[static_cast<size_t>(op_cached - tables.data())];
-    }
+    common::CorrelationIndex::Cursor* cursor =
+        recent_cursors.Get(static_cast<uint32_t>(op.pid), [&](uint64_t) {
+          const CorrelationTable* t = table_of(op.pid);
+          return t == nullptr
+                     ? nullptr
+                     : &cursors[static_cast<size_t>(t - tables.data())];
+        });
     int32_t api = -1;
     if (cursor != nullptr) {
       const uint32_t found = cursor->Find(op.correlation);
@@ -310,24 +312,31 @@ void PreparedTimeline::BuildDevices(bool exclude_unmatched) {
     devices_.back().device = ops.front().device;
     devices_.back().ops.reserve(ops.size());
   }
-  DeviceView* cached = nullptr;
+  // A session's processes' ops interleave: each op's view is found by its
+  // (pid, device) in a few slots, and the first start of each view's
+  // matched ops kept beside it, instead of a search and a hash map per op.
+  common::RecentKeyCache<uint32_t> recent_devices;
+  std::vector<TimeNs> first_start(devices_.size(), kNoTime);
   for (size_t i = 0; i < ops.size(); ++i) {
     const GpuOp& op = ops[i];
     if (!Selected(op.pid)) continue;
     if (op.start > window_.end || op.end < window_.start) continue;
-    if (cached == nullptr || cached->pid != op.pid ||
-        cached->device != op.device) {
-      cached = nullptr;
-      for (DeviceView& d : devices_) {
-        if (d.pid == op.pid && d.device == op.device) cached = &d;
+    const uint64_t key = static_cast<uint64_t>(static_cast<uint32_t>(op.pid))
+                             << 32 |
+                         static_cast<uint32_t>(op.device);
+    const uint32_t d = recent_devices.Get(key, [&](uint64_t) {
+      for (size_t k = 0; k < devices_.size(); ++k) {
+        if (devices_[k].pid == op.pid && devices_[k].device == op.device) {
+          return static_cast<uint32_t>(k);
+        }
       }
-      if (cached == nullptr) {
-        devices_.emplace_back();
-        devices_.back().pid = op.pid;
-        devices_.back().device = op.device;
-        cached = &devices_.back();
-      }
-    }
+      devices_.emplace_back();
+      devices_.back().pid = op.pid;
+      devices_.back().device = op.device;
+      first_start.push_back(kNoTime);
+      return static_cast<uint32_t>(devices_.size() - 1);
+    });
+    DeviceView* cached = &devices_[d];
     OpRef ref;
     ref.start = std::max(op.start, window_.start);
     ref.end = std::max(ref.start, std::min(op.end, window_.end));
@@ -338,8 +347,13 @@ void PreparedTimeline::BuildDevices(bool exclude_unmatched) {
       continue;
     }
     cached->ops.push_back(ref);
-    auto [it, inserted] = first_gpu_start_.try_emplace(op.pid, op.start);
-    if (!inserted) it->second = std::min(it->second, op.start);
+    first_start[d] = std::min(first_start[d], op.start);
+  }
+  for (size_t k = 0; k < devices_.size(); ++k) {
+    if (first_start[k] == kNoTime) continue;
+    auto [it, inserted] =
+        first_gpu_start_.try_emplace(devices_[k].pid, first_start[k]);
+    if (!inserted) it->second = std::min(it->second, first_start[k]);
   }
   std::erase_if(devices_, [](const DeviceView& d) {
     return d.ops.empty() && d.excluded.empty();
