@@ -321,21 +321,20 @@ void PreparedTimeline::BuildDevices(bool exclude_unmatched) {
     const GpuOp& op = ops[i];
     if (!Selected(op.pid)) continue;
     if (op.start > window_.end || op.end < window_.start) continue;
-    const uint64_t key = static_cast<uint64_t>(static_cast<uint32_t>(op.pid))
-                             << 32 |
-                         static_cast<uint32_t>(op.device);
-    const uint32_t d = recent_devices.Get(key, [&](uint64_t) {
-      for (size_t k = 0; k < devices_.size(); ++k) {
-        if (devices_[k].pid == op.pid && devices_[k].device == op.device) {
-          return static_cast<uint32_t>(k);
-        }
-      }
-      devices_.emplace_back();
-      devices_.back().pid = op.pid;
-      devices_.back().device = op.device;
-      first_start.push_back(kNoTime);
-      return static_cast<uint32_t>(devices_.size() - 1);
-    });
+    // (pid, device) packed as a thread's (pid, tid).
+    const uint32_t d =
+        recent_devices.Get(ThreadKey(op.pid, op.device), [&](uint64_t) {
+          for (size_t k = 0; k < devices_.size(); ++k) {
+            if (devices_[k].pid == op.pid && devices_[k].device == op.device) {
+              return static_cast<uint32_t>(k);
+            }
+          }
+          devices_.emplace_back();
+          devices_.back().pid = op.pid;
+          devices_.back().device = op.device;
+          first_start.push_back(kNoTime);
+          return static_cast<uint32_t>(devices_.size() - 1);
+        });
     DeviceView* cached = &devices_[d];
     OpRef ref;
     ref.start = std::max(op.start, window_.start);
@@ -418,39 +417,6 @@ SyncReason PreparedTimeline::SyncReasonOf(uint32_t api) const {
   }
 }
 
-namespace {
-
-// Orders `window` (indices into `calls`) by start, the longer call first
-// when two start together, ties in index order. The readers leave the
-// calls sorted by start already, so only calls that start at the same
-// nanosecond can be out of this order: each such group is sorted on its
-// own. Sorting all the indices again was a large part of preparing a
-// session, where a few such groups are always found among the processes.
-void SortByStartThenLonger(std::vector<uint32_t>& window,
-                           const std::vector<ApiCall>& calls) {
-  auto longer_first = [&calls](uint32_t a, uint32_t b) {
-    return calls[a].end > calls[b].end;
-  };
-  auto starts_before = [&calls](uint32_t a, uint32_t b) {
-    return calls[a].start < calls[b].start;
-  };
-  if (!std::is_sorted(window.begin(), window.end(), starts_before)) {
-    std::stable_sort(window.begin(), window.end(), starts_before);
-  }
-  for (auto group = window.begin(); group != window.end();) {
-    auto end = group + 1;
-    while (end != window.end() && calls[*end].start == calls[*group].start) {
-      ++end;
-    }
-    if (end - group > 1 && !std::is_sorted(group, end, longer_first)) {
-      std::stable_sort(group, end, longer_first);
-    }
-    group = end;
-  }
-}
-
-}  // namespace
-
 void PreparedTimeline::BuildThreads() {
   const auto& calls = timeline_->api_calls;
   // The index in threads_ of thread (pid, tid), added when new.
@@ -464,27 +430,17 @@ void PreparedTimeline::BuildThreads() {
     }
     return it->second;
   };
-  // Each window call's thread, counted for the threads' call lists (sized
-  // first: growing them one push at a time costs more, in copies and fresh
-  // pages, than the whole pass over the calls). Found once, here: a
-  // session's threads' calls interleave in time, and every worker below
-  // reads every call's entry.
+  // One read of the calls takes the window, each call's thread (counted,
+  // for the threads' call lists to be sized first: growing them one push at
+  // a time costs more, in copies and fresh pages, than the whole pass), and
+  // whether the window is in the analysis' order: by start, the longer call
+  // first when two start together, ties as held. The readers leave the
+  // calls by start, and a session's processes have a few calls that start
+  // together the other way round: their places are kept, to be sorted with
+  // their threads below. Each read of the calls is hundreds of MB on a big
+  // trace, and a session's threads' calls interleave: each call's thread is
+  // found once, here, for the workers below that read every call's entry.
   std::vector<uint32_t> thread_of_call;
-  auto add_call = [&](uint32_t index,
-                      common::RecentKeyCache<uint32_t>* recent_threads) {
-    const ApiCall& c = calls[index];
-    const uint32_t t =
-        recent_threads->Get(ThreadKey(c.pid, c.tid),
-                            [&](uint64_t) { return thread_of(c.pid, c.tid); });
-    ++threads_[t].api_count;
-    thread_of_call.push_back(t);
-  };
-  // One read of the calls takes the window, its threads, and whether it is
-  // in the analysis' order (by start, the longer first on equal starts):
-  // the readers leave the calls by start, and a session's processes have
-  // a few calls that start together in the wrong order, whose places are
-  // kept to be sorted below. Each read of the calls is hundreds of MB on a
-  // big trace.
   api_window_.reserve(calls.size());
   thread_of_call.reserve(calls.size());
   bool by_start = true;
@@ -503,22 +459,15 @@ void PreparedTimeline::BuildThreads() {
     }
     last_start = c.start;
     last_end = c.end;
+    const uint32_t t =
+        recent_threads.Get(ThreadKey(c.pid, c.tid),
+                           [&](uint64_t) { return thread_of(c.pid, c.tid); });
+    ++threads_[t].api_count;
     api_window_.push_back(static_cast<uint32_t>(i));
-    add_call(static_cast<uint32_t>(i), &recent_threads);
+    thread_of_call.push_back(t);
   }
-  if (!by_start) {
-    // Not as a reader leaves them: sorted, and the threads taken again in
-    // that order.
-    threads_.clear();
-    thread_index_.clear();
-    thread_of_call.clear();
-    SortByStartThenLonger(api_window_, calls);
-    common::RecentKeyCache<uint32_t> threads_in_order;
-    for (const uint32_t index : api_window_) {
-      add_call(index, &threads_in_order);
-    }
-  } else if (!ties_out_of_order.empty()) {
-    SortTiesLongerFirst(ties_out_of_order, thread_of_call);
+  if (!by_start || !ties_out_of_order.empty()) {
+    OrderWindow(by_start, ties_out_of_order, thread_of_call);
   }
   api_top_.assign(calls.size(), -1);
   // Then fill them, the threads shared out in groups of about as many
@@ -567,34 +516,45 @@ void PreparedTimeline::BuildThreads() {
   }
 }
 
-void PreparedTimeline::SortTiesLongerFirst(
-    const std::vector<size_t>& ties, std::vector<uint32_t>& thread_of_call) {
+void PreparedTimeline::OrderWindow(bool by_start,
+                                   const std::vector<size_t>& ties,
+                                   std::vector<uint32_t>& thread_of_call) {
   const auto& calls = timeline_->api_calls;
-  const auto start_at = [&](size_t k) { return calls[api_window_[k]].start; };
-  std::vector<std::pair<uint32_t, uint32_t>> group;  // (call, its thread)
-  size_t sorted_to = 0;  // the groups before this position are sorted
-  for (const size_t k : ties) {
-    if (k < sorted_to) continue;
-    const TimeNs start = start_at(k);
-    size_t first = k;
-    while (first > 0 && start_at(first - 1) == start) --first;
-    size_t end = k + 1;
-    while (end < api_window_.size() && start_at(end) == start) ++end;
-    group.clear();
-    for (size_t m = first; m < end; ++m) {
-      group.emplace_back(api_window_[m], thread_of_call[m]);
+  const size_t n = api_window_.size();
+  // The spans [first, end) to sort: the whole window, or each group of
+  // calls that start together around a tie out of order.
+  std::vector<std::pair<size_t, size_t>> spans;
+  if (!by_start) {
+    spans.emplace_back(0, n);
+  } else {
+    const auto start_at = [&](size_t k) { return calls[api_window_[k]].start; };
+    for (const size_t k : ties) {
+      if (!spans.empty() && k < spans.back().second) continue;
+      size_t first = k;
+      while (first > 0 && start_at(first - 1) == start_at(k)) --first;
+      size_t end = k + 1;
+      while (end < n && start_at(end) == start_at(k)) ++end;
+      spans.emplace_back(first, end);
     }
-    // Stable, as SortByStartThenLonger sorts a group.
-    std::stable_sort(group.begin(), group.end(),
+  }
+  std::vector<std::pair<uint32_t, uint32_t>> span;  // (call, its thread)
+  for (const auto& [first, end] : spans) {
+    span.clear();
+    for (size_t m = first; m < end; ++m) {
+      span.emplace_back(api_window_[m], thread_of_call[m]);
+    }
+    std::stable_sort(span.begin(), span.end(),
                      [&calls](const std::pair<uint32_t, uint32_t>& a,
                               const std::pair<uint32_t, uint32_t>& b) {
-                       return calls[a.first].end > calls[b.first].end;
+                       const ApiCall& x = calls[a.first];
+                       const ApiCall& y = calls[b.first];
+                       return x.start != y.start ? x.start < y.start
+                                                 : x.end > y.end;
                      });
     for (size_t m = first; m < end; ++m) {
-      api_window_[m] = group[m - first].first;
-      thread_of_call[m] = group[m - first].second;
+      api_window_[m] = span[m - first].first;
+      thread_of_call[m] = span[m - first].second;
     }
-    sorted_to = end;
   }
   // The threads by first call: every thread has a call in the window, and
   // the search stops once each is seen.

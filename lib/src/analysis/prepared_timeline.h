@@ -161,13 +161,14 @@ class PreparedTimeline {
   void JoinCorrelations();
   void BuildDevices(bool exclude_unmatched);
   void BuildThreads();
-  // Puts each group of window calls that start together and hold one of
-  // `ties` (window positions of calls longer than the one before them) in
-  // the analysis' order, the longer first, moving each call's entry of
-  // `thread_of_call` with it; then numbers the threads in the order of
-  // their first calls, as if they had been taken in that order.
-  void SortTiesLongerFirst(const std::vector<size_t>& ties,
-                           std::vector<uint32_t>& thread_of_call);
+  // Puts the window calls in the analysis' order (by start, the longer
+  // first, ties as held), each call's entry of `thread_of_call` moving with
+  // it: the whole window where it is not `by_start`, else each group of
+  // calls that start together around one of `ties` (positions of calls
+  // longer than the one before them). Then numbers the threads in the
+  // order of their first calls, as if they had been taken in that order.
+  void OrderWindow(bool by_start, const std::vector<size_t>& ties,
+                   std::vector<uint32_t>& thread_of_call);
   // The calls of the threads whose group_of is `group`, into their views;
   // thread_of_call[k] is the thread of api_window_[k].
   void FillThreadCalls(uint32_t group, const std::vector<uint32_t>& group_of,
