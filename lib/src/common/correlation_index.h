@@ -121,16 +121,9 @@ class CorrelationIndex {
 
   // The call that won `id`, or kNone (always for 0 and ids out of range).
   uint32_t Find(uint64_t id) const {
-    if (id == 0 || id < min_ || id > max_) return kNone;
-    switch (form_) {
-      case Form::kTable:
-        return table_[id - min_];
-      case Form::kPackedPairs:
-        return FindIn(packed_, kPacked, id - min_);
-      case Form::kWidePairs:
-        return FindIn(wide_, kWide, id - min_);
-    }
-    return kNone;
+    return FindBy(id, [](const auto& pairs, const auto& codec, uint64_t key) {
+      return FindIn(pairs, codec, key);
+    });
   }
 
   // Find, for ids looked up in roughly increasing order: each search starts
@@ -139,17 +132,10 @@ class CorrelationIndex {
    public:
     explicit Cursor(const CorrelationIndex& index) : index_(&index) {}
     uint32_t Find(uint64_t id) {
-      const CorrelationIndex& x = *index_;
-      if (id == 0 || id < x.min_ || id > x.max_) return kNone;
-      switch (x.form_) {
-        case Form::kTable:
-          return x.table_[id - x.min_];
-        case Form::kPackedPairs:
-          return FindFrom(x.packed_, kPacked, id - x.min_, &position_);
-        case Form::kWidePairs:
-          return FindFrom(x.wide_, kWide, id - x.min_, &position_);
-      }
-      return kNone;
+      return index_->FindBy(
+          id, [this](const auto& pairs, const auto& codec, uint64_t key) {
+            return FindFrom(pairs, codec, key, &position_);
+          });
     }
 
    private:
@@ -166,6 +152,22 @@ class CorrelationIndex {
   static constexpr int kCallBits = 32;
   static constexpr stable_time_sort_internal::PackedCodec kPacked{kCallBits};
   static constexpr stable_time_sort_internal::WideCodec kWide{};
+
+  // The call that won `id`, the sorted pairs searched by
+  // search(pairs, codec, id - min).
+  template <typename Search>
+  uint32_t FindBy(uint64_t id, const Search& search) const {
+    if (id == 0 || id < min_ || id > max_) return kNone;
+    switch (form_) {
+      case Form::kTable:
+        return table_[id - min_];
+      case Form::kPackedPairs:
+        return search(packed_, kPacked, id - min_);
+      case Form::kWidePairs:
+        return search(wide_, kWide, id - min_);
+    }
+    return kNone;
+  }
 
   // Stable by id, so each id's calls stay in the order added; then each id
   // keeps its winner, as the table indexed by id would.
