@@ -196,16 +196,15 @@ RangeDigest DigestRanges(const Timeline& timeline,
     return PidSelected(pids, r.pid) && overlaps_window(r) && r.end > r.start;
   };
 
-  // ProfilerStep#N ranges, or the user's --step-range NAME prefix; a name
-  // the string table does not hold is "" (StringTable::Get).
+  // ProfilerStep#N ranges, or the user's --step-range NAME prefix (never
+  // empty); a name the string table does not hold is "", no step.
   const std::string_view step_prefix = step_range_name.empty()
                                            ? std::string_view("ProfilerStep#")
                                            : step_range_name;
   const std::vector<bool> step_name =
       NamesStartingWith(tl.strings, step_prefix);
   const auto is_step = [&](const Range& r) {
-    const bool named =
-        r.name < step_name.size() ? step_name[r.name] : step_prefix.empty();
+    const bool named = r.name < step_name.size() && step_name[r.name];
     return step_range_name.empty()
                ? r.source == RangeSource::kProfilerStep || named
                : named;

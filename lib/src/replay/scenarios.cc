@@ -59,18 +59,14 @@ void RemoveTheSameTimeFromOtherThreads(const ReplayModel& model,
   if (e->gap_cut_ns.empty()) return;
   const analysis::BusyIntervals removed = RemovedTime(model, *e);
   if (removed.intervals().empty()) return;
-  // Removed time within [lo, hi].
-  const auto removed_in = [&removed](TimeNs lo, TimeNs hi) {
-    return removed.BusyIn(lo, hi);
-  };
   const auto& calls = model.calls();
   for (size_t k = 0; k < calls.size(); ++k) {
     TimeNs& cut = e->gap_cut_ns[k];
     if (cut != ReplayEdits::kKeep) continue;  // a waiting thread's own gap
     const TimeNs take =
         calls[k].first_of_thread
-            ? removed_in(removed.span_start(), calls[k].start)
-            : std::min(removed_in(calls[k - 1].end, calls[k].start),
+            ? removed.BusyIn(removed.span_start(), calls[k].start)
+            : std::min(removed.BusyIn(calls[k - 1].end, calls[k].start),
                        model.GapBefore(k));
     if (take <= 0) continue;
     cut = take;
