@@ -31,8 +31,8 @@ namespace {
 using kineto::JsonToken;
 using kineto::JsonTokenizer;
 
-// Files smaller than this are read on the calling thread: starting a
-// thread costs more than it saves.
+// A gzip file smaller than this is inflated on the calling thread: starting
+// a thread costs more than it saves.
 constexpr uint64_t kPrefetchThresholdBytes = 512 * 1024;
 // Longer events are read by the tokenizer on the calling thread.
 constexpr size_t kMaxSplitEventBytes = 256 * 1024;
@@ -240,7 +240,13 @@ absl::StatusOr<Timeline> ReadKinetoTraceWithOptions(
   {
     std::unique_ptr<kineto::PrefetchingByteSource> prefetch;
     kineto::ByteSource* source = file.get();
-    if (file->file_size() >= kPrefetchThresholdBytes) {
+    // Only inflation goes to a thread of its own. A plain file is read
+    // straight into the tokenizer's buffer: a prefetching thread would copy
+    // every byte once more and wake the reader at every chunk (on the
+    // 1 GB trace its system time was 0.5 s against 0.15 s), while the
+    // kernel's read-ahead and the event threads' batches already keep the
+    // disk and the parsing going side by side.
+    if (file->is_gzip() && file->file_size() >= kPrefetchThresholdBytes) {
       prefetch = std::make_unique<kineto::PrefetchingByteSource>(file.get());
       source = prefetch.get();
     }
