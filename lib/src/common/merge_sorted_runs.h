@@ -8,9 +8,10 @@
 // what std::stable_sort of the runs appended in order gives), into the
 // result. Appending the runs first and merging them pairwise in place moved
 // every event 1 + log2(runs) times, plus std::inplace_merge's buffers.
-// Each run's pages are given back as the merge leaves them behind
-// (common/release_pages.h), so the runs and the result together hold about
-// one vector's memory at any time.
+// Each run's pages are handed to the result's unwritten memory as the merge
+// leaves them behind (common/page_recycler.h), or given back where they
+// cannot be (common/release_pages.h), so the runs and the result together
+// hold about one vector's memory at any time.
 //
 // One merge of a big vector was one thread's work while the other cores
 // waited: on 16 cores, a session of 8 files spent about as long merging
@@ -30,13 +31,15 @@
 #include <vector>
 
 #include "common/in_order_parallel_reads.h"
+#include "common/page_recycler.h"
 #include "common/release_pages.h"
 
 namespace feedprof::common {
 
 namespace merge_sorted_runs_internal {
 
-// Pages of a run are given back once this many bytes of it are merged.
+// A run's pages are handed on or given back once this many bytes of it
+// are merged.
 inline constexpr size_t kReleaseBytes = size_t{1} << 20;
 
 // The size of a slice of a merge on threads. Slices merged ahead of the
@@ -116,15 +119,29 @@ inline constexpr bool kReleasable = (std::is_trivially_copyable_v<T> &&
                                      std::is_trivially_destructible_v<T>);
 
 // Moves the events of every run r from next[r] to end[r] into `*out` in
-// merged order (the earlier run on ties), calling fix(run, event) on each,
-// and gives back the whole pages of the runs it has taken.
+// merged order (the earlier run on ties), calling fix(run, event) on each.
+// The runs' memory behind the merge is handed to `*out`'s unwritten
+// memory where it has room for every event (common/page_recycler.h), and
+// otherwise given back.
 template <typename T, typename Less, typename Fix>
 void MergeRange(const std::vector<std::vector<T>*>& runs,
                 std::vector<size_t> next, const std::vector<size_t>& end,
                 std::vector<T>* out, Less less, Fix fix) {
   constexpr size_t kReleaseEvents =
       kReleaseBytes / sizeof(T) > 0 ? kReleaseBytes / sizeof(T) : 1;
-  std::vector<size_t> released = next;
+  size_t events = 0;
+  for (size_t r = 0; r < runs.size(); ++r) events += end[r] - next[r];
+  // Pages go only where the output cannot move: into room it already has.
+  const bool recycle = out->capacity() - out->size() >= events;
+  PageRecycler recycler(out->data() + out->size(),
+                        out->data() + (recycle ? out->capacity() : 0));
+  // Each run's memory is handed on or given back up to free_from[r]; the
+  // events up to checked[r] have been offered.
+  std::vector<const void*> free_from;
+  for (size_t r = 0; r < runs.size(); ++r) {
+    free_from.push_back(runs[r]->data() + next[r]);
+  }
+  std::vector<size_t> checked = next;
   RunTournament<T, Less> tournament(runs, next, end, less);
   while (!tournament.empty()) {
     const size_t r = tournament.top();
@@ -133,17 +150,17 @@ void MergeRange(const std::vector<std::vector<T>*>& runs,
     fix(r, out->back());
     ++next[r];
     if constexpr (kReleasable<T>) {
-      if (next[r] - released[r] >= kReleaseEvents) {
-        ReleaseWholePages(run.data() + released[r], run.data() + next[r]);
-        released[r] = next[r];
+      if (next[r] - checked[r] >= kReleaseEvents) {
+        free_from[r] = recycler.Recycle(free_from[r], run.data() + next[r],
+                                        out->data() + out->size());
+        checked[r] = next[r];
       }
     }
     tournament.TopAdvanced();
   }
   if constexpr (kReleasable<T>) {
     for (size_t r = 0; r < runs.size(); ++r) {
-      ReleaseWholePages(runs[r]->data() + released[r],
-                        runs[r]->data() + next[r]);
+      ReleaseWholePages(free_from[r], runs[r]->data() + next[r]);
     }
   }
 }
