@@ -132,12 +132,13 @@ struct Event {
   uint64_t origin = 0;
 };
 
-// Four runs of 24 MiB each, keys interleaved and repeated so that ties
-// between runs are common, merged on `threads` threads: exactly the stable
-// sort of the runs appended in order.
+// Two runs of 56 MiB each, big enough for their pages to be moved, keys
+// interleaved and repeated so that ties between the runs are common,
+// merged on `threads` threads: exactly the stable sort of the runs
+// appended in order.
 void ExpectStableMerge(unsigned threads) {
-  constexpr size_t kRuns = 4;
-  constexpr size_t kPerRun = (size_t{24} << 20) / sizeof(Event);
+  constexpr size_t kRuns = 2;
+  constexpr size_t kPerRun = (size_t{56} << 20) / sizeof(Event);
   std::vector<std::vector<Event>> runs(kRuns);
   std::vector<Event> expected;
   for (size_t r = 0; r < kRuns; ++r) {
@@ -152,9 +153,15 @@ void ExpectStableMerge(unsigned threads) {
   std::vector<std::vector<Event>*> pointers;
   for (std::vector<Event>& run : runs) pointers.push_back(&run);
 
+  const size_t moved_before = PageRecycler::moved_granules_in_process();
   std::vector<Event> merged;
   MergeSortedRunsOnThreads(
       pointers, &merged, less, [](size_t, Event&) {}, threads);
+  if (PageRecycler::Supported() && threads == 1) {
+    // Nearly every granule of the runs became one of the output's.
+    EXPECT_GE(PageRecycler::moved_granules_in_process() - moved_before,
+              2 * 56 / 2 - 2 * 2);
+  }
   ASSERT_EQ(merged.size(), expected.size());
   for (size_t i = 0; i < merged.size(); ++i) {
     ASSERT_EQ(merged[i].key, expected[i].key) << "event " << i;

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 
@@ -19,6 +20,8 @@ namespace feedprof::common {
 namespace {
 
 constexpr uintptr_t kGranule = PageRecycler::kGranuleBytes;
+
+std::atomic<size_t> moved_in_process{0};
 
 uintptr_t RoundDown(uintptr_t at) { return at & ~(kGranule - 1); }
 uintptr_t RoundUp(uintptr_t at) { return RoundDown(at + kGranule - 1); }
@@ -55,6 +58,10 @@ bool ProbeSupport() {
 
 }  // namespace
 
+size_t PageRecycler::moved_granules_in_process() {
+  return moved_in_process.load(std::memory_order_relaxed);
+}
+
 bool PageRecycler::Supported() {
   static const bool supported = ProbeSupport();
   return supported;
@@ -74,12 +81,15 @@ const void* PageRecycler::Recycle(const void* begin, const void* end,
   uintptr_t from = whole_begin;
   if (Supported()) {
     uintptr_t to = std::max(next_, RoundUp(Address(written_end)));
+    const uintptr_t moved_from = from;
     while (from < whole_end && to < end_ && MoveGranule(from, to)) {
       from += kGranule;
       to += kGranule;
-      ++moved_granules_;
     }
     next_ = to;
+    const size_t moved = (from - moved_from) / kGranule;
+    moved_granules_ += moved;
+    moved_in_process.fetch_add(moved, std::memory_order_relaxed);
   }
   ReleaseWholePages(Pointer(from), Pointer(whole_end));
   return Pointer(whole_end);

@@ -48,8 +48,10 @@ class PageRecycler {
   const void* Recycle(const void* begin, const void* end,
                       const void* written_end);
 
-  // Granules moved so far (for tests and benchmarks).
+  // Granules this recycler moved, and all recyclers of the process (for
+  // tests and benchmarks).
   size_t moved_granules() const { return moved_granules_; }
+  static size_t moved_granules_in_process();
 
   // Whether this system moves pages at all (checked once).
   static bool Supported();
