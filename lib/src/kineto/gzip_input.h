@@ -75,6 +75,8 @@ class GzipFileInput : public ByteSource {
   // read() into `out`: the bytes read, 0 at end of file or on a read error
   // (which sets end_ and detail_).
   size_t ReadFile(void* out, size_t capacity);
+  // Asks the system to start reading the file ahead of `offset`.
+  void ReadAheadOf(uint64_t offset);
   // Whether the input bytes not yet inflated start a gzip member.
   bool UnreadInputStartsWithGzipMagic() const;
   size_t ReadPlain(char* out, size_t capacity);
@@ -86,6 +88,8 @@ class GzipFileInput : public ByteSource {
   // file_bytes_read_ less the input not yet inflated (or copied), as of the
   // last Read.
   std::atomic<uint64_t> file_bytes_used_{0};
+  // The file is asked to be read up to here ahead of the reads.
+  uint64_t read_ahead_to_ = 0;
   bool gzip_ = false;
   bool file_eof_ = false;
   bool member_done_ = false;  // between gzip members
