@@ -43,10 +43,17 @@ class AlignedMapping {
   unsigned char* data_;
 };
 
-TEST(PageRecyclerTest, MovesWholeGranulesPastTheWrittenEndAndNothingElse) {
-  if (!PageRecycler::Supported()) {
-    GTEST_SKIP() << "this kernel does not move pages (MREMAP_DONTUNMAP)";
+// Tests of the moves themselves, skipped where the kernel cannot move.
+class MovingPagesTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    if (!PageRecycler::Supported()) {
+      GTEST_SKIP() << "this kernel does not move pages (MREMAP_DONTUNMAP)";
+    }
   }
+};
+
+TEST_F(MovingPagesTest, MovesWholeGranulesPastTheWrittenEndAndNothingElse) {
   AlignedMapping input(4);
   AlignedMapping output(4);
   ASSERT_TRUE(input.ok() && output.ok());
@@ -106,10 +113,7 @@ TEST(PageRecyclerTest, ARangeWithoutAWholeGranuleIsLeftForLater) {
   EXPECT_EQ(input.data()[kGranule / 2], 0x21);
 }
 
-TEST(PageRecyclerTest, NeverMovesOntoWrittenMemory) {
-  if (!PageRecycler::Supported()) {
-    GTEST_SKIP() << "this kernel does not move pages (MREMAP_DONTUNMAP)";
-  }
+TEST_F(MovingPagesTest, NeverMovesOntoWrittenMemory) {
   AlignedMapping input(3);
   AlignedMapping output(3);
   ASSERT_TRUE(input.ok() && output.ok());
@@ -158,9 +162,10 @@ void ExpectStableMerge(unsigned threads) {
   MergeSortedRunsOnThreads(
       pointers, &merged, less, [](size_t, Event&) {}, threads);
   if (PageRecycler::Supported() && threads == 1) {
-    // Nearly every granule of the runs became one of the output's.
-    EXPECT_GE(PageRecycler::moved_granules_in_process() - moved_before,
-              2 * 56 / 2 - 2 * 2);
+    // Nearly every granule of the runs became one of the output's: of
+    // their 56, those cut by either end of a run or of the output (where
+    // the allocations fall decides how many) stay behind.
+    EXPECT_GE(PageRecycler::moved_granules_in_process() - moved_before, 48u);
   }
   ASSERT_EQ(merged.size(), expected.size());
   for (size_t i = 0; i < merged.size(); ++i) {
