@@ -14,19 +14,26 @@ include(CMakePackageConfigHelpers)
 set(FEEDPROF_CMAKE_PACKAGE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/feedprof)
 
 # --- CMake package: feedprof::analysis (and the schema it links) ----------
-set_target_properties(feedprof_analysis PROPERTIES EXPORT_NAME analysis)
+# feedprof::analysis is the umbrella of lib/CMakeLists.txt: every area's
+# archive (libfeedprof_<area>.a) and the public headers alone.
+set_target_properties(feedprof_lib PROPERTIES EXPORT_NAME analysis)
 set_target_properties(feedprof_proto PROPERTIES EXPORT_NAME proto)
-install(TARGETS feedprof_analysis feedprof_proto
+set(FEEDPROF_ARCHIVES ${FEEDPROF_AREA_TARGETS})
+list(REMOVE_ITEM FEEDPROF_ARCHIVES feedprof_abi)  # headers only
+install(TARGETS feedprof_lib feedprof_abi ${FEEDPROF_ARCHIVES} feedprof_proto
         EXPORT feedprofTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 # A stripped install (--strip, CPACK_STRIP_FILES) strips executables and
 # shared libraries only; the archives' debug info is nearly all of their
 # size (72 MB of 74 in a RelWithDebInfo tree), so it goes too, as Debian
 # does for -dev packages.
+set(FEEDPROF_ARCHIVE_NAMES "")
+foreach(archive ${FEEDPROF_ARCHIVES} feedprof_proto)
+  list(APPEND FEEDPROF_ARCHIVE_NAMES "$<TARGET_FILE_NAME:${archive}>")
+endforeach()
 install(CODE "
   if(CMAKE_INSTALL_DO_STRIP)
-    foreach(archive $<TARGET_FILE_NAME:feedprof_analysis>
-                    $<TARGET_FILE_NAME:feedprof_proto>)
+    foreach(archive ${FEEDPROF_ARCHIVE_NAMES})
       execute_process(COMMAND \"${CMAKE_STRIP}\" --strip-debug
         \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/\${archive}\"
         COMMAND_ERROR_IS_FATAL ANY)

@@ -25,7 +25,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "cupti_hooks/nvml_abi.h"
+#include "abi/nvml_abi.h"
 #include "cupti_hooks/recorder_sink.h"
 
 namespace feedprof::cupti {

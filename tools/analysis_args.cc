@@ -10,9 +10,9 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/numbers.h"
 #include "feedprof/analysis_progress.h"
-#include "feedprof/report.h"
 #include "feedprof/trace_loader.h"
 #include "tools/command_line.h"
+#include "tools/time_arg.h"
 
 namespace feedprof::cli {
 namespace {

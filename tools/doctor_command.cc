@@ -12,8 +12,7 @@
 #include <vector>
 
 #include "absl/strings/numbers.h"
-#include "platform/doctor.h"
-#include "report/doctor_report.h"
+#include "feedprof/doctor.h"
 #include "tools/command_line.h"
 #include "tools/commands.h"
 
@@ -27,7 +26,7 @@ struct DoctorArgs {
 };
 
 int Run(const DoctorArgs& args) {
-  platform::DoctorOptions options;
+  DoctorOptions options;
   if (args.pid > 0) {
     struct stat st;
     const std::string dir = "/proc/" + std::to_string(args.pid);
@@ -35,18 +34,19 @@ int Run(const DoctorArgs& args) {
       throw UsageError("--pid " + std::to_string(args.pid) +
                        ": no such process (" + dir + " does not exist)");
     }
-    options.read.pid = args.pid;
+    options.pid = args.pid;
   }
-  options.read.data_paths = args.data;
-  const platform::DoctorResult result = platform::RunDoctor(options);
-  const std::string out =
-      args.format == "json" ? WriteDoctorJson(result) : WriteDoctorText(result);
+  options.data_paths = args.data;
+  const DoctorOutcome outcome =
+      RunDoctorChecks(options, args.format == "json" ? DoctorFormat::kJson
+                                                     : DoctorFormat::kText);
+  const std::string& out = outcome.output;
   if (std::fwrite(out.data(), 1, out.size(), stdout) != out.size() ||
       std::fflush(stdout) != 0) {
     std::fputs("feedprof doctor: writing to stdout failed\n", stderr);
     return kExitFailed;
   }
-  return platform::DoctorExitCode(result.report);
+  return outcome.exit_code;
 }
 
 }  // namespace

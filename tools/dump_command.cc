@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "readers/trace_dumper.h"
+#include "feedprof/trace_dump.h"
 #include "tools/command_line.h"
 #include "tools/commands.h"
 
@@ -14,8 +14,7 @@ namespace feedprof::cli {
 namespace {
 
 int Run(const std::string& path) {
-  absl::StatusOr<readers::DumpSummary> summary =
-      readers::DumpTraceAsJsonLines(path, stdout);
+  absl::StatusOr<DumpSummary> summary = DumpTraceAsJsonLines(path, stdout);
   if (std::fflush(stdout) != 0 && summary.ok()) {
     std::fputs("feedprof dump: writing to stdout failed\n", stderr);
     return kExitFailed;

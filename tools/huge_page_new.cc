@@ -4,7 +4,7 @@
 // analysis' views are std::vectors, allocated all over the readers and the
 // analysis; advising huge pages where the memory is allocated reaches all
 // of them, present and future, where advice at each reserve() would miss
-// the ones that grow by doubling (common/huge_pages.h says what it saves).
+// the ones that grow by doubling (tools/huge_pages.h says what it saves).
 // Linked into the feedprof executable and the benchmarks that measure it,
 // never into a library: the injected libfeedprof.so must not replace the
 // host program's allocator. FEEDPROF_HUGE_PAGES=0 turns the advice off.
@@ -16,7 +16,7 @@
 #include <cstdlib>
 #include <new>
 
-#include "common/huge_pages.h"
+#include "tools/huge_pages.h"
 
 namespace {
 
@@ -26,8 +26,8 @@ void* Allocate(std::size_t bytes) {
     if (void* block = std::malloc(bytes)) {
       // The threshold tested here too: most blocks are small, and they
       // skip the call.
-      if (bytes >= feedprof::common::kHugePageAdviceMinBytes) {
-        feedprof::common::AdviseHugePages(block, bytes);
+      if (bytes >= feedprof::cli::kHugePageAdviceMinBytes) {
+        feedprof::cli::AdviseHugePages(block, bytes);
       }
       return block;
     }

@@ -61,7 +61,7 @@ int Run(const ReportArgs& args) {
   if (args.output != "-") {
     std::fprintf(stderr, "feedprof report: wrote %s (%zu KiB): %s\n",
                  args.output.c_str(), (html.size() + 1023) / 1024,
-                 report->verdict.primary.c_str());
+                 VerdictClassName(report->verdict.primary));
   }
   return kExitOk;
 }

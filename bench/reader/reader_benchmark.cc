@@ -15,8 +15,8 @@
 #include <string>
 
 #include "feedprof.pb.h"
+#include "feedprof/trace_dump.h"
 #include "feedprof/trace_reader.h"
-#include "readers/trace_dumper.h"
 
 namespace feedprof {
 namespace {
@@ -158,8 +158,7 @@ void BM_DumpTraceAsJsonLines(benchmark::State& state) {
   std::FILE* sink = std::fopen("/dev/null", "w");
   uint64_t lines = 0;
   for (auto _ : state) {
-    absl::StatusOr<readers::DumpSummary> summary =
-        readers::DumpTraceAsJsonLines(path, sink);
+    absl::StatusOr<DumpSummary> summary = DumpTraceAsJsonLines(path, sink);
     if (!summary.ok()) {
       state.SkipWithError(std::string(summary.status().message()).c_str());
       break;

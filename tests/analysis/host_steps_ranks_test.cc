@@ -91,7 +91,7 @@ TEST(HostStatsTest, ProfilerThreadsAreOverheadNotProgram) {
   EXPECT_EQ(r.host.profiler_threads[0].name, "feedprof-sample");
   EXPECT_EQ(r.host.profiler_cpu_ns, Us(t) + Us(100) + Us(50));
 
-  EXPECT_EQ(r.verdict.primary, "preprocessing_bound");
+  EXPECT_EQ(r.verdict.primary, VerdictClass::kPreprocessingBound);
   bool named_main = false;
   for (const std::string& e : r.verdict.evidence) {
     EXPECT_EQ(e.find("feedprof-"), std::string::npos) << e;

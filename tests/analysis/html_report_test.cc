@@ -389,7 +389,8 @@ TEST(HtmlReportTest, ShowsTheNoGpuExplanation) {
   ASSERT_TRUE(r.no_gpu_activity.has_value());
   const std::string html = WriteHtmlReport(r);
   ASSERT_EQ(Attributes(html, "data-no-gpu-cause").size(), 1u);
-  EXPECT_EQ(Attributes(html, "data-no-gpu-cause")[0], r.no_gpu_activity->cause);
+  EXPECT_EQ(Attributes(html, "data-no-gpu-cause")[0],
+            NoGpuCauseName(r.no_gpu_activity->cause));
   EXPECT_EQ(Attributes(html, "data-verdict")[0], "inconclusive");
 }
 

@@ -45,7 +45,7 @@ TEST(NoGpuActivityTest, MachineWithoutGpuOrDriverIsNamed) {
   b.timeline().platform.nvidia_probed = true;
   const Report r = MustAnalyze(b.Take());
   const NoGpuActivity& n = Explanation(r);
-  EXPECT_EQ(n.cause, "no_gpu_on_machine");
+  EXPECT_EQ(n.cause, NoGpuCause::kNoGpuOnMachine);
   EXPECT_TRUE(Contains(n.explanation,
                        "No NVIDIA GPU or driver on the recording machine"))
       << n.explanation;
@@ -55,7 +55,7 @@ TEST(NoGpuActivityTest, MachineWithoutGpuOrDriverIsNamed) {
             "The trace holds 1 process, 2 threads with CPU time and state, 3 "
             "NVTX/annotation ranges, 0 CUDA API calls over 1 s.");
   EXPECT_EQ(r.window.end - r.window.start, Us(1000000));
-  EXPECT_EQ(r.verdict.primary, "inconclusive");
+  EXPECT_EQ(r.verdict.primary, VerdictClass::kInconclusive);
   ASSERT_GE(r.verdict.evidence.size(), 2u);
   EXPECT_EQ(r.verdict.evidence[0], n.explanation);
   EXPECT_EQ(r.verdict.evidence[1], n.recorded);
@@ -77,7 +77,7 @@ TEST(NoGpuActivityTest, GpuWithoutDriverListsTheDevices) {
   b.timeline().platform.nvidia_probed = true;
   b.timeline().platform.nvidia_pci_bus_ids = {"0000:17:00.0", "0000:3b:00.0"};
   const NoGpuActivity n = Explanation(MustAnalyze(b.Take()));
-  EXPECT_EQ(n.cause, "no_driver");
+  EXPECT_EQ(n.cause, NoGpuCause::kNoDriver);
   EXPECT_TRUE(Contains(n.explanation,
                        "2 NVIDIA GPUs (PCI 0000:17:00.0, 0000:3b:00.0) but "
                        "no NVIDIA driver was loaded"))
@@ -93,7 +93,7 @@ TEST(NoGpuActivityTest, CollectionTurnedOffQuotesTheLibrarysReason) {
       "CUDA_INJECTION64_PATH is already set to /opt/other/libtool.so; leaving "
       "it: the CUDA driver loads only the library it names";
   const NoGpuActivity n = Explanation(MustAnalyze(b.Take()));
-  EXPECT_EQ(n.cause, "collection_off");
+  EXPECT_EQ(n.cause, NoGpuCause::kCollectionOff);
   EXPECT_EQ(n.explanation,
             "GPU activity was not recorded in process 100: "
             "CUDA_INJECTION64_PATH is already set to /opt/other/libtool.so; "
@@ -107,7 +107,7 @@ TEST(NoGpuActivityTest, DriverButNoCudaInitialization) {
   b.timeline().platform.nvidia_pci_bus_ids = {"0000:3b:00.0"};
   b.timeline().platform.nvidia_driver_version = "550.54.15";
   const NoGpuActivity n = Explanation(MustAnalyze(b.Take()));
-  EXPECT_EQ(n.cause, "cuda_not_used");
+  EXPECT_EQ(n.cause, NoGpuCause::kCudaNotUsed);
   EXPECT_EQ(n.explanation,
             "The recording machine has 1 NVIDIA GPU (PCI 0000:3b:00.0) "
             "(driver 550.54.15), but no recorded process initialized CUDA.");
@@ -120,7 +120,7 @@ TEST(NoGpuActivityTest, CollectionOnButNoGpuWork) {
   b.timeline().processes[0].gpu_collection = GpuCollectionState::kFull;
   b.Api("cudaGetDeviceCount", 10, 20);
   const NoGpuActivity n = Explanation(MustAnalyze(b.Take()));
-  EXPECT_EQ(n.cause, "no_gpu_work");
+  EXPECT_EQ(n.cause, NoGpuCause::kNoGpuWork);
   EXPECT_TRUE(Contains(n.recorded, "1 CUDA API call over")) << n.recorded;
 }
 
@@ -132,7 +132,7 @@ TEST(NoGpuActivityTest, GpuWorkOutsideTheWindowSaysWhereItIs) {
   AnalysisOptions options;
   options.from = Us(500);
   const NoGpuActivity n = Explanation(MustAnalyze(b.Take(), options));
-  EXPECT_EQ(n.cause, "outside_window");
+  EXPECT_EQ(n.cause, NoGpuCause::kOutsideWindow);
   EXPECT_TRUE(Contains(n.explanation,
                        "The trace has 2 GPU operations, none "
                        "of them in the analysed window"))
@@ -146,7 +146,7 @@ TEST(NoGpuActivityTest, OnlyWorkLaunchedBeforeRecordingPointsToTheFlag) {
   b.Op(GpuOpKind::kKernel, 20, 30, /*corr=*/998);
   b.Api("cudaStreamSynchronize", 0, 40);
   const NoGpuActivity n = Explanation(MustAnalyze(b.Take()));
-  EXPECT_EQ(n.cause, "pre_window_only");
+  EXPECT_EQ(n.cause, NoGpuCause::kPreWindowOnly);
   EXPECT_TRUE(Contains(n.explanation, "All 2 GPU operations")) << n.explanation;
   EXPECT_TRUE(Contains(n.next_step, "--include-pre-window"));
 }
@@ -154,7 +154,7 @@ TEST(NoGpuActivityTest, OnlyWorkLaunchedBeforeRecordingPointsToTheFlag) {
 TEST(NoGpuActivityTest, TracesWithoutPlatformFactsKeepTheGeneralWording) {
   TimelineBuilder b = HostOnly();  // nvidia_probed false: an older trace
   const NoGpuActivity n = Explanation(MustAnalyze(b.Take()));
-  EXPECT_EQ(n.cause, "unknown");
+  EXPECT_EQ(n.cause, NoGpuCause::kUnknown);
   EXPECT_TRUE(Contains(n.explanation, "no GPU activity"));
 }
 

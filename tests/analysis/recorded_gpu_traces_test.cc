@@ -84,7 +84,8 @@ double MeanStepMs(const Report& report) {
 // in a sync, so its NVTX range covers what the program timed; 5 % allows
 // for the final sync the program's timing includes).
 void ExpectVerdictAndSteps(const Recorded& r, bool steps_end_in_sync = true) {
-  EXPECT_EQ(r.report.verdict.primary, r.output.at("expected_verdict"));
+  EXPECT_EQ(VerdictClassName(r.report.verdict.primary),
+            r.output.at("expected_verdict"));
   const int steps = std::stoi(r.output.at("steps"));
   EXPECT_TRUE(r.report.steps.available);
   EXPECT_EQ(r.report.steps.count, static_cast<uint64_t>(steps));

@@ -15,12 +15,12 @@ using testing::MustAnalyze;
 using testing::TimelineBuilder;
 using testing::Us;
 
-const RuleScore& Rule(const Report& r, const std::string& verdict) {
+const RuleScore& Rule(const Report& r, VerdictClass verdict) {
   for (const RuleScore& s : r.verdict.scores) {
     if (s.verdict == verdict) return s;
   }
   static const RuleScore kMissing;
-  ADD_FAILURE() << "no rule " << verdict;
+  ADD_FAILURE() << "no rule " << VerdictClassName(verdict);
   return kMissing;
 }
 
@@ -97,54 +97,56 @@ Timeline LatencyBound() {
 
 TEST(VerdictRulesTest, LaunchBoundTriggers) {
   const Report r = MustAnalyze(LaunchBound());
-  EXPECT_EQ(r.verdict.primary, "launch_bound");
-  EXPECT_TRUE(Rule(r, "launch_bound").triggered);
-  EXPECT_GT(Rule(r, "launch_bound").score, 0.3);
+  EXPECT_EQ(r.verdict.primary, VerdictClass::kLaunchBound);
+  EXPECT_TRUE(Rule(r, VerdictClass::kLaunchBound).triggered);
+  EXPECT_GT(Rule(r, VerdictClass::kLaunchBound).score, 0.3);
   EXPECT_FALSE(r.verdict.evidence.empty());
   EXPECT_FALSE(r.verdict.next_steps.empty());
 }
 
 TEST(VerdictRulesTest, LaunchBoundDoesNotTriggerOnGpuBound) {
-  EXPECT_FALSE(Rule(MustAnalyze(GpuBound()), "launch_bound").triggered);
+  EXPECT_FALSE(
+      Rule(MustAnalyze(GpuBound()), VerdictClass::kLaunchBound).triggered);
 }
 
 TEST(VerdictRulesTest, GpuBoundTriggers) {
   const Report r = MustAnalyze(GpuBound());
-  EXPECT_EQ(r.verdict.primary, "gpu_bound");
+  EXPECT_EQ(r.verdict.primary, VerdictClass::kGpuBound);
   EXPECT_GT(r.verdict.confidence, 0.7);
   EXPECT_EQ(r.verdict.confidence_label, "high");
 }
 
 TEST(VerdictRulesTest, GpuBoundDoesNotTriggerOnLaunchBound) {
-  EXPECT_FALSE(Rule(MustAnalyze(LaunchBound()), "gpu_bound").triggered);
+  EXPECT_FALSE(
+      Rule(MustAnalyze(LaunchBound()), VerdictClass::kGpuBound).triggered);
 }
 
 TEST(VerdictRulesTest, PreprocessingBoundTriggers) {
   const Report r = MustAnalyze(HostBound(ThreadState::kRunning, 1.0));
-  EXPECT_EQ(r.verdict.primary, "preprocessing_bound");
-  EXPECT_GT(Rule(r, "preprocessing_bound").score, 0.7);
+  EXPECT_EQ(r.verdict.primary, VerdictClass::kPreprocessingBound);
+  EXPECT_GT(Rule(r, VerdictClass::kPreprocessingBound).score, 0.7);
   const IdleByCause& idle = r.devices[0].idle_by_cause;
   EXPECT_GT(idle[IdleCause::kHostWaitOnCpu], idle.HostWait() * 9 / 10);
 }
 
 TEST(VerdictRulesTest, PreprocessingBoundDoesNotTriggerOnIo) {
   EXPECT_FALSE(Rule(MustAnalyze(HostBound(ThreadState::kDiskWait, 0.0)),
-                    "preprocessing_bound")
+                    VerdictClass::kPreprocessingBound)
                    .triggered);
 }
 
 TEST(VerdictRulesTest, IoBoundTriggers) {
   const Report r = MustAnalyze(HostBound(ThreadState::kDiskWait, 0.0));
-  EXPECT_EQ(r.verdict.primary, "io_bound");
-  EXPECT_GT(Rule(r, "io_bound").score, 0.7);
+  EXPECT_EQ(r.verdict.primary, VerdictClass::kIoBound);
+  EXPECT_GT(Rule(r, VerdictClass::kIoBound).score, 0.7);
   const IdleByCause& idle = r.devices[0].idle_by_cause;
   EXPECT_GT(idle[IdleCause::kHostWaitOffCpuIo], idle.HostWait() * 9 / 10);
 }
 
 TEST(VerdictRulesTest, IoBoundDoesNotTriggerOnCpuWork) {
-  EXPECT_FALSE(
-      Rule(MustAnalyze(HostBound(ThreadState::kRunning, 1.0)), "io_bound")
-          .triggered);
+  EXPECT_FALSE(Rule(MustAnalyze(HostBound(ThreadState::kRunning, 1.0)),
+                    VerdictClass::kIoBound)
+                   .triggered);
 }
 
 TEST(VerdictRulesTest, WithoutSamplesHostWaitsLowerConfidence) {
@@ -152,13 +154,13 @@ TEST(VerdictRulesTest, WithoutSamplesHostWaitsLowerConfidence) {
   tl.thread_samples.clear();
   tl.available.host_samples = false;
   const Report r = MustAnalyze(tl);
-  EXPECT_EQ(r.verdict.primary, "preprocessing_bound");
+  EXPECT_EQ(r.verdict.primary, VerdictClass::kPreprocessingBound);
   EXPECT_LE(r.verdict.confidence, 0.5);
 }
 
 TEST(VerdictRulesTest, SyncBoundTriggers) {
   const Report r = MustAnalyze(SyncBound());
-  EXPECT_EQ(r.verdict.primary, "sync_bound");
+  EXPECT_EQ(r.verdict.primary, VerdictClass::kSyncBound);
   EXPECT_FALSE(r.sync_points.empty());
   EXPECT_EQ(r.sync_points[0].api, "cudaStreamSynchronize");
 }
@@ -176,8 +178,8 @@ TEST(VerdictRulesTest, LongHostPhaseAfterSyncIsNotSyncBound) {
   b.Sample(0, 0, ThreadState::kRunning);
   b.Sample(t, t, ThreadState::kRunning);
   const Report r = MustAnalyze(b.Take());
-  EXPECT_FALSE(Rule(r, "sync_bound").triggered);
-  EXPECT_EQ(r.verdict.primary, "preprocessing_bound");
+  EXPECT_FALSE(Rule(r, VerdictClass::kSyncBound).triggered);
+  EXPECT_EQ(r.verdict.primary, VerdictClass::kPreprocessingBound);
 }
 
 TEST(VerdictRulesTest, DataLoaderRangesAreEvidence) {
@@ -201,12 +203,13 @@ TEST(VerdictRulesTest, DataLoaderRangesAreEvidence) {
 }
 
 TEST(VerdictRulesTest, SyncBoundDoesNotTriggerOnLaunchBound) {
-  EXPECT_FALSE(Rule(MustAnalyze(LaunchBound()), "sync_bound").triggered);
+  EXPECT_FALSE(
+      Rule(MustAnalyze(LaunchBound()), VerdictClass::kSyncBound).triggered);
 }
 
 TEST(VerdictRulesTest, TransferBoundTriggers) {
   const Report r = MustAnalyze(TransferBound());
-  EXPECT_EQ(r.verdict.primary, "transfer_bound");
+  EXPECT_EQ(r.verdict.primary, VerdictClass::kTransferBound);
   ASSERT_FALSE(r.copies.directions.empty());
   EXPECT_EQ(r.copies.directions[0].direction, "HtoD");
   EXPECT_NEAR(r.copies.directions[0].achieved_gbps,
@@ -221,19 +224,19 @@ TEST(VerdictRulesTest, TransferBoundDoesNotTriggerWhenCopiesOverlap) {
     b.Launch(i + 0.5, i + 0.9, t, t + 999);
   }
   const Report r = MustAnalyze(b.Take());
-  EXPECT_FALSE(Rule(r, "transfer_bound").triggered);
-  EXPECT_EQ(r.verdict.primary, "gpu_bound");
+  EXPECT_FALSE(Rule(r, VerdictClass::kTransferBound).triggered);
+  EXPECT_EQ(r.verdict.primary, VerdictClass::kGpuBound);
 }
 
 TEST(VerdictRulesTest, LatencyBoundTriggers) {
   const Report r = MustAnalyze(LatencyBound());
-  EXPECT_EQ(r.verdict.primary, "latency_bound");
+  EXPECT_EQ(r.verdict.primary, VerdictClass::kLatencyBound);
 }
 
 TEST(VerdictRulesTest, LatencyBoundWithoutSmCountUsesSingleBlockGrids) {
   Timeline tl = LatencyBound();
   tl.devices[0].sm_count = 0;
-  EXPECT_EQ(MustAnalyze(tl).verdict.primary, "latency_bound");
+  EXPECT_EQ(MustAnalyze(tl).verdict.primary, VerdictClass::kLatencyBound);
 }
 
 // Small-grid kernels that run at once on two streams count once (their
@@ -253,7 +256,7 @@ TEST(VerdictRulesTest, QueuedIdleAdviceCountsOverlappingSmallGridsOnce) {
   ASSERT_EQ(r.devices.size(), 1u);
   EXPECT_EQ(r.devices[0].small_grid_kernel_ns, 2 * r.devices[0].compute_ns);
   EXPECT_EQ(r.devices[0].idle_by_cause[IdleCause::kQueueLatency], Us(99 * 4));
-  EXPECT_EQ(r.verdict.primary, "latency_bound");
+  EXPECT_EQ(r.verdict.primary, VerdictClass::kLatencyBound);
   ASSERT_FALSE(r.verdict.next_steps.empty());
   EXPECT_NE(r.verdict.next_steps[0].find("with work already queued"),
             std::string::npos)
@@ -261,7 +264,8 @@ TEST(VerdictRulesTest, QueuedIdleAdviceCountsOverlappingSmallGridsOnce) {
 }
 
 TEST(VerdictRulesTest, LatencyBoundDoesNotTriggerOnLargeGrids) {
-  EXPECT_FALSE(Rule(MustAnalyze(GpuBound()), "latency_bound").triggered);
+  EXPECT_FALSE(
+      Rule(MustAnalyze(GpuBound()), VerdictClass::kLatencyBound).triggered);
 }
 
 TEST(VerdictRulesTest, NoGpuActivityIsInconclusive) {
@@ -269,7 +273,7 @@ TEST(VerdictRulesTest, NoGpuActivityIsInconclusive) {
   b.Api("cudaGetDeviceCount", 0, 10);
   const Report r = MustAnalyze(b.Take());
   EXPECT_FALSE(r.has_gpu_activity);
-  EXPECT_EQ(r.verdict.primary, "inconclusive");
+  EXPECT_EQ(r.verdict.primary, VerdictClass::kInconclusive);
   ASSERT_FALSE(r.verdict.evidence.empty());
   EXPECT_NE(r.verdict.evidence[0].find("no GPU activity"), std::string::npos);
 }
@@ -282,7 +286,7 @@ TEST(VerdictRulesTest, UnattributedIdleIsInconclusive) {
   b.timeline().available.api_calls = false;
   b.timeline().available.correlation = false;
   const Report r = MustAnalyze(b.Take());
-  EXPECT_EQ(r.verdict.primary, "inconclusive");
+  EXPECT_EQ(r.verdict.primary, VerdictClass::kInconclusive);
   EXPECT_EQ(r.verdict.confidence_label, "low");
 }
 

@@ -1,5 +1,5 @@
 // The command-line tool's operator new (tools/huge_page_new.cc) and
-// AdviseHugePages (common/huge_pages.h): blocks from 4 MiB up are marked
+// AdviseHugePages (tools/huge_pages.h): blocks from 4 MiB up are marked
 // for huge pages over exactly their whole 2 MiB pages, smaller ones are
 // left alone, FEEDPROF_HUGE_PAGES=0 turns it off, and the memory behaves
 // as any other. What the kernel records is read back from /proc/self/smaps
@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "common/huge_pages.h"
+#include "tools/huge_pages.h"
 
-namespace feedprof::common {
+namespace feedprof::cli {
 namespace {
 
 constexpr uintptr_t kHuge = uintptr_t{2} << 20;
@@ -170,4 +170,4 @@ TEST(HugePageNewTest, KeepsOperatorNewsContract) {
 }
 
 }  // namespace
-}  // namespace feedprof::common
+}  // namespace feedprof::cli

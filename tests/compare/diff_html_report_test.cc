@@ -126,8 +126,9 @@ TEST(DiffHtmlReportTest, HoldsTheNumbersOfTheJsonDiff) {
 
   // Verdict change.
   EXPECT_EQ(Attributes(html, "data-before-primary")[0],
-            c.verdict.before_primary);
-  EXPECT_EQ(Attributes(html, "data-after-primary")[0], c.verdict.after_primary);
+            VerdictClassName(c.verdict.before_primary));
+  EXPECT_EQ(Attributes(html, "data-after-primary")[0],
+            VerdictClassName(c.verdict.after_primary));
 
   // The softmax kernel lost 100 µs per step; the sync point vanished.
   const std::regex softmax_row(

@@ -89,9 +89,9 @@ TEST_F(RealPairTest, FiguresAgreeWithTheAnalysisOfEachSide) {
   EXPECT_NEAR(c.step_time.gpu_busy_share.after, 0.826, 0.0005);
   EXPECT_EQ(c.devices.size(), 2u);
   EXPECT_EQ(c.ranks.size(), 2u);
-  EXPECT_EQ(c.verdict.before_primary, "gpu_bound");
-  EXPECT_EQ(c.verdict.after_primary, "gpu_bound");
-  EXPECT_EQ(c.verdict.after_runner_up, "launch_bound");
+  EXPECT_EQ(c.verdict.before_primary, VerdictClass::kGpuBound);
+  EXPECT_EQ(c.verdict.after_primary, VerdictClass::kGpuBound);
+  EXPECT_EQ(c.verdict.after_runner_up, VerdictClass::kLaunchBound);
   EXPECT_TRUE(c.comparable);
   const IdleCauseChange& top =
       c.idle.causes[static_cast<size_t>(c.idle.largest.front())];

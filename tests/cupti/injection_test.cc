@@ -170,7 +170,8 @@ TEST(InjectionTest, MissingLibcuptiIsRecordedInTheTrace) {
                            !timeline.platform.nvidia_driver_version.empty();
   EXPECT_TRUE(timeline.platform.nvidia_probed);
   EXPECT_EQ(report->no_gpu_activity->cause,
-            gpu_machine ? "collection_off" : "no_gpu_on_machine");
+            gpu_machine ? feedprof::NoGpuCause::kCollectionOff
+                        : feedprof::NoGpuCause::kNoGpuOnMachine);
 }
 
 TEST(InjectionTest, AnotherToolsCudaInjectionIsRecordedInTheTrace) {

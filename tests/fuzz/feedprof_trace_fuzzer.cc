@@ -17,9 +17,9 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "feedprof/trace_dump.h"
 #include "feedprof/trace_reader.h"
-#include "readers/feedprof_read_options.h"
-#include "readers/trace_dumper.h"
+#include "fpt/feedprof_read_options.h"
 #include "tests/fuzz/fuzz_input_file.h"
 #include "tests/fuzz/strict_json_check.h"
 #include "tests/reader/timeline_text.h"
@@ -56,12 +56,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::abort();
   }
 
-  feedprof::readers::FeedprofReadOptions parallel_options;
+  feedprof::fpt::FeedprofReadOptions parallel_options;
   parallel_options.packet_worker_threads = 1 + static_cast<int>(size % 2);
   parallel_options.parallel_from_file_bytes = 0;
   parallel_options.batch_bytes = 1 + size % 4093;
   const absl::StatusOr<feedprof::Timeline> parallel =
-      feedprof::readers::ReadFeedprofTraceWithOptions(path, parallel_options);
+      feedprof::fpt::ReadFeedprofTraceWithOptions(path, parallel_options);
   const std::string serial_text =
       timeline.ok() ? feedprof::testing::TimelineText(*timeline)
                     : timeline.status().ToString();
@@ -79,7 +79,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   size_t dump_size = 0;
   std::FILE* out = open_memstream(&dump, &dump_size);
   if (out == nullptr) std::abort();
-  const auto summary = feedprof::readers::DumpTraceAsJsonLines(path, out);
+  const auto summary = feedprof::DumpTraceAsJsonLines(path, out);
   std::fclose(out);
   if (summary.ok()) CheckDumpLines(std::string_view(dump, dump_size));
   std::free(dump);

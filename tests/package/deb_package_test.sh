@@ -72,7 +72,8 @@ done
 [[ -n "$libdir" ]] || { cat "$work/contents"; fail "no libfeedprof.so in usr/lib, usr/lib64 or usr/lib/<multiarch>"; }
 for file in bin/feedprof \
             "$libdir/libfeedprof.so" \
-            "$libdir/libfeedprof_analysis.a" "$libdir/libfeedprof_proto.a" \
+            "$libdir/libfeedprof_analysis.a" "$libdir/libfeedprof_kineto.a" \
+            "$libdir/libfeedprof_pipeline.a" "$libdir/libfeedprof_proto.a" \
             "$libdir/cmake/feedprof/feedprofConfig.cmake" \
             "$libdir/cmake/feedprof/feedprofConfigVersion.cmake" \
             "$libdir/cmake/feedprof/feedprofTargets.cmake" \

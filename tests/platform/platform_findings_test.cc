@@ -141,7 +141,7 @@ TEST(PlatformFindings, DowngradedLinkIsAFindingAndTransferBoundEvidence) {
   Platform p = ServerSnapshot();
   p.pci_functions[0].current_link_width = 8;
   const Report r = AnalyzeWith(TransferBound(), p);
-  ASSERT_EQ(r.verdict.primary, "transfer_bound");
+  ASSERT_EQ(r.verdict.primary, VerdictClass::kTransferBound);
   EXPECT_EQ(r.platform.source, "recorded snapshot");
   const PlatformFinding& f = FindingOf(r, "gpu_pcie_link", kGpu0);
   EXPECT_EQ(f.status, PlatformStatus::kFail);
@@ -168,7 +168,7 @@ TEST(PlatformFindings, DowngradedLinkUnderAGpuBoundRunIsNotTheLimitHere) {
   Platform p = ServerSnapshot();
   p.pci_functions[0].current_link_width = 8;
   const Report r = AnalyzeWith(GpuBound(), p);
-  ASSERT_EQ(r.verdict.primary, "gpu_bound");
+  ASSERT_EQ(r.verdict.primary, VerdictClass::kGpuBound);
   EXPECT_EQ(FindingOf(r, "gpu_pcie_link", kGpu0).status, PlatformStatus::kFail);
   const std::string e = EvidenceWith(r, "not the limit here");
   EXPECT_EQ(e,
@@ -201,7 +201,7 @@ TEST(PlatformFindings, PowersaveGovernorCapsPreprocessing) {
   p.cpu_scaling_driver = "acpi-cpufreq";
   p.cpu_cur_khz = 800000;
   const Report r = AnalyzeWith(PreprocessingBound(), p);
-  ASSERT_EQ(r.verdict.primary, "preprocessing_bound");
+  ASSERT_EQ(r.verdict.primary, VerdictClass::kPreprocessingBound);
   const PlatformFinding& f = FindingOf(r, "cpu_frequency");
   EXPECT_EQ(f.status, PlatformStatus::kFail);
   EXPECT_EQ(f.value,
@@ -233,7 +233,7 @@ TEST(PlatformFindings, QuotaBelowTheWorkersCapsPreprocessing) {
   }
   const Report r = AnalyzeWith(std::move(b), p);
   ASSERT_EQ(r.host.workers.size(), 16u);
-  ASSERT_EQ(r.verdict.primary, "preprocessing_bound");
+  ASSERT_EQ(r.verdict.primary, VerdictClass::kPreprocessingBound);
   const PlatformFinding& f = FindingOf(r, "cgroup_cpu");
   EXPECT_EQ(f.status, PlatformStatus::kFail);
   EXPECT_EQ(f.value, "quota 4.00 CPUs, 16 CPUs allowed, 16 worker processes");
@@ -288,7 +288,7 @@ TEST(PlatformFindings, ThrottlingFromNvmlSamplesIsGpuBoundEvidence) {
   TimelineBuilder b = GpuBound();
   AddNvmlSamples(&b, 50000);
   const Report r = AnalyzeWith(std::move(b), ServerSnapshot());
-  ASSERT_EQ(r.verdict.primary, "gpu_bound");
+  ASSERT_EQ(r.verdict.primary, VerdictClass::kGpuBound);
   const PlatformFinding& t = FindingOf(r, "gpu_throttle", kGpu0);
   EXPECT_EQ(t.status, PlatformStatus::kFail);
   EXPECT_EQ(t.value, "HW slowdown (0x8) over 6 NVML samples");
@@ -515,7 +515,7 @@ TEST(PlatformFindings, NvmlStaticFactsJudgeClocksPowerPersistenceAndEcc) {
   Platform p = ServerSnapshot();
   p.nvml_devices = {Gpu0StaticFacts()};
   const Report r = AnalyzeWith(std::move(b), p);
-  ASSERT_EQ(r.verdict.primary, "gpu_bound");
+  ASSERT_EQ(r.verdict.primary, VerdictClass::kGpuBound);
   // Busy at 1200 of 1980 MHz: below 80 % of the maximum.
   const PlatformFinding& clocks = FindingOf(r, "gpu_clocks", kGpu0);
   EXPECT_EQ(clocks.status, PlatformStatus::kWarn);

@@ -3,7 +3,7 @@
 // vectors are left to grow; what the vectors hold never changes; and when
 // the read ends, the pages of room faulted in past each vector's end are
 // given back.
-#include "readers/event_vector_room.h"
+#include "timeline/event_vector_room.h"
 
 #include <gtest/gtest.h>
 #include <sys/mman.h>
@@ -66,7 +66,7 @@ TEST(EventVectorRoomTest, ALargeFileReservesForTheWholeFileAtASixteenth) {
   AddRanges(t, 1000);
   t.api_calls.resize(250);
   const size_t calls_capacity = t.api_calls.capacity();
-  EventVectorRoom room(&t, 128 * kMiB);
+  timeline::EventVectorRoom room(&t, 128 * kMiB);
 
   room.Update(4 * kMiB);  // a 32nd: not yet
   EXPECT_LT(t.ranges.capacity(), 2000u);
@@ -87,8 +87,8 @@ TEST(EventVectorRoomTest, ALargeFileReservesForTheWholeFileAtASixteenth) {
 TEST(EventVectorRoomTest, LooksAtTheVectorsOncePerStepOfTheFile) {
   Timeline t;
   AddRanges(t, 1000);
-  EventVectorRoom room(&t, 128 * kMiB);
-  constexpr uint64_t kStep = EventVectorRoom::kUpdateEveryBytes;
+  timeline::EventVectorRoom room(&t, 128 * kMiB);
+  constexpr uint64_t kStep = timeline::EventVectorRoom::kUpdateEveryBytes;
   const uint64_t before = 8 * kMiB - kStep / 2;
   room.Update(before);  // just before a 16th: not yet
   EXPECT_LT(t.ranges.capacity(), 2000u);
@@ -108,9 +108,10 @@ TEST(EventVectorRoomTest, ASmallFileIsLeftToGrow) {
   Timeline t;
   AddRanges(t, 1000);
   const size_t capacity = t.ranges.capacity();
-  EventVectorRoom room(&t, EventVectorRoom::kFromFileBytes - 1);
-  for (uint64_t read = 1; read < EventVectorRoom::kFromFileBytes;
-       read += EventVectorRoom::kFromFileBytes / 8) {
+  timeline::EventVectorRoom room(&t,
+                                 timeline::EventVectorRoom::kFromFileBytes - 1);
+  for (uint64_t read = 1; read < timeline::EventVectorRoom::kFromFileBytes;
+       read += timeline::EventVectorRoom::kFromFileBytes / 8) {
     room.Update(read);
   }
   room.Finish();
@@ -126,7 +127,7 @@ TEST(EventVectorRoomTest, RoomFaultedInAndNotFilledIsGivenBack) {
   Timeline t;
   constexpr size_t kRanges = 100'000;  // 4 MB of a 64 MB room
   AddRanges(t, kRanges);
-  EventVectorRoom room(&t, 1024 * kMiB);
+  timeline::EventVectorRoom room(&t, 1024 * kMiB);
   room.Update(64 * kMiB);
   ASSERT_EQ(t.ranges.capacity(), kRanges * 16 * 105 / 100);
   const Range* end = t.ranges.data() + t.ranges.size();
@@ -157,12 +158,13 @@ TEST(EventVectorRoomTest, ARoomReservedByTheReaderIsFaultedInAnEighthAhead) {
   const Range* ahead_end = end + 50'000;  // an eighth of what it holds
 
   // A small input: nothing is faulted in ahead.
-  EventVectorRoom small(&t, EventVectorRoom::kFromFileBytes - 1);
+  timeline::EventVectorRoom small(
+      &t, timeline::EventVectorRoom::kFromFileBytes - 1);
   small.FaultInReserved();
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   EXPECT_EQ(ResidentWholePages(end, room_end), 0u);
 
-  EventVectorRoom room(&t, EventVectorRoom::kFromFileBytes);
+  timeline::EventVectorRoom room(&t, timeline::EventVectorRoom::kFromFileBytes);
   room.FaultInReserved();
   // Every whole page of the eighth ahead (the partial pages at either end
   // aside), and nothing past it.

@@ -19,9 +19,9 @@
 #include "feedprof/kineto_reader.h"
 #include "feedprof/nsight_reader.h"
 #include "feedprof/trace_loader.h"
+#include "fpt/packet_stream.h"
 #include "kineto/gzip_input.h"
 #include "nsight/sqlite_database.h"
-#include "readers/packet_stream.h"
 #include "tests/reader/trace_test_files.h"
 
 namespace feedprof {
@@ -46,7 +46,7 @@ std::vector<ReaderEntry> AllReaders(bool with_loader) {
        }},
       {"PacketStreamReader",
        [](const std::string& p) {
-         return readers::PacketStreamReader::Open(p).status();
+         return fpt::PacketStreamReader::Open(p).status();
        }},
       {"GzipFileInput",
        [](const std::string& p) {

@@ -11,7 +11,7 @@
 
 #include "absl/strings/str_format.h"
 #include "feedprof.pb.h"
-#include "readers/feedprof_read_options.h"
+#include "fpt/feedprof_read_options.h"
 #include "tests/reader/timeline_text.h"
 #include "tests/reader/trace_test_files.h"
 
@@ -158,11 +158,11 @@ std::string SessionFileBytes(std::vector<size_t>* offsets = nullptr) {
 
 absl::StatusOr<Timeline> Read(const std::string& path, int workers,
                               size_t batch_bytes) {
-  readers::FeedprofReadOptions options;
+  fpt::FeedprofReadOptions options;
   options.packet_worker_threads = workers;
   options.parallel_from_file_bytes = 0;
   options.batch_bytes = batch_bytes;
-  return readers::ReadFeedprofTraceWithOptions(path, options);
+  return fpt::ReadFeedprofTraceWithOptions(path, options);
 }
 
 // The timeline as text, or the error when the file cannot be read.

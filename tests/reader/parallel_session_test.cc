@@ -12,9 +12,9 @@
 #include "absl/strings/str_format.h"
 #include "feedprof/trace_loader.h"
 #include "feedprof/trace_reader.h"
-#include "readers/feedprof_timeline_builder.h"
-#include "readers/packet_stream.h"
-#include "readers/trace_files.h"
+#include "fpt/feedprof_timeline_builder.h"
+#include "fpt/packet_stream.h"
+#include "fpt/trace_files.h"
 #include "tests/cli/feedprof_cli_runner.h"
 #include "tests/reader/timeline_text.h"
 #include "tests/reader/trace_test_files.h"
@@ -219,19 +219,18 @@ Timeline ReadWithOneBuilder(const std::string& path) {
   Timeline timeline;
   timeline.format = SourceFormat::kFeedprof;
   timeline.source_path = path;
-  readers::FeedprofTimelineBuilder builder(&timeline);
+  fpt::FeedprofTimelineBuilder builder(&timeline);
   std::vector<std::string> unreadable;
-  absl::StatusOr<std::vector<std::string>> files =
-      readers::ListTraceFiles(path);
+  absl::StatusOr<std::vector<std::string>> files = fpt::ListTraceFiles(path);
   EXPECT_TRUE(files.ok()) << files.status();
   if (!files.ok()) return timeline;
   for (const std::string& file : *files) {
-    auto stream = readers::PacketStreamReader::Open(file);
+    auto stream = fpt::PacketStreamReader::Open(file);
     if (!stream.ok()) {
       unreadable.push_back(std::string(stream.status().message()));
       continue;
     }
-    readers::PacketStreamReader& packets = **stream;
+    fpt::PacketStreamReader& packets = **stream;
     builder.BeginFile(file);
     while (const trace::Packet* packet = packets.Next()) {
       builder.AddPacket(*packet);

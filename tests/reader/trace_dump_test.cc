@@ -1,5 +1,7 @@
 // The JSON lines of `feedprof dump`: in process through the dumper, and
 // end to end through the built feedprof binary.
+#include "feedprof/trace_dump.h"
+
 #include <gtest/gtest.h>
 #include <stdio.h>
 #include <sys/wait.h>
@@ -9,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "readers/trace_dumper.h"
 #include "tests/reader/json_test_parser.h"
 #include "tests/reader/trace_test_files.h"
 
@@ -58,7 +59,7 @@ std::vector<const JsonValue*> OfType(const std::vector<JsonValue>& lines,
 }
 
 struct DumpOutput {
-  absl::StatusOr<readers::DumpSummary> summary;
+  absl::StatusOr<DumpSummary> summary;
   std::string text;
 };
 
@@ -66,7 +67,7 @@ DumpOutput DumpInProcess(const std::string& path) {
   char* buffer = nullptr;
   size_t size = 0;
   std::FILE* out = open_memstream(&buffer, &size);
-  DumpOutput result{readers::DumpTraceAsJsonLines(path, out), {}};
+  DumpOutput result{DumpTraceAsJsonLines(path, out), {}};
   std::fclose(out);
   result.text.assign(buffer, size);
   std::free(buffer);

@@ -131,7 +131,7 @@ TEST(WhatIfTest, NextStepsCarryTheirEstimateAndAreOrderedByIt) {
   // 500 µs kernels: the GPU idles 700 µs per step. Without the sync the
   // host loop takes 5 + 1 + 5 + 685 = 696 µs: 504 µs saved.
   const Report r = MustAnalyze(SyncBoundLoop(500));
-  ASSERT_EQ(r.verdict.primary, "sync_bound");
+  ASSERT_EQ(r.verdict.primary, VerdictClass::kSyncBound);
   ASSERT_FALSE(r.verdict.next_step_estimates.empty());
   const NextStepEstimate& first = r.verdict.next_step_estimates.front();
   EXPECT_EQ(first.step, 0u);

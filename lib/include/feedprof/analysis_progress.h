@@ -18,7 +18,7 @@
 #include <memory>
 #include <string>
 
-#include "feedprof/analysis.h"
+#include "feedprof/analysis_report.h"
 
 namespace feedprof {
 

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "feedprof/analysis.h"
+#include "feedprof/analysis_report.h"
 #include "feedprof/timeline.h"
 
 namespace feedprof {
@@ -147,8 +147,9 @@ struct IdleComparison {
 };
 
 struct VerdictComparison {
-  std::string before_primary, after_primary;
-  std::string before_runner_up, after_runner_up;
+  VerdictClass before_primary = VerdictClass::kInconclusive;
+  VerdictClass after_primary = VerdictClass::kInconclusive;
+  std::optional<VerdictClass> before_runner_up, after_runner_up;
   Change confidence;
   std::string before_label, after_label;
   bool changed = false;
@@ -303,7 +304,7 @@ struct WhatIfCheck {
 
 struct RunSide {
   std::string source_path;
-  std::string source_format;
+  SourceFormat source_format = SourceFormat::kUnknown;
   uint64_t events = 0;
   uint64_t steps = 0;
   TimeNs window_ns = 0;

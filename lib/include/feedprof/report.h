@@ -9,10 +9,8 @@
 #define FEEDPROF_REPORT_H_
 
 #include <string>
-#include <string_view>
 
-#include "absl/status/statusor.h"
-#include "feedprof/analysis.h"
+#include "feedprof/analysis_report.h"
 
 namespace feedprof {
 
@@ -30,10 +28,6 @@ std::string WriteJsonReport(const Report& report);
 // One self-contained HTML page (inline CSS and SVG, no network; see
 // docs/html-report.md) from the same model.
 std::string WriteHtmlReport(const Report& report);
-
-// Parses a time for --from/--to: a plain integer is nanoseconds; a number
-// with a unit suffix (ns, us, µs, ms, s) may be fractional ("12.5ms").
-absl::StatusOr<TimeNs> ParseTimeArg(std::string_view text);
 
 }  // namespace feedprof
 

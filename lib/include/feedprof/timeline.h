@@ -524,6 +524,8 @@ struct Availability {
 };
 
 enum class SourceFormat : uint8_t { kUnknown, kFeedprof, kKineto, kNsight };
+// "feedprof", "kineto", "nsight" or "unknown": the name reports write.
+const char* SourceFormatName(SourceFormat format);
 
 struct Timeline {
   SourceFormat format = SourceFormat::kUnknown;
@@ -559,6 +561,10 @@ struct Timeline {
   // Things the reader noticed and salvaged around ("file truncated after
   // packet 1234; analysed what was read"). Shown in every report.
   std::vector<std::string> warnings;
+  // Whether one of `warnings` already says that a trace file holds no GPU
+  // activity (a Kineto or Nsight file without kernels, copies or memsets):
+  // the analysis then adds no second warning of its own.
+  bool warned_no_gpu_activity = false;
 
   Timeline() { call_sites.emplace_back(); }
 

@@ -13,7 +13,7 @@
 #include "analysis/device_busy.h"
 #include "analysis/prepared_timeline.h"
 #include "analysis/verdict_signals.h"
-#include "feedprof/analysis.h"
+#include "feedprof/analysis_report.h"
 
 namespace feedprof::analysis {
 

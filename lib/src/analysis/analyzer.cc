@@ -1,5 +1,5 @@
-// Analyze(): runs the passes over a prepared timeline and assembles the
-// report, then the per-rank summaries and the verdict.
+// AnalyzeBeforeReplay(): runs the passes over a prepared timeline and
+// assembles the report, then the per-rank summaries and the verdict.
 #include <algorithm>
 #include <future>
 #include <map>
@@ -7,14 +7,14 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "analysis/analysis_before_replay.h"
 #include "analysis/analysis_passes.h"
 #include "analysis/platform_findings.h"
 #include "analysis/prepared_timeline.h"
 #include "analysis/quantile.h"
 #include "analysis/time_sum.h"
 #include "common/parallel_for.h"
-#include "feedprof/analysis.h"
-#include "replay/what_if.h"
+#include "feedprof/analysis_report.h"
 
 namespace feedprof {
 namespace {
@@ -30,20 +30,6 @@ struct IndependentPasses {
   CopyReport copies;
   HostReport host;
 };
-
-const char* FormatName(SourceFormat f) {
-  switch (f) {
-    case SourceFormat::kFeedprof:
-      return "feedprof";
-    case SourceFormat::kKineto:
-      return "kineto";
-    case SourceFormat::kNsight:
-      return "nsight";
-    case SourceFormat::kUnknown:
-      break;
-  }
-  return "unknown";
-}
 
 // One entry per rank (or per process when the run has no ranks) that ran
 // GPU work; empty when there is only one.
@@ -116,14 +102,10 @@ const char* AnalysisPhaseName(AnalysisPhase phase) {
 }
 
 namespace analysis {
-namespace {
 
-// Analyze, with `releasable` the timeline itself where its owner lets the
-// analysis free the events it has no further use for (ranges and marks
-// once they are digested, the rest before the what-if replay), else null.
-absl::StatusOr<Report> AnalyzeTimeline(const Timeline& timeline,
-                                       Timeline* releasable,
-                                       const AnalysisOptions& options) {
+absl::StatusOr<AnalysisBeforeReplay> AnalyzeBeforeReplay(
+    const Timeline& timeline, Timeline* releasable,
+    const AnalysisOptions& options) {
   const uint64_t events = PreparedTimeline::CountEvents(timeline);
   const auto enter = [&options, events](AnalysisPhase phase) {
     if (options.on_phase) options.on_phase(phase, events);
@@ -132,10 +114,10 @@ absl::StatusOr<Report> AnalyzeTimeline(const Timeline& timeline,
   absl::StatusOr<PreparedTimeline> built =
       PreparedTimeline::Build(timeline, options, {}, releasable);
   if (!built.ok()) return built.status();
-  PreparedTimeline& prepared = *built;
-
-  Report report;
-  report.source_format = FormatName(timeline.format);
+  AnalysisBeforeReplay out{std::move(*built), Report{}, VerdictSignals{}};
+  PreparedTimeline& prepared = out.prepared;
+  Report& report = out.report;
+  report.source_format = timeline.format;
   report.source_path = timeline.source_path;
   report.window = prepared.window();
   report.rank_filter = options.rank;
@@ -179,7 +161,7 @@ absl::StatusOr<Report> AnalyzeTimeline(const Timeline& timeline,
   std::vector<DeviceReport> device_reports(devices);
   std::vector<TimelineOverviewBuilder::DevicePart> parts(devices);
   const size_t device_threads =
-      prepared.event_count() >= kParallelPassesMinEvents ? 0 : 1;
+      PreparedTimeline::PassThreads(prepared.event_count());
   common::ParallelFor(devices, device_threads, [&](size_t i, size_t) {
     const DeviceView& d = prepared.devices()[i];
     TimelineOverviewBuilder::DevicePart& part = parts[i];
@@ -212,16 +194,12 @@ absl::StatusOr<Report> AnalyzeTimeline(const Timeline& timeline,
   }
   if (!options.rank.has_value()) report.ranks = ComputeRanks(timeline, report);
 
-  const bool reader_said_no_gpu = std::any_of(
-      report.warnings.begin(), report.warnings.end(), [](const std::string& w) {
-        return w.find("no GPU activity") != std::string::npos;
-      });
   if (!report.has_gpu_activity) {
     report.no_gpu_activity = ExplainNoGpuActivity(prepared, report.host);
-    if (!reader_said_no_gpu) {
+    if (!timeline.warned_no_gpu_activity) {
       report.warnings.push_back(absl::StrCat(
           "no GPU activity (kernels, copies, memsets) in the analysed window",
-          report.no_gpu_activity->cause == "no_gpu_on_machine"
+          report.no_gpu_activity->cause == NoGpuCause::kNoGpuOnMachine
               ? " (no NVIDIA GPU or driver on the recording machine)"
               : "",
           ": the verdict is inconclusive"));
@@ -242,31 +220,11 @@ absl::StatusOr<Report> AnalyzeTimeline(const Timeline& timeline,
   }
   const PlatformAnalysis platform = AnalyzePlatform(prepared, report);
   report.platform = platform.report;
-  const VerdictSignals signals = ComputeVerdictSignals(report);
-  report.verdict = ComputeVerdict(report, signals);
-  AddPlatformEvidence(report, signals, platform, &report.verdict);
-  // The replay needs the finished metrics; the next steps need its prices.
-  if (options.what_if.enabled && report.has_gpu_activity) {
-    enter(AnalysisPhase::kWhatIf);
-  }
-  report.what_if = replay::ComputeWhatIf(prepared, report, options.what_if);
-  replay::PriceNextSteps(NextStepsFor(report, signals), report.what_if,
-                         &report.verdict);
-  AddPlatformNextSteps(report, &report.verdict);
-  return report;
+  out.signals = ComputeVerdictSignals(report);
+  report.verdict = ComputeVerdict(report, out.signals);
+  AddPlatformEvidence(report, out.signals, platform, &report.verdict);
+  return out;
 }
 
-}  // namespace
 }  // namespace analysis
-
-absl::StatusOr<Report> Analyze(const Timeline& timeline,
-                               const AnalysisOptions& options) {
-  return analysis::AnalyzeTimeline(timeline, nullptr, options);
-}
-
-absl::StatusOr<Report> Analyze(Timeline&& timeline,
-                               const AnalysisOptions& options) {
-  return analysis::AnalyzeTimeline(timeline, &timeline, options);
-}
-
 }  // namespace feedprof

@@ -3,7 +3,7 @@
 
 #include <string_view>
 
-#include "common/cuda_names.h"
+#include "timeline/cuda_names.h"
 
 namespace feedprof::analysis {
 namespace {
@@ -14,7 +14,7 @@ namespace {
 std::string_view BaseName(std::string_view name) {
   for (size_t before = 0; before != name.size();) {
     before = name.size();
-    name = common::StripVersionSuffix(name);
+    name = timeline::StripVersionSuffix(name);
     for (std::string_view suffix : {"_ptsz", "_ptds"}) {
       if (name.size() > suffix.size() && name.ends_with(suffix)) {
         name.remove_suffix(suffix.size());

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "feedprof/analysis.h"
+#include "feedprof/analysis_report.h"
 
 namespace feedprof::analysis {
 

@@ -17,7 +17,7 @@
 
 #include "analysis/device_busy.h"
 #include "analysis/prepared_timeline.h"
-#include "feedprof/analysis.h"
+#include "feedprof/analysis_report.h"
 
 namespace feedprof::analysis {
 

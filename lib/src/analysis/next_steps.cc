@@ -8,14 +8,14 @@
 #include "analysis/analysis_passes.h"
 #include "analysis/api_classifier.h"
 #include "analysis/time_sum.h"
-#include "analysis/units.h"
 #include "analysis/verdict_signals.h"
+#include "common/units.h"
 
 namespace feedprof::analysis {
 
 std::vector<TaggedNextStep> NextStepsFor(const Report& report,
                                          const VerdictSignals& signals) {
-  const std::string& v = report.verdict.primary;
+  const VerdictClass v = report.verdict.primary;
   std::vector<TaggedNextStep> steps;
   // The what-if scenario that prices a step (replay/what_if.h), "" none.
   const auto tagged = [](std::vector<std::string> texts,
@@ -33,7 +33,7 @@ std::vector<TaggedNextStep> NextStepsFor(const Report& report,
     }
     return s;
   };
-  if (v == "launch_bound") {
+  if (v == VerdictClass::kLaunchBound) {
     steps = tagged(
         {
             "Launch fewer, larger kernels: fuse elementwise ops "
@@ -53,17 +53,17 @@ std::vector<TaggedNextStep> NextStepsFor(const Report& report,
       steps.insert(
           steps.begin(),
           {absl::StrCat(ThreadName(report.host.threads.front()), " made ",
-                        Counted(l.count, "launch call"), " (median ",
-                        FormatDuration(l.median_api_ns),
+                        common::Counted(l.count, "launch call"), " (median ",
+                        common::FormatDuration(l.median_api_ns),
                         ") for kernels of median ",
-                        FormatDuration(l.median_kernel_ns),
+                        common::FormatDuration(l.median_kernel_ns),
                         ": cut the number of launches on that thread first."),
            "cheaper_launches"});
     }
-  } else if (v == "preprocessing_bound") {
+  } else if (v == VerdictClass::kPreprocessingBound) {
     // DataLoader advice fits PyTorch runs; other programs get the general
     // form of it.
-    const bool pytorch = report.source_format == "kineto" ||
+    const bool pytorch = report.source_format == SourceFormat::kKineto ||
                          report.host.dataloader_ranges > 0 ||
                          !report.host.workers.empty();
     if (pytorch) {
@@ -99,7 +99,8 @@ std::vector<TaggedNextStep> NextStepsFor(const Report& report,
                         " does between launches (perf record -t ", t->tid,
                         ", or py-spy for Python): the busiest program "
                         "thread, on-CPU ",
-                        FormatPercent(t->cpu_share), " of its sampled time."),
+                        common::FormatPercent(t->cpu_share),
+                        " of its sampled time."),
            "input_ready"});
     }
     if (!report.available.host_samples) {
@@ -109,7 +110,7 @@ std::vector<TaggedNextStep> NextStepsFor(const Report& report,
                     "computes, waits for I/O or waits for other threads "
                     "before acting on this."});
     }
-  } else if (v == "io_bound") {
+  } else if (v == VerdictClass::kIoBound) {
     steps = tagged(
         {
             "Read from faster storage or a local cache; stage the dataset on "
@@ -123,7 +124,7 @@ std::vector<TaggedNextStep> NextStepsFor(const Report& report,
             "I/O overlaps GPU work.",
         },
         "input_ready");
-  } else if (v == "sync_bound") {
+  } else if (v == VerdictClass::kSyncBound) {
     steps.push_back(remove_sync(
         "Remove synchronizations from the steady-state loop: avoid .item(), "
         ".cpu(), print of tensors and blocking cudaMemcpy inside the step; "
@@ -153,10 +154,11 @@ std::vector<TaggedNextStep> NextStepsFor(const Report& report,
           remove_sync(absl::StrCat(
               "Start with ", p.api, " (", p.reason, ")",
               p.call_site.empty() ? std::string() : " at " + p.call_site, ": ",
-              Counted(p.count, "call"), ", ", FormatDuration(p.idle_after_ns),
+              common::Counted(p.count, "call"), ", ",
+              common::FormatDuration(p.idle_after_ns),
               " of GPU idle after them.")));
     }
-  } else if (v == "transfer_bound") {
+  } else if (v == VerdictClass::kTransferBound) {
     steps = {
         {"Copy from pinned memory (pin_memory=True, cudaHostAlloc) and "
          "overlap copies with compute on a separate stream.",
@@ -167,13 +169,14 @@ std::vector<TaggedNextStep> NextStepsFor(const Report& report,
          "process relative to the GPU)."},
     };
     if (report.copies.pageable_share > 0.1) {
-      steps.insert(steps.begin(),
-                   {absl::StrCat(FormatPercent(report.copies.pageable_share),
-                                 " of copied bytes use pageable memory: pin "
-                                 "those buffers first."),
-                    "pin_copies"});
+      steps.insert(
+          steps.begin(),
+          {absl::StrCat(common::FormatPercent(report.copies.pageable_share),
+                        " of copied bytes use pageable memory: pin "
+                        "those buffers first."),
+           "pin_copies"});
     }
-  } else if (v == "gpu_bound") {
+  } else if (v == VerdictClass::kGpuBound) {
     steps = tagged(
         {
             "The CPU feeds the GPU fast enough: profile the kernels (Nsight "
@@ -190,21 +193,21 @@ std::vector<TaggedNextStep> NextStepsFor(const Report& report,
       const TimeNs busy = signals.busy_ns;
       steps.insert(
           steps.begin(),
-          {absl::StrCat(
-               "Start with the kernel that takes the most GPU time: ",
-               ShortKernelName(k.name), " (",
-               Counted(k.count, "launch", "launches"), ", ",
-               FormatDuration(k.total_ns),
-               busy > 0 ? absl::StrCat(
-                              ", ",
-                              FormatPercent(static_cast<double>(k.total_ns) /
-                                            static_cast<double>(busy)),
-                              " of GPU busy time")
-                        : std::string(),
-               ")."),
+          {absl::StrCat("Start with the kernel that takes the most GPU time: ",
+                        common::ShortKernelName(k.name), " (",
+                        common::Counted(k.count, "launch", "launches"), ", ",
+                        common::FormatDuration(k.total_ns),
+                        busy > 0
+                            ? absl::StrCat(", ",
+                                           common::FormatPercent(
+                                               static_cast<double>(k.total_ns) /
+                                               static_cast<double>(busy)),
+                                           " of GPU busy time")
+                            : std::string(),
+                        ")."),
            "faster_gpu"});
     }
-  } else if (v == "latency_bound") {
+  } else if (v == VerdictClass::kLatencyBound) {
     steps = {
         {"Give the GPU more parallel work: larger batches, or several "
          "independent requests/streams at once."},
@@ -218,7 +221,7 @@ std::vector<TaggedNextStep> NextStepsFor(const Report& report,
       steps.insert(
           steps.begin(),
           {absl::StrCat(
-              "The GPU sat idle ", FormatDuration(queued),
+              "The GPU sat idle ", common::FormatDuration(queued),
               " with work already queued: find what that work waited for",
               report.gpu_side_waits > 0
                   ? absl::StrCat(" (", report.gpu_side_waits,
@@ -257,8 +260,9 @@ std::vector<TaggedNextStep> NextStepsFor(const Report& report,
   }
   if (legacy_share >= 0.01) {
     steps.push_back({absl::StrCat(
-        "Work on the legacy default stream (", Counted(legacy_ops, "operation"),
-        ") waited ", FormatDuration(legacy_held),
+        "Work on the legacy default stream (",
+        common::Counted(legacy_ops, "operation"), ") waited ",
+        common::FormatDuration(legacy_held),
         " for other streams and made them wait: launch it on a stream "
         "created with cudaStreamNonBlocking, or build with nvcc "
         "--default-stream per-thread.")});

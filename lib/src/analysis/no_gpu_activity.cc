@@ -15,7 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "analysis/analysis_passes.h"
-#include "analysis/units.h"
+#include "common/units.h"
 
 namespace feedprof::analysis {
 namespace {
@@ -59,7 +59,7 @@ std::string RecordedSummary(const PreparedTimeline& prepared,
   parts.push_back(
       absl::StrCat(api_calls, " CUDA API call", api_calls == 1 ? "" : "s"));
   return absl::StrCat("The trace holds ", absl::StrJoin(parts, ", "), " over ",
-                      FormatDuration(w.end - w.start), ".");
+                      common::FormatDuration(w.end - w.start), ".");
 }
 
 }  // namespace
@@ -77,7 +77,7 @@ NoGpuActivity ExplainNoGpuActivity(const PreparedTimeline& prepared,
   uint64_t excluded = 0;
   for (const DeviceView& d : prepared.devices()) excluded += d.excluded.size();
   if (excluded > 0) {
-    r.cause = "pre_window_only";
+    r.cause = NoGpuCause::kPreWindowOnly;
     r.explanation = absl::StrCat(
         "All ", excluded,
         " GPU operations in the window were launched before "
@@ -89,12 +89,13 @@ NoGpuActivity ExplainNoGpuActivity(const PreparedTimeline& prepared,
     return r;
   }
   if (selected_ops > 0) {
-    r.cause = "outside_window";
-    r.explanation = absl::StrCat("The trace has ", selected_ops,
-                                 " GPU operations, none of them in the "
-                                 "analysed window [",
-                                 FormatDuration(w.start - w.trace_start), ", ",
-                                 FormatDuration(w.end - w.trace_start), "].");
+    r.cause = NoGpuCause::kOutsideWindow;
+    r.explanation =
+        absl::StrCat("The trace has ", selected_ops,
+                     " GPU operations, none of them in the "
+                     "analysed window [",
+                     common::FormatDuration(w.start - w.trace_start), ", ",
+                     common::FormatDuration(w.end - w.trace_start), "].");
     r.next_step = "Widen --from/--to (or drop them) to take in the GPU work.";
     return r;
   }
@@ -103,7 +104,7 @@ NoGpuActivity ExplainNoGpuActivity(const PreparedTimeline& prepared,
   const Platform& platform = tl.platform;
   if (platform.nvidia_probed && platform.nvidia_driver_version.empty()) {
     if (platform.nvidia_pci_bus_ids.empty()) {
-      r.cause = "no_gpu_on_machine";
+      r.cause = NoGpuCause::kNoGpuOnMachine;
       r.explanation =
           "No NVIDIA GPU or driver on the recording machine: its platform "
           "snapshot lists no NVIDIA PCI device and no loaded NVIDIA driver, "
@@ -113,7 +114,7 @@ NoGpuActivity ExplainNoGpuActivity(const PreparedTimeline& prepared,
           "lists the GPUs there); the same command then records kernels, "
           "copies, syncs and the CUDA calls behind them.";
     } else {
-      r.cause = "no_driver";
+      r.cause = NoGpuCause::kNoDriver;
       r.explanation = absl::StrCat(
           "The recording machine has ", DeviceList(platform.nvidia_pci_bus_ids),
           " but no NVIDIA driver was loaded, so CUDA could not run and only "
@@ -130,7 +131,7 @@ NoGpuActivity ExplainNoGpuActivity(const PreparedTimeline& prepared,
   for (const Process& p : tl.processes) {
     if (!prepared.Selected(p.pid)) continue;
     if (p.gpu_collection == GpuCollectionState::kOff) {
-      r.cause = "collection_off";
+      r.cause = NoGpuCause::kCollectionOff;
       r.explanation = absl::StrCat(
           "GPU activity was not recorded in process ", p.pid, ": ",
           p.gpu_collection_detail.empty() ? "GPU collection was off"
@@ -149,7 +150,7 @@ NoGpuActivity ExplainNoGpuActivity(const PreparedTimeline& prepared,
 
   // 4. Collection ran, or could have: the program did no GPU work.
   if (collection_on) {
-    r.cause = "no_gpu_work";
+    r.cause = NoGpuCause::kNoGpuWork;
     r.explanation =
         "GPU collection was on, but the program launched no kernel, copy or "
         "memset while it was recorded.";
@@ -160,7 +161,7 @@ NoGpuActivity ExplainNoGpuActivity(const PreparedTimeline& prepared,
     return r;
   }
   if (platform.nvidia_probed) {
-    r.cause = "cuda_not_used";
+    r.cause = NoGpuCause::kCudaNotUsed;
     r.explanation =
         absl::StrCat("The recording machine has ",
                      platform.nvidia_pci_bus_ids.empty()
@@ -176,7 +177,7 @@ NoGpuActivity ExplainNoGpuActivity(const PreparedTimeline& prepared,
   }
 
   // 5. Other formats, and feedprof traces from before these facts existed.
-  r.cause = "unknown";
+  r.cause = NoGpuCause::kUnknown;
   r.explanation =
       "The trace has no GPU activity (no kernels, copies or memsets) in the "
       "analysed window.";

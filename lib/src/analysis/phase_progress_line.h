@@ -24,7 +24,7 @@
 #include <thread>
 
 #include "common/progress_line.h"
-#include "feedprof/analysis.h"
+#include "feedprof/analysis_report.h"
 
 namespace feedprof::analysis {
 

@@ -18,7 +18,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "analysis/platform_findings.h"
-#include "analysis/units.h"
+#include "common/units.h"
 #include "platform/platform_checks.h"
 
 namespace feedprof::analysis {
@@ -55,39 +55,42 @@ const char* Noun(const std::string& check) {
 }
 
 // The verdicts whose cause a check bears on; empty: none.
-std::vector<std::string> RelatedVerdicts(const std::string& check) {
+std::vector<VerdictClass> RelatedVerdicts(const std::string& check) {
   if (check == "gpu_pcie_link" || check == "process_numa") {
-    return {"transfer_bound"};
+    return {VerdictClass::kTransferBound};
   }
   if (check == "cpu_frequency" || check == "cpu_load" ||
       check == "cgroup_cpu" || check == "cpu_smt" || check == "cpu_online") {
-    return {"preprocessing_bound", "launch_bound"};
+    return {VerdictClass::kPreprocessingBound, VerdictClass::kLaunchBound};
   }
   if (check == "cpu_iowait" || check == "mem_dirty" ||
       check == "data_filesystem" || check == "data_device" ||
       check == "mem_swap") {
-    return {"io_bound"};
+    return {VerdictClass::kIoBound};
   }
-  if (check == "mem_available") return {"io_bound", "preprocessing_bound"};
+  if (check == "mem_available")
+    return {VerdictClass::kIoBound, VerdictClass::kPreprocessingBound};
   if (check == "gpu_throttle" || check == "gpu_clocks" ||
       check == "gpu_power" || check == "gpu_temperature") {
-    return {"gpu_bound"};
+    return {VerdictClass::kGpuBound};
   }
   return {};
 }
 
 // The checks a verdict cites even when they are ok.
-std::vector<std::string> CitedChecks(const std::string& verdict) {
-  if (verdict == "transfer_bound") return {"gpu_pcie_link", "process_numa"};
-  if (verdict == "preprocessing_bound") {
+std::vector<std::string> CitedChecks(VerdictClass verdict) {
+  if (verdict == VerdictClass::kTransferBound)
+    return {"gpu_pcie_link", "process_numa"};
+  if (verdict == VerdictClass::kPreprocessingBound) {
     return {"cgroup_cpu", "cpu_smt", "cpu_frequency", "cpu_load"};
   }
-  if (verdict == "launch_bound") return {"cpu_frequency", "cpu_load"};
-  if (verdict == "io_bound") {
+  if (verdict == VerdictClass::kLaunchBound)
+    return {"cpu_frequency", "cpu_load"};
+  if (verdict == VerdictClass::kIoBound) {
     return {"data_filesystem", "data_device", "cpu_iowait", "mem_dirty"};
   }
   // The power limit only when it is lowered (NVML's static facts recorded).
-  if (verdict == "gpu_bound")
+  if (verdict == VerdictClass::kGpuBound)
     return {"gpu_throttle", "gpu_clocks", "gpu_power"};
   return {};
 }
@@ -129,8 +132,10 @@ std::string Bandwidth(const CopyReport& copies, const platform::GpuFacts& g) {
         "%s %.2f GB/s (%s of the %.1f GB/s the link carries as trained, %s "
         "of %.1f GB/s at its maximum)",
         d.direction, d.achieved_gbps,
-        FormatPercent(as_trained > 0 ? d.achieved_gbps / as_trained : 0),
-        as_trained, FormatPercent(at_max > 0 ? d.achieved_gbps / at_max : 0),
+        common::FormatPercent(as_trained > 0 ? d.achieved_gbps / as_trained
+                                             : 0),
+        as_trained,
+        common::FormatPercent(at_max > 0 ? d.achieved_gbps / at_max : 0),
         at_max));
   }
   if (parts.empty()) return "";
@@ -140,19 +145,20 @@ std::string Bandwidth(const CopyReport& copies, const platform::GpuFacts& g) {
 
 // The share of the span a verdict's cause explains, and what it is, for
 // "..., but X is N% of the span: not the limit here".
-std::pair<std::string, double> CauseShare(const std::string& verdict,
+std::pair<std::string, double> CauseShare(VerdictClass verdict,
                                           const VerdictSignals& s) {
-  if (verdict == "transfer_bound") {
+  if (verdict == VerdictClass::kTransferBound) {
     return {"copies not overlapped by kernels take", s.transfer};
   }
-  if (verdict == "preprocessing_bound") {
+  if (verdict == VerdictClass::kPreprocessingBound) {
     return {"waits for the host's input work take", s.preprocessing};
   }
-  if (verdict == "launch_bound") {
+  if (verdict == VerdictClass::kLaunchBound) {
     return {"launch overhead and short host gaps take", s.launch};
   }
-  if (verdict == "io_bound") return {"waits for I/O take", s.io};
-  if (verdict == "gpu_bound") return {"the GPU is busy", s.busy_share};
+  if (verdict == VerdictClass::kIoBound) return {"waits for I/O take", s.io};
+  if (verdict == VerdictClass::kGpuBound)
+    return {"the GPU is busy", s.busy_share};
   return {"", 0};
 }
 
@@ -160,8 +166,10 @@ std::pair<std::string, double> CauseShare(const std::string& verdict,
 
 void AddPlatformEvidence(const Report& report, const VerdictSignals& signals,
                          const PlatformAnalysis& platform, Verdict* verdict) {
-  if (!report.has_gpu_activity || verdict->primary == "inconclusive") return;
-  const std::string& primary = verdict->primary;
+  if (!report.has_gpu_activity ||
+      verdict->primary == VerdictClass::kInconclusive)
+    return;
+  const VerdictClass primary = verdict->primary;
   const std::vector<PlatformFinding>& findings = report.platform.findings;
   std::vector<std::string> lines;
 
@@ -209,14 +217,14 @@ void AddPlatformEvidence(const Report& report, const VerdictSignals& signals,
   // Faults that point at another cause: named, with why not here.
   for (const PlatformFinding& f : findings) {
     if (!Problem(f)) continue;
-    const std::vector<std::string> related = RelatedVerdicts(f.check);
+    const std::vector<VerdictClass> related = RelatedVerdicts(f.check);
     if (related.empty() ||
         std::find(related.begin(), related.end(), primary) != related.end()) {
       continue;
     }
     const auto [what, share] = CauseShare(related.front(), signals);
     lines.push_back(absl::StrCat("Platform: ", Cite(f), ", but ", what, " ",
-                                 FormatPercent(share),
+                                 common::FormatPercent(share),
                                  " of the span: not the limit here."));
   }
   if (lines.empty()) return;
@@ -227,7 +235,9 @@ void AddPlatformEvidence(const Report& report, const VerdictSignals& signals,
 }
 
 void AddPlatformNextSteps(const Report& report, Verdict* verdict) {
-  if (!report.has_gpu_activity || verdict->primary == "inconclusive") return;
+  if (!report.has_gpu_activity ||
+      verdict->primary == VerdictClass::kInconclusive)
+    return;
   const std::vector<std::string> cited = CitedChecks(verdict->primary);
   for (const PlatformFinding& f : report.platform.findings) {
     if (!Problem(f) || f.action.empty() ||

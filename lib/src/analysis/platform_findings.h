@@ -15,7 +15,7 @@
 
 #include "analysis/prepared_timeline.h"
 #include "analysis/verdict_signals.h"
-#include "feedprof/analysis.h"
+#include "feedprof/analysis_report.h"
 #include "platform/machine_facts.h"
 
 namespace feedprof::analysis {

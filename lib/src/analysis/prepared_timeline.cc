@@ -15,7 +15,8 @@
 #include "common/correlation_index.h"
 #include "common/parallel_for.h"
 #include "common/recent_key_cache.h"
-#include "common/time_limits.h"
+#include "platform/usable_cores.h"
+#include "timeline/time_limits.h"
 
 namespace feedprof::analysis {
 namespace {
@@ -50,6 +51,10 @@ bool PreferredLauncher(const ApiCall& a, const ApiCall& b) {
 }
 
 }  // namespace
+
+size_t PreparedTimeline::PassThreads(uint64_t events) {
+  return events >= kParallelPassesMinEvents ? platform::UsableCores() : 1;
+}
 
 uint64_t PreparedTimeline::CountEvents(const Timeline& timeline) {
   return timeline.gpu_ops.size() + timeline.api_calls.size() +
@@ -136,11 +141,11 @@ absl::StatusOr<PreparedTimeline> PreparedTimeline::Build(
   p.window_.trace_start = first;
   p.window_.trace_end = last;
   // --from/--to are user input: the window's ends are kept within the times
-  // readers keep (common/time_limits.h), so that no later difference of
+  // readers keep (timeline/time_limits.h), so that no later difference of
   // window times overflows, whatever offsets were passed.
   const auto window_time = [first](TimeNs relative) {
-    return std::clamp(SaturatingAdd(first, relative), -common::kMaxAbsTimeNs,
-                      common::kMaxAbsTimeNs);
+    return std::clamp(SaturatingAdd(first, relative), -timeline::kMaxAbsTimeNs,
+                      timeline::kMaxAbsTimeNs);
   };
   p.window_.start = options.from ? window_time(*options.from) : first;
   p.window_.end = options.to ? window_time(*options.to) : last;
@@ -237,7 +242,7 @@ void PreparedTimeline::JoinCorrelations() {
   call_counts.reserve(tables.size());
   for (const CorrelationTable& t : tables) call_counts.push_back(t.count);
   common::ParallelForOwnerGroups(
-      call_counts, events_ >= kParallelPassesMinEvents,
+      call_counts, PassThreads(events_),
       [&](uint32_t group, const std::vector<uint32_t>& group_of) {
         for (size_t k = 0; k < tables.size(); ++k) {
           CorrelationTable& t = tables[k];
@@ -482,7 +487,7 @@ void PreparedTimeline::BuildThreads() {
     t.calls.reserve(t.api_count);
   }
   common::ParallelForOwnerGroups(
-      call_counts, events_ >= kParallelPassesMinEvents,
+      call_counts, PassThreads(events_),
       [&](uint32_t group, const std::vector<uint32_t>& group_of) {
         FillThreadCalls(group, group_of, thread_of_call);
       });

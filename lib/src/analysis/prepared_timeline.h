@@ -21,7 +21,7 @@
 #include "analysis/range_digest.h"
 #include "analysis/record_prefetch.h"
 #include "common/parallel_for.h"
-#include "feedprof/analysis.h"
+#include "feedprof/analysis_report.h"
 #include "feedprof/timeline.h"
 
 namespace feedprof::analysis {
@@ -151,6 +151,9 @@ class PreparedTimeline {
   // side by side.
   static constexpr uint64_t kParallelPassesMinEvents =
       common::kSideBySideFromEvents;
+  // The threads a pass over `events` events may use: the cores this
+  // process may use from kParallelPassesMinEvents on, else 1.
+  static size_t PassThreads(uint64_t events);
   // The events of `timeline` the analysis counts (Report::events): GPU
   // ops, API calls, syncs, ranges, marks, samples and counters.
   static uint64_t CountEvents(const Timeline& timeline);

@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "feedprof/analysis.h"
+#include "feedprof/analysis_report.h"
 #include "feedprof/timeline.h"
 
 namespace feedprof::analysis {

@@ -1,5 +1,5 @@
-// Names and small helpers of the report model (feedprof/analysis.h).
-#include "feedprof/analysis.h"
+// Names and small helpers of the report model (feedprof/analysis_report.h).
+#include "feedprof/analysis_report.h"
 
 namespace feedprof {
 
@@ -14,6 +14,54 @@ int GapBucketOf(TimeNs gap_ns) {
     if (gap_ns <= kGapBucketUpperNs[static_cast<size_t>(i)]) return i;
   }
   return kGapBuckets - 1;
+}
+
+const char* VerdictClassName(VerdictClass verdict) {
+  switch (verdict) {
+    case VerdictClass::kInconclusive:
+      return "inconclusive";
+    case VerdictClass::kLaunchBound:
+      return "launch_bound";
+    case VerdictClass::kPreprocessingBound:
+      return "preprocessing_bound";
+    case VerdictClass::kIoBound:
+      return "io_bound";
+    case VerdictClass::kSyncBound:
+      return "sync_bound";
+    case VerdictClass::kTransferBound:
+      return "transfer_bound";
+    case VerdictClass::kLatencyBound:
+      return "latency_bound";
+    case VerdictClass::kGpuBound:
+      return "gpu_bound";
+  }
+  return "inconclusive";
+}
+
+const char* VerdictClassName(const std::optional<VerdictClass>& verdict) {
+  return verdict ? VerdictClassName(*verdict) : "";
+}
+
+const char* NoGpuCauseName(NoGpuCause cause) {
+  switch (cause) {
+    case NoGpuCause::kUnknown:
+      break;
+    case NoGpuCause::kNoGpuOnMachine:
+      return "no_gpu_on_machine";
+    case NoGpuCause::kNoDriver:
+      return "no_driver";
+    case NoGpuCause::kCollectionOff:
+      return "collection_off";
+    case NoGpuCause::kCudaNotUsed:
+      return "cuda_not_used";
+    case NoGpuCause::kNoGpuWork:
+      return "no_gpu_work";
+    case NoGpuCause::kOutsideWindow:
+      return "outside_window";
+    case NoGpuCause::kPreWindowOnly:
+      return "pre_window_only";
+  }
+  return "unknown";
 }
 
 const char* IdleCauseName(IdleCause cause) {

@@ -1,6 +1,6 @@
 // Sums of durations that saturate instead of overflowing.
 //
-// Readers keep every time within ±(2^62 - 1) ns (common/time_limits.h), so
+// Readers keep every time within ±(2^62 - 1) ns (timeline/time_limits.h), so
 // one duration, or one span, always fits in int64. A sum of durations need
 // not: overlapping ops on one stream, nested API calls, or the spans of
 // several devices from a damaged or hand-edited file can each be nearly as

@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "feedprof/analysis.h"
+#include "feedprof/analysis_report.h"
 
 namespace feedprof::analysis {
 

@@ -27,14 +27,13 @@
 #include <vector>
 
 #include "absl/strings/numbers.h"
-#include "platform/usable_cores.h"
 
 namespace feedprof::common {
 
 // How many threads read `files` files: min(files, FEEDPROF_READ_THREADS when
-// set to a positive number, else the usable cores), at least 1.
-inline unsigned ReadThreadCount(size_t files) {
-  unsigned threads = platform::UsableCores();
+// set to a positive number, else `cores`), at least 1.
+inline unsigned ReadThreadCount(size_t files, unsigned cores) {
+  unsigned threads = cores;
   if (const char* setting = std::getenv("FEEDPROF_READ_THREADS")) {
     unsigned asked = 0;
     if (absl::SimpleAtoi(setting, &asked) && asked > 0) {
@@ -47,10 +46,9 @@ inline unsigned ReadThreadCount(size_t files) {
 }
 
 // Threads each file may use besides the one reading it when `readers`
-// files are read side by side: the share of the cores left over per file
-// (none when every core reads a file of its own).
-inline unsigned SpareThreadsPerFile(unsigned readers) {
-  const unsigned cores = platform::UsableCores();
+// files are read side by side on `cores` cores: the share of the cores left
+// over per file (none when every core reads a file of its own).
+inline unsigned SpareThreadsPerFile(unsigned readers, unsigned cores) {
   return std::max(1u, cores / std::max(1u, readers)) - 1;
 }
 

@@ -1,5 +1,5 @@
-// ParallelFor: a shared job counter and one thread per core (see
-// parallel_for.h).
+// ParallelFor: a shared job counter and up to one thread per allowed
+// thread (see parallel_for.h).
 #include "common/parallel_for.h"
 
 #include <algorithm>
@@ -7,14 +7,10 @@
 #include <thread>
 #include <vector>
 
-#include "platform/usable_cores.h"
-
 namespace feedprof::common {
 
 size_t ParallelWorkers(size_t jobs, size_t max_threads) {
-  const size_t cores = platform::UsableCores();
-  const size_t limit = max_threads == 0 ? cores : std::min(max_threads, cores);
-  return std::max<size_t>(1, std::min(jobs, limit));
+  return std::max<size_t>(1, std::min(jobs, max_threads));
 }
 
 void ParallelFor(size_t jobs, size_t max_threads,
@@ -56,8 +52,7 @@ void ParallelForLongestFirstSharing(
     const std::function<void(size_t job, unsigned threads)>& body) {
   size_t total = 0;
   for (size_t size : sizes) total += size;
-  const double threads = static_cast<double>(
-      max_threads == 0 ? platform::UsableCores() : max_threads);
+  const double threads = static_cast<double>(std::max<size_t>(1, max_threads));
   ParallelForLongestFirst(sizes, max_threads, [&](size_t job) {
     const double share = total == 0
                              ? 1.0
@@ -68,11 +63,11 @@ void ParallelForLongestFirstSharing(
 }
 
 void ParallelForOwnerGroups(
-    const std::vector<uint64_t>& sizes, bool side_by_side,
+    const std::vector<uint64_t>& sizes, size_t max_threads,
     const std::function<void(uint32_t group,
                              const std::vector<uint32_t>& group_of)>& body) {
   const size_t groups =
-      side_by_side && sizes.size() > 1 ? ParallelWorkers(sizes.size()) : 1;
+      sizes.size() > 1 ? ParallelWorkers(sizes.size(), max_threads) : 1;
   // The largest first, each into the lightest group so far (ties to the
   // lower group).
   std::vector<uint32_t> group_of(sizes.size(), 0);

@@ -8,14 +8,14 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "analysis/units.h"
+#include "common/units.h"
 #include "compare/compare_passes.h"
 
 namespace feedprof::compare {
 namespace {
 
-using analysis::FormatDuration;
-using analysis::FormatPercent;
+using common::FormatDuration;
+using common::FormatPercent;
 
 const char* CauseWords(IdleCause cause) {
   switch (cause) {
@@ -52,17 +52,17 @@ std::string Headline(const Comparison& c) {
         c.idle.causes[static_cast<size_t>(c.idle.largest.front())];
     const Change& ch = top.per_unit_ns;
     if (std::llround(ch.delta) != 0) {
-      idle = absl::StrCat(CauseWords(top.cause),
-                          ch.delta < 0 ? " fell from " : " rose from ",
-                          FormatDuration(Ns(ch.before)), " to ",
-                          FormatDuration(Ns(ch.after)), " per ", c.unit);
+      idle = absl::StrCat(
+          CauseWords(top.cause), ch.delta < 0 ? " fell from " : " rose from ",
+          common::FormatDuration(Ns(ch.before)), " to ",
+          common::FormatDuration(Ns(ch.after)), " per ", c.unit);
     }
   }
   const StepTimeComparison& s = c.step_time;
   if (!s.available) {
     return absl::StrCat(idle, "; GPU busy ",
-                        FormatPercent(s.gpu_busy_share.before), " -> ",
-                        FormatPercent(s.gpu_busy_share.after),
+                        common::FormatPercent(s.gpu_busy_share.before), " -> ",
+                        common::FormatPercent(s.gpu_busy_share.after),
                         " (no steps: ", s.noise.explanation, ")");
   }
   const std::string relative =
@@ -72,9 +72,10 @@ std::string Headline(const Comparison& c) {
   const std::string noise = !s.noise.judged ? "significance cannot be judged"
                             : s.noise.beyond_noise ? "beyond noise"
                                                    : "within noise";
-  return absl::StrCat(
-      idle, "; step time ", relative, " (", FormatDuration(s.before.median_ns),
-      " -> ", FormatDuration(s.after.median_ns), " median, ", noise, ")");
+  return absl::StrCat(idle, "; step time ", relative, " (",
+                      common::FormatDuration(s.before.median_ns), " -> ",
+                      common::FormatDuration(s.after.median_ns), " median, ",
+                      noise, ")");
 }
 
 }  // namespace feedprof::compare

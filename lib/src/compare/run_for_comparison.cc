@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "analysis/prepared_timeline.h"
 #include "analysis/time_sum.h"
+#include "feedprof/analysis.h"
 #include "feedprof/compare.h"
 
 namespace feedprof {

@@ -6,7 +6,7 @@
 namespace feedprof::compare {
 namespace {
 
-const RuleScore* FindScore(const Verdict& v, const std::string& verdict) {
+const RuleScore* FindScore(const Verdict& v, VerdictClass verdict) {
   for (const RuleScore& s : v.scores) {
     if (s.verdict == verdict) return &s;
   }

@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/json_writer.h"
 #include "export/export_context.h"
+#include "feedprof/analysis.h"
 
 namespace feedprof {
 

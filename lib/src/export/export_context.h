@@ -19,7 +19,7 @@
 
 #include "analysis/prepared_timeline.h"
 #include "export/trace_event_writer.h"
-#include "feedprof/analysis.h"
+#include "feedprof/analysis_report.h"
 #include "feedprof/export.h"
 #include "feedprof/timeline.h"
 

@@ -15,9 +15,9 @@
 #include <unordered_set>
 
 #include "absl/strings/str_cat.h"
-#include "common/cuda_names.h"
 #include "export/export_context.h"
 #include "export/nesting_lanes.h"
+#include "timeline/cuda_names.h"
 
 namespace feedprof::exporter {
 namespace {
@@ -56,7 +56,7 @@ std::string OpName(const Timeline& tl, const GpuOp& op) {
         const std::string_view name = tl.strings.Get(op.name);
         return name.empty() ? std::string("Memcpy") : std::string(name);
       }
-      std::string name(common::CopyOpName(op.copy_kind));
+      std::string name(timeline::CopyOpName(op.copy_kind));
       if (!src.empty() || !dst.empty()) {
         absl::StrAppend(&name, " (", src.empty() ? "Unknown" : std::string(src),
                         " -> ", dst.empty() ? "Unknown" : std::string(dst),

@@ -7,12 +7,12 @@
 #include <string_view>
 
 #include "common/correlation_index.h"
-#include "common/cuda_names.h"
 #include "common/parallel_for.h"
-#include "common/range_nesting.h"
 #include "common/stable_time_sort.h"
-#include "common/time_limits.h"
 #include "kineto/kineto_time.h"
+#include "timeline/cuda_names.h"
+#include "timeline/range_nesting.h"
+#include "timeline/time_limits.h"
 
 namespace feedprof::kineto {
 namespace {
@@ -97,12 +97,12 @@ bool IsDataLoader(std::string_view name) {
 }
 
 // True when the event's start and end (ts + dur, a negative dur counting
-// as 0) both lie within ±common::kMaxAbsTimeNs, so that computing its end
+// as 0) both lie within ±timeline::kMaxAbsTimeNs, so that computing its end
 // and any later time difference cannot overflow.
 bool TimesInRange(const KinetoEvent& e) {
-  if (!common::TimeInRange(e.ts_ns)) return false;
+  if (!timeline::TimeInRange(e.ts_ns)) return false;
   const int64_t dur = std::max<int64_t>(e.dur_ns, 0);
-  return dur <= common::kMaxAbsTimeNs - e.ts_ns;
+  return dur <= timeline::kMaxAbsTimeNs - e.ts_ns;
 }
 
 int32_t ClampToInt32(int64_t v) {
@@ -267,7 +267,7 @@ void KinetoEventMapper::AddGpuOp(const KinetoEvent& e, GpuOpKind kind) {
       break;
     }
     case GpuOpKind::kMemcpy:
-      op.copy_kind = common::FindCopyKind(e.name);
+      op.copy_kind = timeline::FindCopyKind(e.name);
       ParseMemoryKinds(e.name, &op.src_kind, &op.dst_kind);
       ++counts_.memcpys;
       break;
@@ -290,7 +290,7 @@ void KinetoEventMapper::AddApiCall(const KinetoEvent& e, ApiDomain domain) {
   }
   call.pid = HostId(e.pid);
   call.tid = HostId(e.tid);
-  call.name = timeline_->strings.Intern(common::StripVersionSuffix(e.name));
+  call.name = timeline_->strings.Intern(timeline::StripVersionSuffix(e.name));
   call.domain = domain;
   timeline_->api_calls.push_back(call);
   ++counts_.api_calls;
@@ -517,7 +517,7 @@ void KinetoEventMapper::Finish(size_t threads) {
         common::StableSortByKeys(std::span(t.syncs), StartKey(),
                                  LongerFirstKey());
       },
-      [&t] { common::SortAndNestRanges(t.ranges); },
+      [&t] { timeline::SortAndNestRanges(t.ranges); },
       [&t] {
         common::StableSortByKey(std::span<Mark>(t.marks),
                                 [](const Mark& e) { return e.ts; });

@@ -53,7 +53,7 @@ struct KinetoMappingCounts {
   uint64_t gpu_annotations_dropped = 0;
   uint64_t without_timestamp = 0;
   // Events (complete events, marks) whose start or end lies beyond
-  // common::kMaxAbsTimeNs.
+  // timeline::kMaxAbsTimeNs.
   uint64_t time_out_of_range = 0;
   uint64_t other = 0;  // flows, unknown categories, ...
 };

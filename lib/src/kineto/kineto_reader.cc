@@ -12,7 +12,6 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/read_progress.h"
-#include "common/time_limits.h"
 #include "kineto/gzip_input.h"
 #include "kineto/json_tokenizer.h"
 #include "kineto/kineto_event.h"
@@ -23,7 +22,8 @@
 #include "kineto/prefetching_byte_source.h"
 #include "kineto/trace_events_array.h"
 #include "platform/usable_cores.h"
-#include "readers/event_vector_room.h"
+#include "timeline/event_vector_room.h"
+#include "timeline/time_limits.h"
 
 namespace feedprof {
 namespace {
@@ -256,8 +256,8 @@ absl::StatusOr<Timeline> ReadKinetoTraceWithOptions(
     common::ReadProgress progress(path, file->file_size());
     const kineto::GzipFileInput& input = *file;
     // A large file's event vectors get room for the rest once a sixteenth
-    // is mapped (readers/event_vector_room.h).
-    readers::EventVectorRoom room(&timeline, input.file_size());
+    // is mapped (timeline/event_vector_room.h).
+    timeline::EventVectorRoom room(&timeline, input.file_size());
     const std::function<void()> on_mapped = [&] {
       progress.Update(input.file_bytes_read());
       // The room is sized from the events mapped so far, and so from the
@@ -370,7 +370,7 @@ absl::StatusOr<Timeline> ReadKinetoTraceWithOptions(
   mapper.Finish(threads);
   if (result.has_time_base) {
     if (result.time_base_ns >= 0 &&
-        result.time_base_ns <= common::kMaxAbsTimeNs) {
+        result.time_base_ns <= timeline::kMaxAbsTimeNs) {
       timeline.time_base_ns = result.time_base_ns;
     } else {
       timeline.warnings.push_back(absl::StrCat(
@@ -396,6 +396,7 @@ absl::StatusOr<Timeline> ReadKinetoTraceWithOptions(
         path,
         ": the trace has no GPU activity (no kernel, memcpy or memset "
         "events); was the profiler run with ProfilerActivity.CUDA?"));
+    timeline.warned_no_gpu_activity = true;
   }
   return timeline;
 }

@@ -13,8 +13,8 @@
 #include <optional>
 #include <string_view>
 
-#include "common/cuda_names.h"
 #include "feedprof/timeline.h"
+#include "timeline/cuda_names.h"
 
 namespace feedprof::nsight {
 
@@ -27,8 +27,8 @@ struct GlobalThreadId {
 GlobalThreadId DecodeGlobalId(int64_t global_id);
 
 // API names lose their version suffix the same way in every reader.
-using common::HasVersionSuffix;
-using common::StripVersionSuffix;
+using timeline::HasVersionSuffix;
+using timeline::StripVersionSuffix;
 
 // nsys eventClass values of the RUNTIME/DRIVER tables (ENUM_NSYS_EVENT_CLASS).
 inline constexpr int64_t kEventClassCudaRuntime = 0;

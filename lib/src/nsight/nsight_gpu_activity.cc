@@ -87,7 +87,7 @@ void ReadMemcpys(ImportContext& ctx) {
   std::array<StringId, 11> names{};
   for (size_t i = 0; i < names.size(); ++i) {
     names[i] = ctx.timeline.strings.Intern(
-        common::CopyOpName(static_cast<CopyKind>(i)));
+        timeline::CopyOpName(static_cast<CopyKind>(i)));
   }
   const std::string sql = ctx.db.BuildSelect(kMemcpyTable, columns);
   ctx.ForEachRow(kMemcpyTable, sql, [&](const Statement& stmt) {

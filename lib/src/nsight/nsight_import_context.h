@@ -22,7 +22,7 @@
 #include "feedprof/timeline.h"
 #include "nsight/nsight_string_ids.h"
 #include "nsight/sqlite_database.h"
-#include "readers/event_vector_room.h"
+#include "timeline/event_vector_room.h"
 
 namespace feedprof::nsight {
 
@@ -95,8 +95,8 @@ struct ImportContext {
   SqliteDatabase& db;
   Timeline& timeline;
   // Faults in the room reserved in the timeline's vectors ahead of the row
-  // loops (readers/event_vector_room.h); null where nothing is.
-  readers::EventVectorRoom* room = nullptr;
+  // loops (timeline/event_vector_room.h); null where nothing is.
+  timeline::EventVectorRoom* room = nullptr;
   NsightStringIds strings;
   // CorrelationKey(pid, correlation) -> index into timeline.api_calls, after
   // de-dup: the first call in start order.

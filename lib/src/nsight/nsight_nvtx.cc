@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "common/range_nesting.h"
 #include "nsight/nsight_enums.h"
 #include "nsight/nsight_import_context.h"
+#include "timeline/range_nesting.h"
 
 namespace feedprof::nsight {
 namespace {
@@ -144,7 +144,7 @@ void ReadNvtx(ImportContext& ctx) {
       tl.marks.push_back(mark);
     }
   });
-  common::SortAndNestRanges(std::span(tl.ranges).subspan(first_range));
+  timeline::SortAndNestRanges(std::span(tl.ranges).subspan(first_range));
   if (unterminated > 0) {
     tl.warnings.push_back(absl::StrCat(
         unterminated,

@@ -12,10 +12,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/read_progress.h"
-#include "common/time_limits.h"
 #include "nsight/nsight_import_context.h"
 #include "nsight/sqlite_database.h"
-#include "readers/event_vector_room.h"
+#include "timeline/event_vector_room.h"
+#include "timeline/time_limits.h"
 
 namespace feedprof {
 namespace nsight {
@@ -34,12 +34,12 @@ void ImportContext::NoteTruncatedTable(std::string_view table, size_t rows_read,
 namespace {
 
 // Drops the events of `events` whose start or end lies outside
-// ±common::kMaxAbsTimeNs; returns how many.
+// ±timeline::kMaxAbsTimeNs; returns how many.
 template <typename Event>
 size_t DropOutOfRangeTimes(std::vector<Event>& events) {
   const size_t before = events.size();
   std::erase_if(events, [](const Event& e) {
-    return !common::TimeInRange(e.start) || !common::TimeInRange(e.end);
+    return !timeline::TimeInRange(e.start) || !timeline::TimeInRange(e.end);
   });
   return before - events.size();
 }
@@ -122,7 +122,7 @@ absl::StatusOr<Timeline> ReadNsightTrace(const std::string& path) {
   nsight::ImportContext ctx(db, timeline);
   // The row loops fill vectors reserved for their tables' rows; a large
   // export's are faulted in ahead of them on the otherwise idle core.
-  readers::EventVectorRoom room(&timeline, file_bytes);
+  timeline::EventVectorRoom room(&timeline, file_bytes);
   ctx.room = &room;
   if (!ctx.strings.available()) {
     timeline.warnings.push_back(
@@ -151,7 +151,7 @@ absl::StatusOr<Timeline> ReadNsightTrace(const std::string& path) {
       DropOutOfRangeTimes(timeline.syncs) +
       DropOutOfRangeTimes(timeline.ranges) +
       static_cast<size_t>(std::erase_if(timeline.marks, [](const Mark& m) {
-        return !common::TimeInRange(m.ts);
+        return !timeline::TimeInRange(m.ts);
       }));
   if (out_of_range > 0) {
     timeline.warnings.push_back(absl::StrCat(
@@ -178,6 +178,7 @@ absl::StatusOr<Timeline> ReadNsightTrace(const std::string& path) {
         has_cuda ? ""
                  : "; it has no CUDA tables at all: record with "
                    "`nsys profile --trace=cuda` to capture GPU work"));
+    timeline.warned_no_gpu_activity = true;
   }
   return timeline;
 }

@@ -15,9 +15,9 @@
 #include <utility>
 #include <vector>
 
-#include "common/time_limits.h"
 #include "nsight/nsight_enums.h"
 #include "nsight/nsight_import_context.h"
+#include "timeline/time_limits.h"
 
 namespace feedprof::nsight {
 namespace {
@@ -74,7 +74,7 @@ void ReadThreadScheduling(ImportContext& ctx) {
   ctx.ForEachRow(kSchedEventsTable, sql, [&](const Statement& stmt) {
     if (stmt.IsNull(0) || stmt.IsNull(1) || stmt.IsNull(2)) return;
     // Damaged: spans would overflow.
-    if (!common::TimeInRange(stmt.Int64(1))) return;
+    if (!timeline::TimeInRange(stmt.Int64(1))) return;
     const int64_t global_tid = stmt.Int64(0);
     if (traced_pids.count(DecodeGlobalId(global_tid).pid) == 0) return;
     switches.push_back({global_tid, stmt.Int64(1), stmt.Int64(2) != 0});

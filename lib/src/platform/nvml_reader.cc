@@ -6,8 +6,8 @@
 
 #include <cstring>
 
+#include "abi/nvml_abi.h"
 #include "absl/strings/str_cat.h"
-#include "cupti_hooks/nvml_abi.h"
 #include "platform/machine_reader.h"
 
 namespace feedprof::platform {

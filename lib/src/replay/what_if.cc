@@ -16,9 +16,10 @@
 #include "absl/strings/str_format.h"
 #include "analysis/device_busy.h"
 #include "analysis/quantile.h"
-#include "analysis/units.h"
 #include "common/parallel_for.h"
+#include "common/units.h"
 #include "platform/available_memory.h"
+#include "platform/usable_cores.h"
 #include "replay/replay_engine.h"
 #include "replay/replay_memory.h"
 #include "replay/replay_model.h"
@@ -27,8 +28,8 @@
 namespace feedprof::replay {
 namespace {
 
-using analysis::FormatDuration;
-using analysis::FormatPercent;
+using common::FormatDuration;
+using common::FormatPercent;
 
 // GPU time without a launching call above this share: the replay cannot
 // move it, so it does not predict.
@@ -283,9 +284,9 @@ std::string MemoryShortReason(uint64_t needed,
   const bool cgroup =
       !available.limited_by.empty() && available.limited_by != "MemAvailable";
   return absl::StrCat("skipped: the replay would need about ",
-                      analysis::FormatBytes(needed), " of memory, more than ",
+                      common::FormatBytes(needed), " of memory, more than ",
                       absl::StrFormat("%.0f%%", kReplayMemoryShare * 100),
-                      " of the ", analysis::FormatBytes(available.bytes),
+                      " of the ", common::FormatBytes(available.bytes),
                       " available",
                       cgroup ? absl::StrCat(" under the cgroup memory limit (",
                                             available.limited_by, ")")
@@ -361,7 +362,9 @@ WhatIf ComputeWhatIf(analysis::PreparedTimeline& prepared, const Report& report,
   }
   size_t replay_threads = common::ParallelWorkers(
       pids.size() + kScenariosBesideSyncGroups + groups.size(),
-      counts.calls + counts.ops >= kParallelReplayMinEvents ? 0 : 1);
+      counts.calls + counts.ops >= kParallelReplayMinEvents
+          ? platform::UsableCores()
+          : 1);
   const ReplayMemoryEstimate& estimate = plan.estimate;
   if (const std::optional<platform::AvailableMemory> available =
           MemoryForTheReplay(options, estimate.PeakBytes(replay_threads))) {
@@ -378,7 +381,9 @@ WhatIf ComputeWhatIf(analysis::PreparedTimeline& prepared, const Report& report,
   // processes they are built side by side, each with its steps grouped and
   // its recorded figures measured.
   const size_t build_threads =
-      counts.calls + counts.ops >= kParallelReplayMinEvents ? 0 : 1;
+      counts.calls + counts.ops >= kParallelReplayMinEvents
+          ? platform::UsableCores()
+          : 1;
   // What input_ready reads from the views' gaps, taken before the models
   // are built: the devices' busy intervals it needs are then not held
   // beside them.
@@ -417,7 +422,7 @@ WhatIf ComputeWhatIf(analysis::PreparedTimeline& prepared, const Report& report,
                               : 0.0;
     if (unlaunched > kMaxUnlaunchedShare) {
       return unavailable(absl::StrCat(
-          FormatPercent(unlaunched), " of process ", pid,
+          common::FormatPercent(unlaunched), " of process ", pid,
           "'s GPU time has no launching call in the trace (launched before "
           "the window, or correlation ids missing): the replay cannot move "
           "it"));
@@ -579,7 +584,7 @@ WhatIf ComputeWhatIf(analysis::PreparedTimeline& prepared, const Report& report,
   const std::string launch_cost =
       w.launch_cost_fraction > 0
           ? absl::StrFormat("%g× their recorded time", w.launch_cost_fraction)
-          : FormatDuration(w.launch_cost_ns);
+          : common::FormatDuration(w.launch_cost_ns);
   run_scenario(
       Scenario(
           "cheaper_launches",
@@ -600,7 +605,7 @@ WhatIf ComputeWhatIf(analysis::PreparedTimeline& prepared, const Report& report,
     const SyncPoint& p = groups[g];
     WhatIfScenario s = Scenario(
         "remove_sync", SyncTitle(p),
-        absl::StrCat("its ", analysis::Counted(p.count, "call"),
+        absl::StrCat("its ", common::Counted(p.count, "call"),
                      " return without waiting for the GPU and the host "
                      "issues the next work at once; assumes the program "
                      "does not need the synchronized result there"));
@@ -619,12 +624,12 @@ WhatIf ComputeWhatIf(analysis::PreparedTimeline& prepared, const Report& report,
                    "host to device and %.1f GB/s device to host (%s) and their "
                    "calls return like async copies (%s)",
                    w.pinned_htod_gbps, w.pinned_dtoh_gbps, w.pinned_source,
-                   FormatDuration(async_call))),
+                   common::FormatDuration(async_call))),
       [&](const ProcessRun& r) {
         return std::move(pin_copies_edits[index_of(r)]);
       });
 
-  const std::string speedup = FormatPercent(options.gpu_speedup);
+  const std::string speedup = common::FormatPercent(options.gpu_speedup);
   run_scenario(
       Scenario("faster_gpu", absl::StrCat("kernels ", speedup, " faster"),
                absl::StrCat("every kernel takes ", speedup,
@@ -700,11 +705,11 @@ WhatIf ComputeWhatIf(analysis::PreparedTimeline& prepared, const Report& report,
           " calls and ops depend on work the trace records later (host and "
           "device clocks disagree): the replay cannot order them"));
     }
-    return unavailable(
-        absl::StrCat("the unedited replay reproduces the recorded ",
-                     by_steps ? "step times" : "span", " only within ",
-                     FormatPercent(w.self_check_error), " (at most ",
-                     FormatPercent(kSelfCheckTolerance), " is required)"));
+    return unavailable(absl::StrCat(
+        "the unedited replay reproduces the recorded ",
+        by_steps ? "step times" : "span", " only within ",
+        common::FormatPercent(w.self_check_error), " (at most ",
+        common::FormatPercent(kSelfCheckTolerance), " is required)"));
   }
   for (ScenarioJob& job : jobs) w.scenarios.push_back(std::move(job.scenario));
 
@@ -756,11 +761,11 @@ void PriceNextSteps(const std::vector<analysis::TaggedNextStep>& steps,
     e.saving_ns = sc.saving_ns;
     e.saving_share = sc.saving_share;
     verdict->next_step_estimates.push_back(std::move(e));
-    verdict->next_steps.push_back(
-        absl::StrCat(p.step->text, " Worth up to ~",
-                     FormatDuration(std::max<TimeNs>(0, sc.saving_ns)), per,
-                     " (", FormatPercent(std::max(0.0, sc.saving_share)),
-                     ") by the what-if replay."));
+    verdict->next_steps.push_back(absl::StrCat(
+        p.step->text, " Worth up to ~",
+        common::FormatDuration(std::max<TimeNs>(0, sc.saving_ns)), per, " (",
+        common::FormatPercent(std::max(0.0, sc.saving_share)),
+        ") by the what-if replay."));
   }
   for (const Priced& p : rest) verdict->next_steps.push_back(p.step->text);
 }

@@ -9,7 +9,7 @@
 
 #include "analysis/analysis_passes.h"
 #include "analysis/prepared_timeline.h"
-#include "feedprof/analysis.h"
+#include "feedprof/analysis_report.h"
 #include "feedprof/timeline.h"
 #include "replay/replay_memory.h"
 

@@ -15,7 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "analysis/units.h"
+#include "common/units.h"
 #include "feedprof/diff_report.h"
 #include "report/html_page.h"
 #include "report/svg_plot.h"
@@ -24,10 +24,10 @@
 namespace feedprof {
 namespace {
 
-using analysis::FormatBytes;
-using analysis::FormatDuration;
-using analysis::FormatPercent;
-using analysis::ShortKernelName;
+using common::FormatBytes;
+using common::FormatDuration;
+using common::FormatPercent;
+using common::ShortKernelName;
 using report::Escaped;
 using report::ExactNum;
 using report::LegendEntry;
@@ -38,18 +38,18 @@ enum class Fmt : uint8_t { kDuration, kShare, kCount, kBytes, kRate };
 std::string Show(double v, Fmt fmt) {
   switch (fmt) {
     case Fmt::kDuration: {
-      const std::string s =
-          FormatDuration(static_cast<TimeNs>(std::llround(std::fabs(v))));
+      const std::string s = common::FormatDuration(
+          static_cast<TimeNs>(std::llround(std::fabs(v))));
       return v < 0 ? "-" + s : s;
     }
     case Fmt::kShare:
-      return FormatPercent(v);
+      return common::FormatPercent(v);
     case Fmt::kCount:
       return std::fabs(v) >= 1000 ? absl::StrFormat("%.0f", v)
                                   : absl::StrFormat("%.4g", v);
     case Fmt::kBytes: {
-      const std::string s =
-          FormatBytes(static_cast<uint64_t>(std::llround(std::fabs(v))));
+      const std::string s = common::FormatBytes(
+          static_cast<uint64_t>(std::llround(std::fabs(v))));
       return v < 0 ? "-" + s : s;
     }
     case Fmt::kRate:
@@ -110,25 +110,29 @@ void AppendHeadline(const Comparison& c, std::string* out) {
                   "</div></section>");
   absl::StrAppend(out, "<section class=\"card ", v.changed ? "bad" : "neutral",
                   "\" id=\"verdict-change\" data-before-primary=\"",
-                  Escaped(v.before_primary), "\" data-after-primary=\"",
-                  Escaped(v.after_primary), "\" data-changed=\"",
-                  v.changed ? "true" : "false", "\"",
+                  Escaped(VerdictClassName(v.before_primary)),
+                  "\" data-after-primary=\"",
+                  Escaped(VerdictClassName(v.after_primary)),
+                  "\" data-changed=\"", v.changed ? "true" : "false", "\"",
                   ChangeData("confidence", v.confidence), ">");
   absl::StrAppend(
       out,
       "<div class=\"verdict-head\"><span class=\"label\">"
       "Verdict</span><span class=\"primary\">",
-      Escaped(v.before_primary), " \xE2\x86\x92 ", Escaped(v.after_primary),
+      Escaped(VerdictClassName(v.before_primary)), " \xE2\x86\x92 ",
+      Escaped(VerdictClassName(v.after_primary)),
       "</span><span class=\"conf\">confidence ", Escaped(v.before_label), " (",
       absl::StrFormat("%.2f", v.confidence.before), ") \xE2\x86\x92 ",
       Escaped(v.after_label), " (", absl::StrFormat("%.2f", v.confidence.after),
       ")</span></div>");
-  if (!v.before_runner_up.empty() || !v.after_runner_up.empty()) {
+  if (v.before_runner_up || v.after_runner_up) {
     absl::StrAppend(
         out, "<p class=\"note\">runner-up: ",
-        v.before_runner_up.empty() ? "none" : Escaped(v.before_runner_up),
+        !v.before_runner_up ? "none"
+                            : Escaped(VerdictClassName(*v.before_runner_up)),
         " \xE2\x86\x92 ",
-        v.after_runner_up.empty() ? "none" : Escaped(v.after_runner_up),
+        !v.after_runner_up ? "none"
+                           : Escaped(VerdictClassName(*v.after_runner_up)),
         "</p>");
   }
   if (v.named_cause_score) {
@@ -137,9 +141,10 @@ void AppendHeadline(const Comparison& c, std::string* out) {
         out, "<p class=\"named-cause\" data-named-cause-shrank=\"",
         shrank ? "true" : "false", "\"",
         ChangeData("score", *v.named_cause_score), ">The cause BEFORE named (",
-        Escaped(v.before_primary), ") explains ",
-        FormatPercent(v.named_cause_score->before), " of the span before and ",
-        FormatPercent(v.named_cause_score->after),
+        Escaped(VerdictClassName(v.before_primary)), ") explains ",
+        common::FormatPercent(v.named_cause_score->before),
+        " of the span before and ",
+        common::FormatPercent(v.named_cause_score->after),
         " after: ", shrank ? "it shrank." : "it did not shrink.", "</p>");
   }
   out->append("</section>");
@@ -239,7 +244,7 @@ void AppendWhatIfCheck(const Comparison& c, std::string* out) {
         "><td class=\"scenario\">",
         Escaped(report::WhatIfScenarioLabel(k.scenario, k.title, k.sync_api,
                                             k.sync_call_site)),
-        "</td><td>", FormatDuration(k.predicted_median_ns), "</td><td>",
+        "</td><td>", common::FormatDuration(k.predicted_median_ns), "</td><td>",
         report::SignedPercent(k.predicted_change), "</td><td>",
         w.measured_comparable ? report::SignedPercent(w.measured_change)
                               : std::string("not comparable"),
@@ -308,7 +313,7 @@ void AppendKernelTable(const char* id, const char* title,
                     "\" data-presence=\"", PresenceName(k.presence), "\"",
                     ChangeData("time", k.time_per_unit_ns),
                     "><td class=\"name\" title=\"", Escaped(k.name), "\">",
-                    Escaped(ShortKernelName(k.name)), "</td>");
+                    Escaped(common::ShortKernelName(k.name)), "</td>");
     AppendChangeCells(k.time_per_unit_ns, Fmt::kDuration, out);
     absl::StrAppend(out, "<td>", Show(k.count_per_unit.before, Fmt::kCount),
                     " \xE2\x86\x92 ", Show(k.count_per_unit.after, Fmt::kCount),
@@ -465,7 +470,7 @@ void AppendTimelines(const Comparison& c, std::string* out) {
       std::max(report::TimelineLength(b), report::TimelineLength(a));
   absl::StrAppend(
       out, "<p class=\"note\" id=\"timeline-scale\" data-axis-ns=\"", axis_ns,
-      "\">Both runs on one time scale (", FormatDuration(axis_ns),
+      "\">Both runs on one time scale (", common::FormatDuration(axis_ns),
       " across, from each run's window start): BEFORE above, AFTER below. "
       "Each column is the share of its time the GPU was busy (green) and "
       "idle, coloured by why it waited.</p>");
@@ -534,9 +539,10 @@ void AppendDevices(const Comparison& c, std::string* out) {
 
 void AppendSide(const char* label, const RunSide& s, std::string* out) {
   absl::StrAppend(out, "<tr><th>", label, "</th><td class=\"name\">",
-                  Escaped(s.source_path), "</td><td>", Escaped(s.source_format),
-                  "</td><td>", s.events, "</td><td>", s.steps, "</td><td>",
-                  FormatDuration(s.window_ns), "</td></tr>");
+                  Escaped(s.source_path), "</td><td>",
+                  Escaped(SourceFormatName(s.source_format)), "</td><td>",
+                  s.events, "</td><td>", s.steps, "</td><td>",
+                  common::FormatDuration(s.window_ns), "</td></tr>");
 }
 
 }  // namespace

@@ -25,7 +25,7 @@ void WriteChange(JsonWriter& w, const char* key, const Change& c) {
 void WriteSide(JsonWriter& w, const char* key, const RunSide& s) {
   w.Key(key).BeginObject();
   w.Key("path").String(s.source_path);
-  w.Key("format").String(s.source_format);
+  w.Key("format").String(SourceFormatName(s.source_format));
   w.Key("events").Uint(s.events);
   w.Key("steps").Uint(s.steps);
   w.Key("window_ns").Int(s.window_ns);
@@ -104,14 +104,14 @@ void WriteIdle(JsonWriter& w, const IdleComparison& idle) {
 void WriteVerdict(JsonWriter& w, const VerdictComparison& v) {
   w.Key("verdict").BeginObject();
   w.Key("before").BeginObject();
-  w.Key("primary").String(v.before_primary);
-  w.Key("runner_up").String(v.before_runner_up);
+  w.Key("primary").String(VerdictClassName(v.before_primary));
+  w.Key("runner_up").String(VerdictClassName(v.before_runner_up));
   w.Key("confidence").Double(v.confidence.before);
   w.Key("confidence_label").String(v.before_label);
   w.EndObject();
   w.Key("after").BeginObject();
-  w.Key("primary").String(v.after_primary);
-  w.Key("runner_up").String(v.after_runner_up);
+  w.Key("primary").String(VerdictClassName(v.after_primary));
+  w.Key("runner_up").String(VerdictClassName(v.after_runner_up));
   w.Key("confidence").Double(v.confidence.after);
   w.Key("confidence_label").String(v.after_label);
   w.EndObject();

@@ -10,17 +10,17 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "analysis/units.h"
+#include "common/units.h"
 #include "feedprof/diff_report.h"
 #include "report/what_if_wording.h"
 
 namespace feedprof {
 namespace {
 
-using analysis::FormatBytes;
-using analysis::FormatDuration;
-using analysis::FormatPercent;
-using analysis::ShortKernelName;
+using common::FormatBytes;
+using common::FormatDuration;
+using common::FormatPercent;
+using common::ShortKernelName;
 
 void Line(std::string* out, std::string_view text) {
   out->append(text);
@@ -28,15 +28,15 @@ void Line(std::string* out, std::string_view text) {
 }
 
 std::string Duration(double ns) {
-  return FormatDuration(static_cast<TimeNs>(std::llround(ns)));
+  return common::FormatDuration(static_cast<TimeNs>(std::llround(ns)));
 }
 std::string Count(double v) { return absl::StrFormat("%.4g", v); }
 std::string Bytes(double v) {
   const std::string size =
-      FormatBytes(static_cast<uint64_t>(std::llround(std::abs(v))));
+      common::FormatBytes(static_cast<uint64_t>(std::llround(std::abs(v))));
   return v < 0 ? "-" + size : size;
 }
-std::string Share(double v) { return FormatPercent(v); }
+std::string Share(double v) { return common::FormatPercent(v); }
 std::string Gbps(double v) { return absl::StrFormat("%.3g GB/s", v); }
 
 std::string Relative(const Change& c) {
@@ -60,10 +60,11 @@ std::string SharePair(const Change& c) {
 
 std::string SideLine(const RunSide& s, const std::string& unit) {
   std::string steps =
-      unit == "step" ? absl::StrCat(s.steps, " steps")
-                     : absl::StrCat("window ", FormatDuration(s.window_ns));
-  return absl::StrCat(s.source_path, " (", s.source_format, ", ", s.events,
-                      " events, ", steps, ")");
+      unit == "step"
+          ? absl::StrCat(s.steps, " steps")
+          : absl::StrCat("window ", common::FormatDuration(s.window_ns));
+  return absl::StrCat(s.source_path, " (", SourceFormatName(s.source_format),
+                      ", ", s.events, " events, ", steps, ")");
 }
 
 std::string SyncName(const SyncPointChange& s) {
@@ -95,17 +96,20 @@ void StepLines(const Comparison& c, std::string* out) {
 }
 
 void VerdictLines(const VerdictComparison& v, std::string* out) {
-  auto runner = [](const std::string& r) { return r.empty() ? "none" : r; };
+  auto runner = [](const std::optional<VerdictClass>& r) {
+    return r ? VerdictClassName(*r) : "none";
+  };
   Line(out,
        absl::StrFormat("Verdict: %s (%s, %.2f) -> %s (%s, %.2f)%s",
-                       v.before_primary, v.before_label, v.confidence.before,
-                       v.after_primary, v.after_label, v.confidence.after,
+                       VerdictClassName(v.before_primary), v.before_label,
+                       v.confidence.before, VerdictClassName(v.after_primary),
+                       v.after_label, v.confidence.after,
                        v.changed ? "" : ", unchanged"));
   Line(out, absl::StrCat("  runner-up: ", runner(v.before_runner_up), " -> ",
                          runner(v.after_runner_up)));
   if (v.named_cause_score) {
     Line(out,
-         absl::StrCat("  ", v.before_primary, " explains ",
+         absl::StrCat("  ", VerdictClassName(v.before_primary), " explains ",
                       SharePair(*v.named_cause_score), " of the span: ",
                       *v.named_cause_shrank ? "shrank" : "did not shrink"));
   }
@@ -206,7 +210,7 @@ void Summary(const Comparison& c, std::string* out) {
       const KernelChange& k = list[i];
       const double t = k.presence == Presence::kNew ? k.time_per_unit_ns.after
                                                     : k.time_per_unit_ns.before;
-      Line(out, absl::StrCat("  - ", ShortKernelName(k.name, 70), ": ",
+      Line(out, absl::StrCat("  - ", common::ShortKernelName(k.name, 70), ": ",
                              Duration(t), " per ", c.unit));
     }
   };
@@ -255,7 +259,7 @@ void Details(const Comparison& c, const DiffTextOptions& options,
     Line(out, absl::StrCat("  ", title, ":"));
     for (size_t i = 0; i < list.size() && i < rows; ++i) {
       const KernelChange& k = list[i];
-      Line(out, absl::StrCat("    ", ShortKernelName(k.name, 70), ": ",
+      Line(out, absl::StrCat("    ", common::ShortKernelName(k.name, 70), ": ",
                              Pair(k.time_per_unit_ns, Duration), "; launches ",
                              Pair(k.count_per_unit, Count)));
     }

@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/json_writer.h"
+#include "feedprof/doctor.h"
 #include "report/platform_block.h"
 
 namespace feedprof {
@@ -68,6 +69,20 @@ std::string WriteDoctorJson(const platform::DoctorResult& result) {
   std::string out = w.str();
   out.push_back('\n');
   return out;
+}
+
+DoctorOutcome RunDoctorChecks(const DoctorOptions& options,
+                              DoctorFormat format) {
+  platform::DoctorOptions run;
+  run.read.pid = options.pid;
+  run.read.data_paths = options.data_paths;
+  const platform::DoctorResult result = platform::RunDoctor(run);
+  DoctorOutcome outcome;
+  outcome.output = format == DoctorFormat::kJson ? WriteDoctorJson(result)
+                                                 : WriteDoctorText(result);
+  outcome.exit_code = platform::DoctorExitCode(result.report);
+  outcome.report = result.report;
+  return outcome;
 }
 
 }  // namespace feedprof

@@ -7,13 +7,13 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "analysis/units.h"
+#include "common/units.h"
 
 namespace feedprof::report {
 namespace {
 
-using analysis::FormatDuration;
-using analysis::FormatPercent;
+using common::FormatDuration;
+using common::FormatPercent;
 
 // Colours by family: host waits warm (sync red, CUDA calls orange, on-CPU
 // blue, off-CPU brown/purple), GPU-side waits yellow/cyan, unknown grey.
@@ -190,10 +190,11 @@ void AppendDeviceTimeline(const Report& r, size_t index, TimeNs axis_length_ns,
                   "\" viewBox=\"0 0 ", kWidth, " ", kH, "\">");
   if (!tag.empty()) Text(out, 4, kTop + 2, tag, " class=\"row-tag\"");
   Text(out, 4, kTop + 16, DeviceLabel(d), " class=\"row-label\"");
-  Text(out, 4, kTop + 32, absl::StrCat("busy ", FormatDuration(d.busy_ns)),
+  Text(out, 4, kTop + 32,
+       absl::StrCat("busy ", common::FormatDuration(d.busy_ns)),
        " class=\"row-sub\"");
   Text(out, 4, kTop + 46,
-       absl::StrCat("idle ", FormatPercent(d.idle_share), " of span"),
+       absl::StrCat("idle ", common::FormatPercent(d.idle_share), " of span"),
        " class=\"row-sub\"");
   absl::StrAppend(out, "<rect x=\"", kLeft, "\" y=\"", kTop, "\" width=\"",
                   kPlotW, "\" height=\"", kAreaH, "\" fill=\"", kOutsideColor,

@@ -14,7 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "analysis/units.h"
+#include "common/units.h"
 #include "feedprof/report.h"
 #include "report/html_page.h"
 #include "report/platform_block.h"
@@ -24,10 +24,10 @@
 namespace feedprof {
 namespace {
 
-using analysis::FormatBytes;
-using analysis::FormatDuration;
-using analysis::FormatPercent;
-using analysis::ShortKernelName;
+using common::FormatBytes;
+using common::FormatDuration;
+using common::FormatPercent;
+using common::ShortKernelName;
 using report::AppendDeviceTimeline;
 using report::AppendEscaped;
 using report::AppendLegend;
@@ -94,9 +94,9 @@ void AppendSyncBand(const Report& r, std::string* out) {
     absl::StrAppend(out, "<rect x=\"", Num(x), "\" y=\"4\" width=\"", Num(w),
                     "\" height=\"18\" fill=\"", kSyncColor, "\"><title>");
     AppendEscaped(
-        absl::StrCat(s.api, " ", FormatDuration(s.duration_ns), " at ",
-                     FormatDuration(s.start - r.window.trace_start), " (",
-                     s.pid, "/", s.tid, ")"),
+        absl::StrCat(s.api, " ", common::FormatDuration(s.duration_ns), " at ",
+                     common::FormatDuration(s.start - r.window.trace_start),
+                     " (", s.pid, "/", s.tid, ")"),
         out);
     out->append("</title></rect>");
   }
@@ -189,7 +189,8 @@ void AppendBar(const std::vector<Segment>& segments, TimeNs full_ns, double x,
     absl::StrAppend(out, "<rect x=\"", Num(x, 2), "\" y=\"", Num(y),
                     "\" width=\"", Num(w, 2), "\" height=\"", Num(height),
                     "\" fill=\"", s.color, "\"><title>");
-    AppendEscaped(absl::StrCat(s.label, ": ", FormatDuration(s.ns)), out);
+    AppendEscaped(absl::StrCat(s.label, ": ", common::FormatDuration(s.ns)),
+                  out);
     out->append("</title></rect>");
     x += w;
   }
@@ -235,12 +236,13 @@ void AppendIdleByCause(const Report& r, const std::vector<size_t>& plotted,
   for (size_t i : plotted) {
     const DeviceReport& d = r.devices[i];
     absl::StrAppend(out, "<tr><td>", Escaped(DeviceLabel(d)), "</td><td>",
-                    FormatDuration(d.span_ns), "</td><td>",
-                    FormatDuration(d.busy_ns), "</td>");
+                    common::FormatDuration(d.span_ns), "</td><td>",
+                    common::FormatDuration(d.busy_ns), "</td>");
     for (int c = 0; c < kIdleCauses; ++c) {
       absl::StrAppend(
           out, "<td>",
-          FormatDuration(d.idle_by_cause.ns[static_cast<size_t>(c)]), "</td>");
+          common::FormatDuration(d.idle_by_cause.ns[static_cast<size_t>(c)]),
+          "</td>");
     }
     out->append("</tr>");
   }
@@ -277,7 +279,7 @@ void AppendGapHistogram(const Report& r, size_t index, std::string* out) {
     Text(out, kLeft + kBarW + 10, y + 13,
          absl::StrCat(d.gaps.histogram[ub],
                       d.gaps.histogram[ub] == 1 ? " gap, " : " gaps, ",
-                      FormatDuration(d.gaps.histogram_ns[ub]), " idle"),
+                      common::FormatDuration(d.gaps.histogram_ns[ub]), " idle"),
          " class=\"tick\"");
     y += kRowH + 6;
   }
@@ -329,11 +331,12 @@ void AppendStepBars(const Report& r, std::string* out) {
     }
     out->append("<g><title>");
     AppendEscaped(
-        absl::StrCat(s.name, ": ", FormatDuration(s.end - s.start),
-                     "; compute ", FormatDuration(s.compute_ns), ", copies ",
-                     FormatDuration(s.copy_ns), ", idle ",
-                     FormatDuration(s.idle_by_cause.Total()), " (host wait ",
-                     FormatDuration(s.idle_by_cause.HostWait()), ")"),
+        absl::StrCat(s.name, ": ", common::FormatDuration(s.end - s.start),
+                     "; compute ", common::FormatDuration(s.compute_ns),
+                     ", copies ", common::FormatDuration(s.copy_ns), ", idle ",
+                     common::FormatDuration(s.idle_by_cause.Total()),
+                     " (host wait ",
+                     common::FormatDuration(s.idle_by_cause.HostWait()), ")"),
         out);
     out->append("</title>");
     // The step's length as an outline; inside it what the GPU did.
@@ -368,29 +371,30 @@ void AppendStepBars(const Report& r, std::string* out) {
   out->append("</svg>");
 }
 
-const char* VerdictClass(const std::string& verdict) {
-  if (verdict == "gpu_bound") return "good";
-  if (verdict == "inconclusive") return "neutral";
+// The card's colour: a busy GPU is good news, no verdict is neither.
+const char* VerdictCssClass(VerdictClass verdict) {
+  if (verdict == VerdictClass::kGpuBound) return "good";
+  if (verdict == VerdictClass::kInconclusive) return "neutral";
   return "bad";
 }
 
 void AppendVerdictCard(const Report& r, std::string* out) {
   const Verdict& v = r.verdict;
-  absl::StrAppend(out, "<section class=\"card verdict ",
-                  VerdictClass(v.primary), "\" id=\"verdict\" data-verdict=\"",
-                  Escaped(v.primary), "\" data-confidence=\"",
-                  ExactNum(v.confidence), "\" data-confidence-label=\"",
-                  Escaped(v.confidence_label), "\">");
+  absl::StrAppend(
+      out, "<section class=\"card verdict ", VerdictCssClass(v.primary),
+      "\" id=\"verdict\" data-verdict=\"", Escaped(VerdictClassName(v.primary)),
+      "\" data-confidence=\"", ExactNum(v.confidence),
+      "\" data-confidence-label=\"", Escaped(v.confidence_label), "\">");
   absl::StrAppend(out,
                   "<div class=\"verdict-head\"><span class=\"label\">"
                   "Verdict</span><span class=\"primary\">",
-                  Escaped(v.primary), "</span><span class=\"conf\">confidence ",
+                  Escaped(VerdictClassName(v.primary)),
+                  "</span><span class=\"conf\">confidence ",
                   Escaped(v.confidence_label), " (",
                   absl::StrFormat("%.2f", v.confidence), ")</span>");
-  if (!v.runner_up.empty()) {
-    absl::StrAppend(out,
-                    "<span class=\"runner\">runner-up: ", Escaped(v.runner_up),
-                    "</span>");
+  if (v.runner_up) {
+    absl::StrAppend(out, "<span class=\"runner\">runner-up: ",
+                    Escaped(VerdictClassName(*v.runner_up)), "</span>");
   }
   out->append("</div>");
   if (r.no_gpu_activity) {
@@ -398,8 +402,10 @@ void AppendVerdictCard(const Report& r, std::string* out) {
     // A banner only: the evidence and next steps below say why and what
     // to do, in the verdict's own words.
     absl::StrAppend(
-        out, "<div class=\"nogpu\" data-no-gpu-cause=\"", Escaped(n.cause),
-        "\"><b>No GPU activity in this trace</b> (", Escaped(n.cause),
+        out, "<div class=\"nogpu\" data-no-gpu-cause=\"",
+        Escaped(NoGpuCauseName(n.cause)),
+        "\"><b>No GPU activity in this trace</b> (",
+        Escaped(NoGpuCauseName(n.cause)),
         "): no GPU plots below, only the host threads; the evidence "
         "says why.</div>");
   }
@@ -419,9 +425,10 @@ void AppendVerdictCard(const Report& r, std::string* out) {
         "<th>verdict</th><th>score (share of span explained)</th>"
         "<th>threshold</th><th>triggered</th></tr>");
     for (const RuleScore& s : v.scores) {
-      absl::StrAppend(out, "<tr><td>", Escaped(s.verdict), "</td><td>",
-                      Num(s.score, 3), "</td><td>", Num(s.threshold, 3),
-                      "</td><td>", s.triggered ? "yes" : "no", "</td></tr>");
+      absl::StrAppend(out, "<tr><td>", Escaped(VerdictClassName(s.verdict)),
+                      "</td><td>", Num(s.score, 3), "</td><td>",
+                      Num(s.threshold, 3), "</td><td>",
+                      s.triggered ? "yes" : "no", "</td></tr>");
     }
     out->append("</table></details>");
   }
@@ -447,13 +454,16 @@ void AppendDeviceSummary(const Report& r, std::string* out) {
         "\" data-span-ns=\"", d.span_ns, "\" data-busy-ns=\"", d.busy_ns,
         "\" data-idle-ns=\"", d.idle_ns, "\" data-idle-share=\"",
         ExactNum(d.idle_share), "\"><td>", Escaped(DeviceLabel(d)), "</td><td>",
-        Escaped(d.name), "</td><td>", FormatDuration(d.span_ns), "</td><td>",
-        FormatDuration(d.busy_ns), "</td><td>", FormatDuration(d.idle_ns),
-        "</td><td>", FormatPercent(d.idle_share), "</td><td>",
-        FormatDuration(d.compute_ns), "</td><td>", FormatDuration(d.memcpy_ns),
-        "</td><td>", FormatDuration(d.exposed_memcpy_ns), "</td><td>",
+        Escaped(d.name), "</td><td>", common::FormatDuration(d.span_ns),
+        "</td><td>", common::FormatDuration(d.busy_ns), "</td><td>",
+        common::FormatDuration(d.idle_ns), "</td><td>",
+        common::FormatPercent(d.idle_share), "</td><td>",
+        common::FormatDuration(d.compute_ns), "</td><td>",
+        common::FormatDuration(d.memcpy_ns), "</td><td>",
+        common::FormatDuration(d.exposed_memcpy_ns), "</td><td>",
         d.kernel_count, "</td><td>", d.memcpy_count, "</td><td>", d.gaps.count,
-        "</td><td>", FormatPercent(d.launch_overhead_share), "</td></tr>");
+        "</td><td>", common::FormatPercent(d.launch_overhead_share),
+        "</td></tr>");
   }
   out->append("</table>");
 }
@@ -461,7 +471,7 @@ void AppendDeviceSummary(const Report& r, std::string* out) {
 void AppendLaunchTables(const Report& r, std::string* out) {
   const LaunchStats& l = r.launch;
   auto dur_or_na = [](bool known, TimeNs ns) {
-    return known ? FormatDuration(ns) : std::string(kNotAvailable);
+    return known ? common::FormatDuration(ns) : std::string(kNotAvailable);
   };
   const bool delays = l.launch_delays > 0;
   absl::StrAppend(
@@ -473,7 +483,7 @@ void AppendLaunchTables(const Report& r, std::string* out) {
       "</td></tr><tr><th>median kernel</th><td>",
       dur_or_na(l.kernels > 0, l.median_kernel_ns),
       "</td></tr><tr><th>kernels shorter than their launch</th><td>",
-      FormatPercent(l.share_kernels_shorter_than_launch),
+      common::FormatPercent(l.share_kernels_shorter_than_launch),
       "</td></tr><tr><th>launch delay median / p90 / max</th><td>",
       dur_or_na(delays, l.median_launch_delay_ns), " / ",
       dur_or_na(delays, l.p90_launch_delay_ns), " / ",
@@ -485,8 +495,9 @@ void AppendLaunchTables(const Report& r, std::string* out) {
   for (const KernelTotal& k : l.top_kernels) {
     absl::StrAppend(out, "<tr data-kernel-total-ns=\"", k.total_ns,
                     "\"><td class=\"name\" title=\"", Escaped(k.name), "\">",
-                    Escaped(ShortKernelName(k.name, 100)), "</td><td>", k.count,
-                    "</td><td>", FormatDuration(k.total_ns), "</td></tr>");
+                    Escaped(common::ShortKernelName(k.name, 100)), "</td><td>",
+                    k.count, "</td><td>", common::FormatDuration(k.total_ns),
+                    "</td></tr>");
   }
   if (l.top_kernels.empty())
     out->append("<tr><td colspan=\"3\">no kernels</td></tr>");
@@ -505,9 +516,9 @@ void AppendSyncTable(const Report& r, std::string* out) {
         p.blocks_host ? "" : " (device-side)", "</td><td>", Escaped(p.reason),
         "</td><td class=\"name\">",
         p.call_site.empty() ? std::string("unknown") : Escaped(p.call_site),
-        "</td><td>", p.count, "</td><td>", FormatDuration(p.blocked_ns),
-        "</td><td>", FormatPercent(p.wall_share), "</td><td>",
-        FormatDuration(p.idle_after_ns), "</td></tr>");
+        "</td><td>", p.count, "</td><td>", common::FormatDuration(p.blocked_ns),
+        "</td><td>", common::FormatPercent(p.wall_share), "</td><td>",
+        common::FormatDuration(p.idle_after_ns), "</td></tr>");
   }
   if (r.sync_points.empty()) {
     out->append("<tr><td colspan=\"8\">no blocking calls</td></tr>");
@@ -522,9 +533,10 @@ void AppendSyncTable(const Report& r, std::string* out) {
 
 void AppendCopyTable(const Report& r, std::string* out) {
   const CopyReport& c = r.copies;
-  absl::StrAppend(out, "<p>", c.count, " copies, ", FormatBytes(c.bytes), ", ",
-                  FormatDuration(c.time_ns), "; pageable ",
-                  FormatPercent(c.pageable_share), " of bytes. Link: ");
+  absl::StrAppend(out, "<p>", c.count, " copies, ",
+                  common::FormatBytes(c.bytes), ", ",
+                  common::FormatDuration(c.time_ns), "; pageable ",
+                  common::FormatPercent(c.pageable_share), " of bytes. Link: ");
   if (c.link_known) {
     absl::StrAppend(out, "PCIe gen ", Num(c.link_gen, 1), " x", c.link_width,
                     ", ", Num(c.link_theoretical_gbps, 1),
@@ -538,11 +550,11 @@ void AppendCopyTable(const Report& r, std::string* out) {
       "<th>share of link</th></tr>");
   for (const CopyDirectionStats& d : c.directions) {
     absl::StrAppend(out, "<tr><td>", Escaped(d.direction), "</td><td>", d.count,
-                    "</td><td>", FormatBytes(d.bytes), "</td><td>",
-                    FormatDuration(d.time_ns), "</td><td>",
+                    "</td><td>", common::FormatBytes(d.bytes), "</td><td>",
+                    common::FormatDuration(d.time_ns), "</td><td>",
                     Num(d.achieved_gbps, 2), "</td><td>",
-                    FormatPercent(d.pageable_share), "</td><td>",
-                    d.link_share ? FormatPercent(*d.link_share)
+                    common::FormatPercent(d.pageable_share), "</td><td>",
+                    d.link_share ? common::FormatPercent(*d.link_share)
                                  : std::string(kNotAvailable),
                     "</td></tr>");
   }
@@ -553,17 +565,17 @@ void AppendCopyTable(const Report& r, std::string* out) {
 
 void AppendThreadRow(const ThreadReport& t, std::string* out) {
   auto share = [&](double v) {
-    return t.samples ? FormatPercent(v) : std::string(kNotAvailable);
+    return t.samples ? common::FormatPercent(v) : std::string(kNotAvailable);
   };
-  absl::StrAppend(out, "<tr><td class=\"name\">",
-                  Escaped(ThreadLabel(t.pid, t.tid, t.name)), "</td><td>",
-                  t.api_calls, "</td><td>", FormatDuration(t.cuda_api_ns),
-                  "</td><td>", FormatDuration(t.sync_blocked_ns), "</td><td>",
-                  t.samples ? FormatDuration(t.cpu_user_ns + t.cpu_system_ns)
-                            : std::string(kNotAvailable),
-                  "</td><td>", share(t.cpu_share), "</td><td>",
-                  share(t.running_share), "</td><td>", share(t.disk_wait_share),
-                  "</td></tr>");
+  absl::StrAppend(
+      out, "<tr><td class=\"name\">",
+      Escaped(ThreadLabel(t.pid, t.tid, t.name)), "</td><td>", t.api_calls,
+      "</td><td>", common::FormatDuration(t.cuda_api_ns), "</td><td>",
+      common::FormatDuration(t.sync_blocked_ns), "</td><td>",
+      t.samples ? common::FormatDuration(t.cpu_user_ns + t.cpu_system_ns)
+                : std::string(kNotAvailable),
+      "</td><td>", share(t.cpu_share), "</td><td>", share(t.running_share),
+      "</td><td>", share(t.disk_wait_share), "</td></tr>");
 }
 
 void AppendHostTables(const Report& r, std::string* out) {
@@ -592,8 +604,9 @@ void AppendHostTables(const Report& r, std::string* out) {
     absl::StrAppend(
         out, "<tr><td>", p.pid, "</td><td>", p.ppid, "</td><td class=\"name\">",
         Escaped(Cut(p.command, 120)), "</td><td>",
-        p.samples ? FormatDuration(p.cpu_user_ns) : kNotAvailable, "</td><td>",
-        p.samples ? FormatDuration(p.cpu_system_ns) : kNotAvailable,
+        p.samples ? common::FormatDuration(p.cpu_user_ns) : kNotAvailable,
+        "</td><td>",
+        p.samples ? common::FormatDuration(p.cpu_system_ns) : kNotAvailable,
         "</td></tr>");
   }
   if (h.workers.empty()) {
@@ -602,8 +615,8 @@ void AppendHostTables(const Report& r, std::string* out) {
   out->append("</table>");
   if (h.dataloader_ranges > 0) {
     absl::StrAppend(out, "<p class=\"note\">", h.dataloader_ranges,
-                    " DataLoader ranges, ", FormatDuration(h.dataloader_ns),
-                    " in total.</p>");
+                    " DataLoader ranges, ",
+                    common::FormatDuration(h.dataloader_ns), " in total.</p>");
   }
 }
 
@@ -621,11 +634,12 @@ void AppendRankTable(const Report& r, std::string* out) {
         out, "<tr", k.slowest ? " class=\"slowest\" data-slowest=\"true\"" : "",
         "><td>", k.rank >= 0 ? std::to_string(k.rank) : std::string("no rank"),
         k.slowest ? " <b>slowest</b>" : "", "</td><td>", pids, "</td><td>",
-        FormatDuration(k.span_ns), "</td><td>", FormatDuration(k.busy_ns),
-        "</td><td>", FormatPercent(k.idle_share), "</td><td>",
-        k.median_step_ns > 0 ? FormatDuration(k.median_step_ns)
+        common::FormatDuration(k.span_ns), "</td><td>",
+        common::FormatDuration(k.busy_ns), "</td><td>",
+        common::FormatPercent(k.idle_share), "</td><td>",
+        k.median_step_ns > 0 ? common::FormatDuration(k.median_step_ns)
                              : std::string(kNotAvailable),
-        "</td><td>", FormatDuration(k.sync_blocked_ns), "</td></tr>");
+        "</td><td>", common::FormatDuration(k.sync_blocked_ns), "</td></tr>");
   }
   out->append("</table>");
 }
@@ -635,14 +649,15 @@ void AppendFacts(const Report& r, std::string* out) {
   auto yes_no = [](bool b) { return b ? "yes" : "no"; };
   absl::StrAppend(
       out, "<table class=\"kv\" id=\"facts\"><tr><th>source</th><td>",
-      Escaped(r.source_path), " (", Escaped(r.source_format), ", ", r.events,
-      " events)</td></tr><tr><th>window</th><td>",
-      FormatDuration(r.window.start - r.window.trace_start), " \xE2\x80\x93 ",
-      FormatDuration(r.window.end - r.window.trace_start), " after trace start",
-      r.window.restricted ? " (restricted)" : "",
+      Escaped(r.source_path), " (", Escaped(SourceFormatName(r.source_format)),
+      ", ", r.events, " events)</td></tr><tr><th>window</th><td>",
+      common::FormatDuration(r.window.start - r.window.trace_start),
+      " \xE2\x80\x93 ",
+      common::FormatDuration(r.window.end - r.window.trace_start),
+      " after trace start", r.window.restricted ? " (restricted)" : "",
       r.rank_filter ? absl::StrCat(", rank ", *r.rank_filter) : "",
       "</td></tr><tr><th>timeline buckets</th><td>", r.timeline.buckets,
-      " \xC3\x97 ", FormatDuration(r.timeline.bucket_ns), "</td></tr>");
+      " \xC3\x97 ", common::FormatDuration(r.timeline.bucket_ns), "</td></tr>");
   for (const DeviceReport& d : r.devices) {
     absl::StrAppend(
         out, "<tr><th>", Escaped(DeviceLabel(d)), "</th><td>",
@@ -667,8 +682,9 @@ void AppendFacts(const Report& r, std::string* out) {
       r.drops.zero_timestamp_records, " zero-timestamp records</td></tr>",
       "<tr><th>profiler overhead</th><td>",
       r.host.samples_available
-          ? absl::StrCat(FormatDuration(r.host.profiler_cpu_ns), " CPU (",
-                         FormatPercent(r.host.profiler_core_share),
+          ? absl::StrCat(common::FormatDuration(r.host.profiler_cpu_ns),
+                         " CPU (",
+                         common::FormatPercent(r.host.profiler_core_share),
                          " of one core)")
           : std::string(kNotAvailable),
       "</td></tr></table>");
@@ -679,14 +695,16 @@ void AppendFacts(const Report& r, std::string* out) {
 std::string WriteHtmlReport(const Report& r) {
   std::string out;
   out.reserve(256 * 1024);
-  report::AppendPageStart(absl::StrCat("feedprof: ", r.verdict.primary,
-                                       " \xE2\x80\x94 ", r.source_path),
-                          Report::kSchema, &out);
+  report::AppendPageStart(
+      absl::StrCat("feedprof: ", VerdictClassName(r.verdict.primary),
+                   " \xE2\x80\x94 ", r.source_path),
+      Report::kSchema, &out);
   out.append("<h1>feedprof report</h1><div class=\"sub\">");
   AppendEscaped(r.source_path, &out);
-  absl::StrAppend(&out, " \xC2\xB7 ", Escaped(r.source_format), " \xC2\xB7 ",
-                  r.events, " events \xC2\xB7 window ",
-                  FormatDuration(r.window.end - r.window.start), "</div>");
+  absl::StrAppend(
+      &out, " \xC2\xB7 ", Escaped(SourceFormatName(r.source_format)),
+      " \xC2\xB7 ", r.events, " events \xC2\xB7 window ",
+      common::FormatDuration(r.window.end - r.window.start), "</div>");
 
   AppendVerdictCard(r, &out);
   if (!r.warnings.empty()) {
@@ -722,7 +740,7 @@ std::string WriteHtmlReport(const Report& r) {
     if (!plotted.empty()) {
       absl::StrAppend(
           &out, "<p class=\"note\">Each column is ",
-          FormatDuration(r.timeline.bucket_ns),
+          common::FormatDuration(r.timeline.bucket_ns),
           " of the run: the share of it the GPU was busy (green) and idle, "
           "coloured by why it waited. Grey background: outside the device's "
           "active span. ",
@@ -741,7 +759,7 @@ std::string WriteHtmlReport(const Report& r) {
     if (!r.timeline.threads.empty()) {
       absl::StrAppend(
           &out, "<h3>Host threads</h3><p class=\"note\">Each column is ",
-          FormatDuration(r.timeline.bucket_ns),
+          common::FormatDuration(r.timeline.bucket_ns),
           ". CPU row: "
           "share of each column on CPU (blue) and off-CPU "
           "in I/O (brown). CUDA row: share inside CUDA "
@@ -775,9 +793,10 @@ std::string WriteHtmlReport(const Report& r) {
   if (r.steps.available && !r.steps.steps.empty()) {
     absl::StrAppend(
         &out, "<h2>Steps</h2><p class=\"note\">", r.steps.count, " steps from ",
-        Escaped(r.steps.source), "; median ", FormatDuration(r.steps.median_ns),
-        ", p90 ", FormatDuration(r.steps.p90_ns), ", median GPU busy ",
-        FormatPercent(r.steps.median_gpu_busy_share),
+        Escaped(r.steps.source), "; median ",
+        common::FormatDuration(r.steps.median_ns), ", p90 ",
+        common::FormatDuration(r.steps.p90_ns), ", median GPU busy ",
+        common::FormatPercent(r.steps.median_gpu_busy_share),
         ". Each bar is one step (dashed outline: its length): kernels, copies "
         "no kernel overlaps, then idle by cause.</p>");
     std::vector<LegendEntry> legend = {{kComputeColor, "kernels"},

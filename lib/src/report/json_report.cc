@@ -98,8 +98,8 @@ void WriteDevice(JsonWriter& w, const DeviceReport& d) {
 
 void WriteVerdict(JsonWriter& w, const Verdict& v) {
   w.BeginObject();
-  w.Key("primary").String(v.primary);
-  StringOrNull(w, "runner_up", v.runner_up);
+  w.Key("primary").String(VerdictClassName(v.primary));
+  StringOrNull(w, "runner_up", VerdictClassName(v.runner_up));
   w.Key("confidence").Double(v.confidence);
   w.Key("confidence_label").String(v.confidence_label);
   StringArray(w, "evidence", v.evidence);
@@ -119,7 +119,7 @@ void WriteVerdict(JsonWriter& w, const Verdict& v) {
   w.Key("scores").BeginArray();
   for (const RuleScore& r : v.scores) {
     w.BeginObject();
-    w.Key("verdict").String(r.verdict);
+    w.Key("verdict").String(VerdictClassName(r.verdict));
     w.Key("score").Double(r.score);
     w.Key("threshold").Double(r.threshold);
     w.Key("triggered").Bool(r.triggered);
@@ -414,7 +414,7 @@ std::string WriteJsonReport(const Report& r) {
   w.BeginObject();
   w.Key("schema").String(Report::kSchema);
   w.Key("source").BeginObject();
-  w.Key("format").String(r.source_format);
+  w.Key("format").String(SourceFormatName(r.source_format));
   w.Key("path").String(r.source_path);
   w.Key("events").Uint(r.events);
   w.EndObject();
@@ -432,7 +432,7 @@ std::string WriteJsonReport(const Report& r) {
   w.Key("no_gpu_activity");
   if (r.no_gpu_activity) {
     w.BeginObject();
-    w.Key("cause").String(r.no_gpu_activity->cause);
+    w.Key("cause").String(NoGpuCauseName(r.no_gpu_activity->cause));
     w.Key("explanation").String(r.no_gpu_activity->explanation);
     w.Key("recorded").String(r.no_gpu_activity->recorded);
     w.Key("next_step").String(r.no_gpu_activity->next_step);

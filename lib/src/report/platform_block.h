@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "common/json_writer.h"
-#include "feedprof/analysis.h"
+#include "feedprof/analysis_report.h"
 #include "feedprof/platform.h"
 
 namespace feedprof {

@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "analysis/units.h"
+#include "common/units.h"
 #include "feedprof/report.h"
 #include "report/platform_block.h"
 #include "report/what_if_wording.h"
@@ -17,11 +17,11 @@
 namespace feedprof {
 namespace {
 
-using analysis::Counted;
-using analysis::FormatBytes;
-using analysis::FormatDuration;
-using analysis::FormatPercent;
-using analysis::ShortKernelName;
+using common::Counted;
+using common::FormatBytes;
+using common::FormatDuration;
+using common::FormatPercent;
+using common::ShortKernelName;
 
 constexpr const char* kNotAvailable = "not available";
 
@@ -33,35 +33,40 @@ void Line(std::string* out, std::string_view text) {
 // "pid/tid name: CUDA …, sync …, cpu …" for one thread.
 std::string ThreadLine(const ThreadReport& t) {
   const std::string cpu =
-      t.samples ? absl::StrCat("cpu ", FormatPercent(t.cpu_share), " (user ",
-                               FormatDuration(t.cpu_user_ns), ", sys ",
-                               FormatDuration(t.cpu_system_ns), "), running ",
-                               FormatPercent(t.running_share), ", D-state ",
-                               FormatPercent(t.disk_wait_share))
-                : absl::StrCat("cpu ", kNotAvailable);
+      t.samples
+          ? absl::StrCat("cpu ", common::FormatPercent(t.cpu_share), " (user ",
+                         common::FormatDuration(t.cpu_user_ns), ", sys ",
+                         common::FormatDuration(t.cpu_system_ns), "), running ",
+                         common::FormatPercent(t.running_share), ", D-state ",
+                         common::FormatPercent(t.disk_wait_share))
+          : absl::StrCat("cpu ", kNotAvailable);
   return absl::StrCat("  ", t.pid, "/", t.tid,
                       t.name.empty() ? "" : " " + t.name, ": CUDA ",
-                      FormatDuration(t.cuda_api_ns), ", sync ",
-                      FormatDuration(t.sync_blocked_ns), ", ", cpu);
+                      common::FormatDuration(t.cuda_api_ns), ", sync ",
+                      common::FormatDuration(t.sync_blocked_ns), ", ", cpu);
 }
 
 void Summary(const Report& r, std::string* out) {
   Line(out, absl::StrCat("feedprof analysis of ", r.source_path, " (",
-                         r.source_format, ", ", r.events, " events)"));
+                         SourceFormatName(r.source_format), ", ", r.events,
+                         " events)"));
   if (r.window.restricted || r.rank_filter.has_value()) {
     std::string scope = absl::StrCat(
-        "window ", FormatDuration(r.window.start - r.window.trace_start),
-        " .. ", FormatDuration(r.window.end - r.window.trace_start),
+        "window ",
+        common::FormatDuration(r.window.start - r.window.trace_start), " .. ",
+        common::FormatDuration(r.window.end - r.window.trace_start),
         " from trace start");
     if (r.rank_filter) absl::StrAppend(&scope, ", rank ", *r.rank_filter);
     Line(out, scope);
   }
   Line(out, "");
   const Verdict& v = r.verdict;
-  Line(out, absl::StrCat("Verdict: ", v.primary, "  (confidence ",
-                         v.confidence_label, ", ",
+  Line(out, absl::StrCat("Verdict: ", VerdictClassName(v.primary),
+                         "  (confidence ", v.confidence_label, ", ",
                          absl::StrFormat("%.2f", v.confidence), ")"));
-  if (!v.runner_up.empty()) Line(out, absl::StrCat("Runner-up: ", v.runner_up));
+  if (v.runner_up) {
+    Line(out, absl::StrCat("Runner-up: ", VerdictClassName(*v.runner_up)));
+  }
   Line(out, "");
   Line(out, "Evidence:");
   for (const std::string& e : v.evidence) Line(out, absl::StrCat("  - ", e));
@@ -87,24 +92,26 @@ void Summary(const Report& r, std::string* out) {
       if (ns <= 0) break;
       Line(out, absl::StrCat("  - idle ",
                              IdleCauseName(static_cast<IdleCause>(cause)), ": ",
-                             FormatDuration(ns), " (",
-                             FormatPercent(static_cast<double>(ns) /
-                                           static_cast<double>(span)),
+                             common::FormatDuration(ns), " (",
+                             common::FormatPercent(static_cast<double>(ns) /
+                                                   static_cast<double>(span)),
                              " of GPU span)"));
     }
     if (const SyncPoint* top = TopHostSyncPoint(r.sync_points)) {
       const SyncPoint& p = *top;
       Line(out, absl::StrCat("  - sync point ", p.api, " (", p.reason,
-                             "): ", Counted(p.count, "call"), ", blocked ",
-                             FormatDuration(p.blocked_ns), ", GPU idle after ",
-                             FormatDuration(p.idle_after_ns)));
+                             "): ", common::Counted(p.count, "call"),
+                             ", blocked ", common::FormatDuration(p.blocked_ns),
+                             ", GPU idle after ",
+                             common::FormatDuration(p.idle_after_ns)));
     }
     if (r.steps.available) {
-      Line(out, absl::StrCat("  - ", Counted(r.steps.count, "step"), " (",
-                             r.steps.source, "), median ",
-                             FormatDuration(r.steps.median_ns), ", GPU busy ",
-                             FormatPercent(r.steps.median_gpu_busy_share),
-                             " of a step"));
+      Line(out, absl::StrCat(
+                    "  - ", common::Counted(r.steps.count, "step"), " (",
+                    r.steps.source, "), median ",
+                    common::FormatDuration(r.steps.median_ns), ", GPU busy ",
+                    common::FormatPercent(r.steps.median_gpu_busy_share),
+                    " of a step"));
     }
   }
   Line(out, "");
@@ -143,13 +150,15 @@ void WhatIfTable(const Report& r, std::string* out) {
                          report::kWhatIfEstimateNote, ")"));
   const std::string mean =
       w.basis == "steps"
-          ? absl::StrCat(" (mean ", FormatDuration(w.observed_mean_ns), ")")
+          ? absl::StrCat(" (mean ", common::FormatDuration(w.observed_mean_ns),
+                         ")")
           : std::string();
   Line(out,
        absl::StrCat("  basis: ", report::WhatIfBasis(w), "; observed ",
-                    FormatDuration(w.observed_median_ns), mean, ", replayed ",
-                    FormatDuration(w.replayed_median_ns), ", self-check error ",
-                    FormatPercent(w.self_check_error)));
+                    common::FormatDuration(w.observed_median_ns), mean,
+                    ", replayed ", common::FormatDuration(w.replayed_median_ns),
+                    ", self-check error ",
+                    common::FormatPercent(w.self_check_error)));
   const std::vector<std::string> assumptions = report::WhatIfAssumptions(w);
   for (size_t i = 0; i < assumptions.size(); ++i) {
     Line(out,
@@ -168,8 +177,9 @@ void WhatIfTable(const Report& r, std::string* out) {
   };
   row("predicted", "saving", "", "edits", "scenario");
   for (const WhatIfScenario& s : w.scenarios) {
-    row(FormatDuration(s.predicted_median_ns), FormatDuration(s.saving_ns),
-        FormatPercent(s.saving_share), absl::StrCat(s.edits),
+    row(common::FormatDuration(s.predicted_median_ns),
+        common::FormatDuration(s.saving_ns),
+        common::FormatPercent(s.saving_share), absl::StrCat(s.edits),
         absl::StrCat(report::WhatIfScenarioLabel(s),
                      s.edits == 0 ? " (nothing to change)" : ""));
   }
@@ -181,21 +191,22 @@ void WhatIfTable(const Report& r, std::string* out) {
     if (s.ranks.size() <= 1) continue;
     Line(out, absl::StrCat("    ", report::WhatIfScenarioLabel(s), ":"));
     for (const WhatIfRank& k : s.ranks) {
-      Line(out, absl::StrCat("      ",
-                             k.rank >= 0 ? absl::StrCat("rank ", k.rank,
-                                                        " (pid ", k.pid, ")")
-                                         : absl::StrCat("pid ", k.pid),
-                             ": ", FormatDuration(k.observed_median_ns), " -> ",
-                             FormatDuration(k.predicted_median_ns), " median, ",
-                             FormatDuration(k.observed_mean_ns), " -> ",
-                             FormatDuration(k.predicted_mean_ns), " mean"));
+      Line(out,
+           absl::StrCat(
+               "      ",
+               k.rank >= 0 ? absl::StrCat("rank ", k.rank, " (pid ", k.pid, ")")
+                           : absl::StrCat("pid ", k.pid),
+               ": ", common::FormatDuration(k.observed_median_ns), " -> ",
+               common::FormatDuration(k.predicted_median_ns), " median, ",
+               common::FormatDuration(k.observed_mean_ns), " -> ",
+               common::FormatDuration(k.predicted_mean_ns), " mean"));
     }
   }
 }
 
 // Medians of empty sets print "not available", never "0 ns".
 std::string DurationOr(bool known, TimeNs ns) {
-  return known ? FormatDuration(ns) : std::string(kNotAvailable);
+  return known ? common::FormatDuration(ns) : std::string(kNotAvailable);
 }
 
 std::string LaunchLine(const LaunchStats& l) {
@@ -204,11 +215,11 @@ std::string LaunchLine(const LaunchStats& l) {
       "Launches: ", l.count, " calls, ", l.kernels, " kernels; median call ",
       DurationOr(kernel_launches > 0, l.median_api_ns), ", median kernel ",
       DurationOr(l.kernels > 0, l.median_kernel_ns), ", shorter than launch ",
-      FormatPercent(l.share_kernels_shorter_than_launch));
+      common::FormatPercent(l.share_kernels_shorter_than_launch));
   if (l.graph_launches > 0) {
     absl::StrAppend(&line, "; ", l.graph_launches, " graph launches ran ",
                     l.graph_kernels, " kernels (median graph launch call ",
-                    FormatDuration(l.median_graph_launch_api_ns), ")");
+                    common::FormatDuration(l.median_graph_launch_api_ns), ")");
   }
   const bool delays = l.launch_delays > 0;
   absl::StrAppend(&line, "; launch delay median ",
@@ -222,20 +233,21 @@ void Devices(const Report& r, std::string* out) {
     Line(out, "");
     Line(out, absl::StrCat("Device ", d.device, d.name.empty() ? "" : " (",
                            d.name, d.name.empty() ? "" : ")", ", pid ", d.pid));
-    Line(out, absl::StrCat("  span ", FormatDuration(d.span_ns), ", busy ",
-                           FormatDuration(d.busy_ns), ", idle ",
-                           FormatDuration(d.idle_ns), " (",
-                           FormatPercent(d.idle_share), ")"));
-    Line(out, absl::StrCat("  compute ", FormatDuration(d.compute_ns),
-                           ", memcpy ", FormatDuration(d.memcpy_ns),
-                           " (exposed ", FormatDuration(d.exposed_memcpy_ns),
-                           "), memset ", FormatDuration(d.memset_ns), "; ",
-                           d.kernel_count, " kernels, ", d.memcpy_count,
-                           " copies, ", d.memset_count, " memsets"));
+    Line(out, absl::StrCat("  span ", common::FormatDuration(d.span_ns),
+                           ", busy ", common::FormatDuration(d.busy_ns),
+                           ", idle ", common::FormatDuration(d.idle_ns), " (",
+                           common::FormatPercent(d.idle_share), ")"));
+    Line(out,
+         absl::StrCat("  compute ", common::FormatDuration(d.compute_ns),
+                      ", memcpy ", common::FormatDuration(d.memcpy_ns),
+                      " (exposed ", common::FormatDuration(d.exposed_memcpy_ns),
+                      "), memset ", common::FormatDuration(d.memset_ns), "; ",
+                      d.kernel_count, " kernels, ", d.memcpy_count, " copies, ",
+                      d.memset_count, " memsets"));
     if (d.excluded_ops.count > 0) {
       Line(out, absl::StrCat("  excluded ", d.excluded_ops.count,
                              " ops launched before recording began (",
-                             FormatDuration(d.excluded_ops.busy_ns),
+                             common::FormatDuration(d.excluded_ops.busy_ns),
                              " busy); --include-pre-window keeps them"));
     }
     std::string hist = absl::StrCat("  gaps ", d.gaps.count, ":");
@@ -251,22 +263,23 @@ void Devices(const Report& r, std::string* out) {
       Line(out,
            absl::StrFormat(
                "    %-24s %12s  %6s", IdleCauseName(static_cast<IdleCause>(c)),
-               FormatDuration(ns),
-               FormatPercent(d.span_ns > 0 ? static_cast<double>(ns) /
-                                                 static_cast<double>(d.span_ns)
-                                           : 0)));
+               common::FormatDuration(ns),
+               common::FormatPercent(d.span_ns > 0
+                                         ? static_cast<double>(ns) /
+                                               static_cast<double>(d.span_ns)
+                                         : 0)));
     }
     Line(out, absl::StrCat("  launch-overhead share ",
-                           FormatPercent(d.launch_overhead_share)));
+                           common::FormatPercent(d.launch_overhead_share)));
     Line(out, "  per stream (HTA idle breakdown):");
     Line(out, absl::StrFormat("    %8s %10s %10s %11s %10s", "stream", "busy",
                               "host_wait", "kernel_wait", "other"));
     for (const StreamIdle& s : d.streams) {
       Line(out, absl::StrFormat("    %8d %10s %10s %11s %10s", s.stream,
-                                FormatDuration(s.busy_ns),
-                                FormatDuration(s.host_wait_ns),
-                                FormatDuration(s.kernel_wait_ns),
-                                FormatDuration(s.other_ns)));
+                                common::FormatDuration(s.busy_ns),
+                                common::FormatDuration(s.host_wait_ns),
+                                common::FormatDuration(s.kernel_wait_ns),
+                                common::FormatDuration(s.other_ns)));
     }
   }
 }
@@ -280,30 +293,33 @@ void Details(const Report& r, const TextReportOptions& o, std::string* out) {
     Line(out, "");
     Line(out, LaunchLine(l));
     for (const KernelTotal& k : l.top_kernels) {
-      Line(out, absl::StrFormat("  %10s %6d x  %s", FormatDuration(k.total_ns),
-                                k.count, ShortKernelName(k.name, 100)));
+      Line(out, absl::StrFormat("  %10s %6d x  %s",
+                                common::FormatDuration(k.total_ns), k.count,
+                                common::ShortKernelName(k.name, 100)));
     }
     Line(out, "");
-    Line(out, absl::StrCat(
-                  "Sync points (", Counted(r.sync_points.size(), "group"), ", ",
-                  r.gpu_side_waits, " GPU-side stream waits not counted):"));
+    Line(out, absl::StrCat("Sync points (",
+                           common::Counted(r.sync_points.size(), "group"), ", ",
+                           r.gpu_side_waits,
+                           " GPU-side stream waits not counted):"));
     int rows = 0;
     for (const SyncPoint& p : r.sync_points) {
       if (rows++ >= o.max_rows) break;
-      Line(out,
-           absl::StrCat(
-               "  ", p.api, " [", SyncKindName(p.kind), ": ", p.reason, "] ",
-               p.call_site.empty() ? "" : p.call_site + " ", p.count,
-               p.blocks_host ? "x blocked " : "x held back on the GPU ",
-               FormatDuration(p.blocked_ns), " (", FormatPercent(p.wall_share),
-               " of wall), GPU idle after ", FormatDuration(p.idle_after_ns)));
+      Line(out, absl::StrCat(
+                    "  ", p.api, " [", SyncKindName(p.kind), ": ", p.reason,
+                    "] ", p.call_site.empty() ? "" : p.call_site + " ", p.count,
+                    p.blocks_host ? "x blocked " : "x held back on the GPU ",
+                    common::FormatDuration(p.blocked_ns), " (",
+                    common::FormatPercent(p.wall_share),
+                    " of wall), GPU idle after ",
+                    common::FormatDuration(p.idle_after_ns)));
     }
     const CopyReport& c = r.copies;
     Line(out, "");
     Line(out,
-         absl::StrCat("Copies: ", c.count, ", ", FormatBytes(c.bytes), " in ",
-                      FormatDuration(c.time_ns), ", pageable ",
-                      FormatPercent(c.pageable_share), "; PCIe link ",
+         absl::StrCat("Copies: ", c.count, ", ", common::FormatBytes(c.bytes),
+                      " in ", common::FormatDuration(c.time_ns), ", pageable ",
+                      common::FormatPercent(c.pageable_share), "; PCIe link ",
                       c.link_known ? absl::StrFormat("gen%g x%d (%.1f GB/s)",
                                                      c.link_gen, c.link_width,
                                                      c.link_theoretical_gbps)
@@ -311,52 +327,53 @@ void Details(const Report& r, const TextReportOptions& o, std::string* out) {
     for (const CopyDirectionStats& d : c.directions) {
       Line(out,
            absl::StrFormat("  %-5s %6d copies %10s %10s %8.2f GB/s pageable %s",
-                           d.direction, d.count, FormatBytes(d.bytes),
-                           FormatDuration(d.time_ns), d.achieved_gbps,
-                           FormatPercent(d.pageable_share)));
+                           d.direction, d.count, common::FormatBytes(d.bytes),
+                           common::FormatDuration(d.time_ns), d.achieved_gbps,
+                           common::FormatPercent(d.pageable_share)));
     }
   }
   const HostReport& h = r.host;
   Line(out, "");
-  Line(out, absl::StrCat("Host: CUDA calls ", FormatDuration(h.cuda_api_ns),
-                         ", blocked in syncs ",
-                         FormatDuration(h.sync_blocked_ns), "; program CPU ",
-                         h.samples_available ? FormatDuration(h.program_cpu_ns)
-                                             : std::string(kNotAvailable)));
+  Line(out, absl::StrCat(
+                "Host: CUDA calls ", common::FormatDuration(h.cuda_api_ns),
+                ", blocked in syncs ",
+                common::FormatDuration(h.sync_blocked_ns), "; program CPU ",
+                h.samples_available ? common::FormatDuration(h.program_cpu_ns)
+                                    : std::string(kNotAvailable)));
   int rows = 0;
   for (const ThreadReport& t : h.threads) {
     if (rows++ >= o.max_rows) break;
     Line(out, ThreadLine(t));
   }
   if (!h.profiler_threads.empty()) {
-    Line(
-        out,
-        absl::StrCat(
-            "  profiler overhead (not counted above): ",
-            h.samples_available
-                ? absl::StrCat(FormatDuration(h.profiler_cpu_ns), " CPU in ",
-                               h.profiler_threads.size(), " profiler threads (",
-                               FormatPercent(h.profiler_core_share),
-                               " of one core over the window)")
-                : absl::StrCat(h.profiler_threads.size(),
-                               " profiler threads, CPU ", kNotAvailable)));
+    Line(out,
+         absl::StrCat(
+             "  profiler overhead (not counted above): ",
+             h.samples_available
+                 ? absl::StrCat(common::FormatDuration(h.profiler_cpu_ns),
+                                " CPU in ", h.profiler_threads.size(),
+                                " profiler threads (",
+                                common::FormatPercent(h.profiler_core_share),
+                                " of one core over the window)")
+                 : absl::StrCat(h.profiler_threads.size(),
+                                " profiler threads, CPU ", kNotAvailable)));
     for (const ThreadReport& t : h.profiler_threads) {
       Line(out, absl::StrCat("  ", ThreadLine(t)));
     }
   }
   for (const WorkerProcess& w : h.workers) {
     Line(out, absl::StrCat("  worker ", w.pid, " (", w.command, "): cpu ",
-                           w.samples
-                               ? FormatDuration(w.cpu_user_ns + w.cpu_system_ns)
-                               : std::string(kNotAvailable)));
+                           w.samples ? common::FormatDuration(w.cpu_user_ns +
+                                                              w.cpu_system_ns)
+                                     : std::string(kNotAvailable)));
   }
   Line(out, "");
   if (r.steps.available) {
-    Line(out,
-         absl::StrCat("Steps (", r.steps.source, "): ", r.steps.count,
-                      ", median ", FormatDuration(r.steps.median_ns), ", p90 ",
-                      FormatDuration(r.steps.p90_ns), ", median GPU busy ",
-                      FormatPercent(r.steps.median_gpu_busy_share)));
+    Line(out, absl::StrCat(
+                  "Steps (", r.steps.source, "): ", r.steps.count, ", median ",
+                  common::FormatDuration(r.steps.median_ns), ", p90 ",
+                  common::FormatDuration(r.steps.p90_ns), ", median GPU busy ",
+                  common::FormatPercent(r.steps.median_gpu_busy_share)));
   } else {
     Line(out, absl::StrCat("Steps: ", kNotAvailable,
                            " (no ProfilerStep#N or step-like range; name one "
@@ -366,17 +383,18 @@ void Details(const Report& r, const TextReportOptions& o, std::string* out) {
     Line(out, "");
     Line(out, "Ranks:");
     for (const RankReport& k : r.ranks) {
-      Line(out, absl::StrCat(
-                    "  ",
-                    k.rank >= 0 ? absl::StrCat("rank ", k.rank)
-                                : absl::StrCat("pid ", k.pids.front()),
-                    ": busy ", FormatDuration(k.busy_ns), " of ",
-                    FormatDuration(k.span_ns), " (idle ",
-                    FormatPercent(k.idle_share), ")",
-                    k.median_step_ns > 0
-                        ? ", median step " + FormatDuration(k.median_step_ns)
-                        : "",
-                    k.slowest ? "  <- slowest" : ""));
+      Line(out,
+           absl::StrCat(
+               "  ",
+               k.rank >= 0 ? absl::StrCat("rank ", k.rank)
+                           : absl::StrCat("pid ", k.pids.front()),
+               ": busy ", common::FormatDuration(k.busy_ns), " of ",
+               common::FormatDuration(k.span_ns), " (idle ",
+               common::FormatPercent(k.idle_share), ")",
+               k.median_step_ns > 0
+                   ? ", median step " + common::FormatDuration(k.median_step_ns)
+                   : "",
+               k.slowest ? "  <- slowest" : ""));
     }
   }
 }

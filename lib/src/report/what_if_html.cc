@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "analysis/units.h"
+#include "common/units.h"
 #include "report/html_page.h"
 #include "report/svg_plot.h"
 #include "report/what_if_wording.h"
@@ -20,8 +20,8 @@
 namespace feedprof::report {
 namespace {
 
-using analysis::FormatDuration;
-using analysis::FormatPercent;
+using common::FormatDuration;
+using common::FormatPercent;
 
 constexpr const char* kPredictedColor = "#8fb3d9";
 constexpr const char* kSavingColor = "#2ca02c";
@@ -57,11 +57,12 @@ void AppendBars(const WhatIf& w, std::string* out) {
     const std::string label = WhatIfScenarioLabel(s);
     out->append("<g><title>");
     AppendEscaped(
-        absl::StrCat(label, ": predicted ",
-                     FormatDuration(s.predicted_median_ns),
-                     " median (observed ", FormatDuration(w.observed_median_ns),
-                     "), saving ", FormatDuration(s.saving_ns), " (",
-                     FormatPercent(s.saving_share), "); ", s.assumption),
+        absl::StrCat(
+            label, ": predicted ",
+            common::FormatDuration(s.predicted_median_ns), " median (observed ",
+            common::FormatDuration(w.observed_median_ns), "), saving ",
+            common::FormatDuration(s.saving_ns), " (",
+            common::FormatPercent(s.saving_share), "); ", s.assumption),
         out);
     out->append("</title>");
     Text(out, kBarX, y + 14, Cut(label, 140), " class=\"row-label\"");
@@ -88,12 +89,13 @@ void AppendBars(const WhatIf& w, std::string* out) {
                       "\" height=\"16\" fill=\"", kSlowerColor, "\"/>");
     }
     const std::string figure =
-        s.edits == 0 ? std::string("nothing to change")
-                     : absl::StrCat(s.saving_ns >= 0 ? "saves " : "adds ",
-                                    FormatDuration(std::abs(s.saving_ns)), " (",
-                                    FormatPercent(std::abs(s.saving_share)),
-                                    ") \xE2\x86\x92 ",
-                                    FormatDuration(s.predicted_median_ns));
+        s.edits == 0
+            ? std::string("nothing to change")
+            : absl::StrCat(s.saving_ns >= 0 ? "saves " : "adds ",
+                           common::FormatDuration(std::abs(s.saving_ns)), " (",
+                           common::FormatPercent(std::abs(s.saving_share)),
+                           ") \xE2\x86\x92 ",
+                           common::FormatDuration(s.predicted_median_ns));
     Text(out, x_of(full) + 12, bar_y + 13, figure, " class=\"row-sub\"");
     out->append("</g>");
     y += kRowH;
@@ -125,10 +127,11 @@ void AppendScenarioTable(const WhatIf& w, std::string* out) {
         s.predicted_mean_ns, "\" data-saving-ns=\"", s.saving_ns,
         "\" data-saving-share=\"", ExactNum(s.saving_share), "\" data-edits=\"",
         s.edits, "\"><td class=\"scenario\">", Escaped(WhatIfScenarioLabel(s)),
-        "</td><td>", FormatDuration(s.predicted_median_ns), "</td><td>",
-        FormatDuration(s.predicted_mean_ns), "</td><td>",
-        FormatDuration(s.saving_ns), "</td><td>", FormatPercent(s.saving_share),
-        "</td><td>", s.edits, "</td><td>", Escaped(s.assumption), "</td></tr>");
+        "</td><td>", common::FormatDuration(s.predicted_median_ns), "</td><td>",
+        common::FormatDuration(s.predicted_mean_ns), "</td><td>",
+        common::FormatDuration(s.saving_ns), "</td><td>",
+        common::FormatPercent(s.saving_share), "</td><td>", s.edits,
+        "</td><td>", Escaped(s.assumption), "</td></tr>");
   }
   out->append("</table>");
 }
@@ -160,10 +163,10 @@ void AppendRankTable(const WhatIf& w, std::string* out) {
           out, "<td>",
           k.rank >= 0 ? absl::StrCat("rank ", k.rank, " (pid ", k.pid, ")")
                       : absl::StrCat("pid ", k.pid),
-          "</td><td>", FormatDuration(k.observed_median_ns), "</td><td>",
-          FormatDuration(k.predicted_median_ns), "</td><td>",
-          FormatDuration(k.observed_mean_ns), "</td><td>",
-          FormatDuration(k.predicted_mean_ns), "</td></tr>");
+          "</td><td>", common::FormatDuration(k.observed_median_ns),
+          "</td><td>", common::FormatDuration(k.predicted_median_ns),
+          "</td><td>", common::FormatDuration(k.observed_mean_ns), "</td><td>",
+          common::FormatDuration(k.predicted_mean_ns), "</td></tr>");
     }
   }
   out->append("</table>");
@@ -198,11 +201,14 @@ void AppendWhatIfSection(const Report& r, std::string* out) {
       "<p class=\"estimate\"><b>Estimates, not measurements.</b> The run "
       "replayed from its trace with one change at a time; ",
       Escaped(WhatIfBasis(w)), ". Observed ",
-      steps ? absl::StrCat("median ", FormatDuration(w.observed_median_ns),
-                           " (mean ", FormatDuration(w.observed_mean_ns), ")")
-            : absl::StrCat("span ", FormatDuration(w.observed_median_ns)),
-      "; the unchanged replay gives ", FormatDuration(w.replayed_median_ns),
-      " (self-check error ", FormatPercent(w.self_check_error), ").</p>");
+      steps
+          ? absl::StrCat(
+                "median ", common::FormatDuration(w.observed_median_ns),
+                " (mean ", common::FormatDuration(w.observed_mean_ns), ")")
+          : absl::StrCat("span ", common::FormatDuration(w.observed_median_ns)),
+      "; the unchanged replay gives ",
+      common::FormatDuration(w.replayed_median_ns), " (self-check error ",
+      common::FormatPercent(w.self_check_error), ").</p>");
   if (w.scenarios.empty() || w.observed_median_ns <= 0) {
     out->append("<p class=\"note\">No scenario applies to this run.</p>");
   } else {

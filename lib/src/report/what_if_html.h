@@ -10,7 +10,7 @@
 
 #include <string>
 
-#include "feedprof/analysis.h"
+#include "feedprof/analysis_report.h"
 
 namespace feedprof::report {
 

@@ -7,12 +7,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "analysis/units.h"
+#include "common/units.h"
 
 namespace feedprof::report {
 
-using analysis::Counted;
-using analysis::FormatDuration;
+using common::Counted;
+using common::FormatDuration;
 
 std::string WhatIfScenarioLabel(const std::string& id, const std::string& title,
                                 const std::string& sync_api,
@@ -35,7 +35,8 @@ std::string WhatIfScenarioLabel(const WhatIfScenario& s) {
 
 std::string WhatIfBasis(const WhatIf& w) {
   if (w.basis == "steps") {
-    return absl::StrCat("per step, median of ", Counted(w.steps, "step"));
+    return absl::StrCat("per step, median of ",
+                        common::Counted(w.steps, "step"));
   }
   if (w.basis == "span") return "span of the analysed window (no steps)";
   return w.basis;
@@ -54,9 +55,10 @@ std::vector<std::string> WhatIfAssumptions(const WhatIf& w) {
         "time%s",
         w.launch_cost_fraction * 100, source(w.launch_cost_source)));
   } else {
-    out.push_back(absl::StrCat(
-        "cheaper launches: each kernel launch call takes ",
-        FormatDuration(w.launch_cost_ns), source(w.launch_cost_source)));
+    out.push_back(
+        absl::StrCat("cheaper launches: each kernel launch call takes ",
+                     common::FormatDuration(w.launch_cost_ns),
+                     source(w.launch_cost_source)));
   }
   auto gbps = [](const char* direction, double v) {
     return v > 0 ? absl::StrFormat("%s %.1f GB/s", direction, v)

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "feedprof/analysis.h"
+#include "feedprof/analysis_report.h"
 
 namespace feedprof::report {
 

@@ -29,7 +29,7 @@ int main(int argc, char** argv) {
   std::printf("processes=%zu events=%llu verdict=%s\n",
               timeline->processes.size(),
               static_cast<unsigned long long>(report->events),
-              report->verdict.primary.c_str());
+              feedprof::VerdictClassName(report->verdict.primary));
   const std::string json = feedprof::WriteJsonReport(*report);
   std::printf("json_schema=%s\n",
               json.find("\"feedprof.analysis/1\"") != std::string::npos

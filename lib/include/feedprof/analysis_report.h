@@ -1,0 +1,595 @@
+// The report model of an analysis, the options that choose what is
+// analysed, and the queries over a timeline that need no replay.
+//
+// Every number here is defined in docs/metrics.md; the verdict rules are in
+// docs/verdict-rules.md. The analyzer never looks at which format a timeline
+// came from: what the source could not tell (`Timeline::available`) is
+// carried into the report as "not available" flags so writers print that
+// instead of zero. The report model is plain data so the text and JSON
+// writers (feedprof/report.h), the HTML report and `feedprof diff` can all
+// render or compare it. Analyze() (feedprof/analysis.h) fills it.
+#ifndef FEEDPROF_ANALYSIS_REPORT_H_
+#define FEEDPROF_ANALYSIS_REPORT_H_
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "feedprof/platform.h"
+#include "feedprof/timeline.h"
+
+namespace feedprof {
+
+// Parameters of the what-if replay (docs/what-if.md).
+struct WhatIfOptions {
+  bool enabled = true;
+  // faster_gpu: every kernel this fraction shorter (0.2: 20 % faster).
+  double gpu_speedup = 0.2;
+  // cheaper_launches: each kernel launch call costs this much (unset: the
+  // documented CUDA-graph figure), or this fraction of its recorded time
+  // (when set, it wins).
+  std::optional<TimeNs> launch_cost_ns;
+  std::optional<double> launch_cost_fraction;
+  // remove_sync: the host-blocking sync point groups replayed, longest
+  // blocked first.
+  size_t max_sync_groups = 5;
+  // The memory the replay may use, in bytes; unset: what this machine has
+  // available now (MemAvailable, and the room left under the cgroup memory
+  // limit when there is one). A replay whose estimated peak does not fit
+  // (docs/what-if.md) is not run; the what-if says so.
+  std::optional<uint64_t> available_memory_bytes;
+};
+
+// The phases of Analyze, in the order it enters them, for a progress
+// display (AnalysisOptions::on_phase).
+enum class AnalysisPhase : uint8_t {
+  kPreparing,     // the timeline's views per device and per thread
+  kStepsAndGaps,  // steps, busy time, idle gaps and their causes, launches,
+                  // syncs, copies, host, ranks, the verdict
+  kWhatIf,        // the what-if replay
+};
+// "preparing", "steps and gaps", "what-if replay".
+const char* AnalysisPhaseName(AnalysisPhase phase);
+
+// What to analyse. Times in `from`/`to` are relative to the trace start
+// (the earliest GPU op, API call or host range of the selected processes).
+struct AnalysisOptions {
+  std::optional<TimeNs> from;   // inclusive; unset: trace start
+  std::optional<TimeNs> to;     // inclusive; unset: trace end
+  std::optional<int32_t> rank;  // restrict to the processes of one rank
+  std::string step_range_name;  // user-named step range (exact or prefix)
+  // Keep GPU work whose correlation id matches no API call (launched before
+  // recording began). Excluded by default, as TraceLens does.
+  bool include_pre_window = false;
+  WhatIfOptions what_if;
+  // Called when Analyze enters a phase, with the number of events of the
+  // timeline (Report::events): kPreparing first, kStepsAndGaps once the
+  // timeline is prepared, kWhatIf when the what-if is enabled and the window
+  // has GPU activity. Called on the thread that called Analyze, never from two
+  // threads at once; unset: nothing is called. feedprof/analysis_progress.h
+  // shows it on the terminal.
+  std::function<void(AnalysisPhase phase, uint64_t events)> on_phase;
+};
+
+// Gap histogram buckets: ≤10 µs, ≤100 µs, ≤1 ms, ≤10 ms, >10 ms.
+inline constexpr int kGapBuckets = 5;
+inline constexpr std::array<TimeNs, kGapBuckets - 1> kGapBucketUpperNs = {
+    10'000, 100'000, 1'000'000, 10'000'000};
+const char* GapBucketLabel(int bucket);  // "le_10us", ..., "gt_10ms"
+int GapBucketOf(TimeNs gap_ns);
+
+// Causes of device idle time (DESIGN §5). The first six split "host wait" by
+// what the launching thread did before issuing the work that ended the gap.
+enum class IdleCause : uint8_t {
+  kHostWaitSync,        // blocked in a synchronizing CUDA call
+  kHostWaitCudaApi,     // inside other CUDA API calls
+  kHostWaitOnCpu,       // running user/framework code
+  kHostWaitOffCpuIo,    // off-CPU in I/O (D-state)
+  kHostWaitOffCpuWait,  // off-CPU waiting on other threads/processes
+  kHostWaitUnknown,     // no host samples cover the interval
+  kLaunchOverhead,      // launch call in flight while the GPU waited
+  kQueueLatency,        // work was submitted before the GPU went idle
+  kUnattributed,        // the work that ended the gap has no API call
+};
+inline constexpr int kIdleCauses = 9;
+const char* IdleCauseName(IdleCause cause);  // "host_wait_sync", ...
+
+struct IdleByCause {
+  std::array<TimeNs, kIdleCauses> ns{};
+  TimeNs& operator[](IdleCause c) { return ns[static_cast<int>(c)]; }
+  TimeNs operator[](IdleCause c) const { return ns[static_cast<int>(c)]; }
+  IdleByCause& operator+=(const IdleByCause& other) {
+    for (size_t c = 0; c < ns.size(); ++c) ns[c] += other.ns[c];
+    return *this;
+  }
+  TimeNs HostWait() const;
+  TimeNs Total() const;
+};
+
+struct GapStats {
+  uint64_t count = 0;
+  std::array<uint64_t, kGapBuckets> histogram{};
+  std::array<TimeNs, kGapBuckets> histogram_ns{};  // idle time per bucket
+  // Idle by cause per bucket; the verdict tells short launch gaps from long
+  // waits for data with it.
+  std::array<IdleByCause, kGapBuckets> by_bucket{};
+  // Idle of gaps in which the launching thread had been blocked in a sync
+  // call (the gap follows a queue drain), in total and per bucket.
+  IdleByCause after_sync{};
+  std::array<IdleByCause, kGapBuckets> after_sync_by_bucket{};
+};
+
+// HTA-compatible per-stream idle breakdown (HTA's "idle time" analysis).
+struct StreamIdle {
+  int64_t stream = -1;
+  TimeNs busy_ns = 0;  // sum of op durations on the stream
+  TimeNs host_wait_ns = 0;
+  TimeNs kernel_wait_ns = 0;
+  TimeNs other_ns = 0;
+};
+
+struct ExcludedOps {
+  uint64_t count = 0;
+  TimeNs busy_ns = 0;  // union length of the excluded ops alone
+};
+
+struct DeviceReport {
+  int32_t device = 0;
+  int32_t pid = 0;
+  std::string name;
+  TimeNs span_start = 0;  // absolute trace time
+  TimeNs span_end = 0;
+  TimeNs span_ns = 0;
+  TimeNs busy_ns = 0;
+  TimeNs idle_ns = 0;
+  double idle_share = 0;
+  TimeNs compute_ns = 0;            // union of kernels
+  TimeNs memcpy_ns = 0;             // union of copies
+  TimeNs memset_ns = 0;             // union of memsets
+  TimeNs exposed_memcpy_ns = 0;     // copy time not overlapped by kernels
+  TimeNs small_grid_kernel_ns = 0;  // kernels with fewer blocks than SMs
+  uint64_t kernel_count = 0;
+  uint64_t memcpy_count = 0;
+  uint64_t memset_count = 0;
+  GapStats gaps;
+  IdleByCause idle_by_cause;
+  double launch_overhead_share = 0;
+  ExcludedOps excluded_ops;
+  std::vector<StreamIdle> streams;
+};
+
+// A kernel name's share of GPU time, for "start with this kernel".
+struct KernelTotal {
+  std::string name;
+  uint64_t count = 0;
+  TimeNs total_ns = 0;  // sum of its durations
+};
+
+// Kernel launches (docs/metrics.md): a runtime launch and the driver launch
+// inside it count once; a graph launch counts once for all its kernels.
+struct LaunchStats {
+  uint64_t count = 0;  // kernel launch calls (incl. graph launches)
+  uint64_t kernels = 0;
+  uint64_t graph_launches = 0;  // cudaGraphLaunch calls among `count`
+  uint64_t graph_kernels = 0;   // kernels those graph launches ran
+  TimeNs median_api_ns = 0;     // kernel launch calls, graphs apart
+  TimeNs median_graph_launch_api_ns = 0;
+  TimeNs median_kernel_ns = 0;
+  // Kernels shorter than their own launch call, over kernels with one.
+  double share_kernels_shorter_than_launch = 0;
+  // Launch delay: launch call start → kernel start (HTA "launch delay"),
+  // over kernels that are the first op of their launch call (the
+  // `launch_delays` kernels; the figures are unknown when there are none).
+  uint64_t launch_delays = 0;
+  TimeNs median_launch_delay_ns = 0;
+  TimeNs p90_launch_delay_ns = 0;
+  TimeNs max_launch_delay_ns = 0;
+  std::string max_launch_delay_kernel;
+  std::vector<KernelTotal> top_kernels;  // by total time, at most 5
+};
+
+enum class SyncKind : uint8_t { kExplicit, kHidden };
+const char* SyncKindName(SyncKind kind);  // "explicit" | "hidden"
+
+struct SyncPoint {
+  std::string api;
+  SyncKind kind = SyncKind::kExplicit;
+  std::string reason;
+  std::string call_site;  // as printed (docs/report-json.md), "" if unknown
+  uint64_t count = 0;
+  TimeNs blocked_ns = 0;
+  double wall_share = 0;
+  TimeNs idle_after_ns = 0;
+  // False for device-side serialization (work on the legacy default
+  // stream): the host did not wait; blocked_ns is how long the GPU work
+  // was held back by other streams.
+  bool blocks_host = true;
+};
+
+// The host-blocking sync point group that blocked longest (the first in
+// the report's order), or null when there is none.
+const SyncPoint* TopHostSyncPoint(const std::vector<SyncPoint>& points);
+
+struct CopyDirectionStats {
+  std::string direction;  // "HtoD", "DtoH", "DtoD", "PtoP", "other"
+  uint64_t count = 0;
+  uint64_t bytes = 0;
+  TimeNs time_ns = 0;
+  double achieved_gbps = 0;   // bytes / time (10^9 bytes/s)
+  double pageable_share = 0;  // bytes from/to pageable host memory
+  // Achieved / link theoretical; only for HtoD and DtoH, with a known link.
+  std::optional<double> link_share;
+};
+
+struct CopyReport {
+  uint64_t count = 0;
+  uint64_t bytes = 0;
+  TimeNs time_ns = 0;
+  double pageable_share = 0;
+  std::vector<CopyDirectionStats> directions;
+  bool link_known = false;
+  double link_gen = 0;  // PCIe generation
+  uint32_t link_width = 0;
+  double link_theoretical_gbps = 0;  // per direction
+};
+
+struct ThreadReport {
+  int32_t pid = 0;
+  int32_t tid = 0;
+  std::string name;
+  bool samples = false;  // false: CPU and state not available
+  TimeNs cpu_user_ns = 0;
+  TimeNs cpu_system_ns = 0;
+  double cpu_share = 0;  // (user + sys) / wall
+  double running_share = 0;
+  double sleeping_share = 0;
+  double disk_wait_share = 0;
+  TimeNs cuda_api_ns = 0;
+  TimeNs sync_blocked_ns = 0;
+  uint64_t api_calls = 0;
+};
+
+struct WorkerProcess {
+  int32_t pid = 0;
+  int32_t ppid = 0;
+  std::string command;
+  bool samples = false;
+  TimeNs cpu_user_ns = 0;
+  TimeNs cpu_system_ns = 0;
+};
+
+struct HostReport {
+  bool samples_available = false;
+  TimeNs cuda_api_ns = 0;
+  TimeNs sync_blocked_ns = 0;
+  double sync_blocked_share = 0;      // of wall
+  std::vector<ThreadReport> threads;  // by CUDA API time, then CPU
+  TimeNs program_cpu_ns = 0;          // user + sys of `threads`
+  // The profiler's own threads (names "feedprof-..."): overhead, not the
+  // program; kept out of every other host figure.
+  std::vector<ThreadReport> profiler_threads;
+  TimeNs profiler_cpu_ns = 0;
+  // profiler_cpu_ns over the analysed window's length: the share of one
+  // core the profiler used.
+  double profiler_core_share = 0;
+  std::vector<WorkerProcess> workers;
+  TimeNs workers_cpu_ns = 0;
+  // Time inside DataLoader ranges ("enumerate(DataLoader)#..."), summed;
+  // evidence for input-pipeline waits when there are no CPU samples.
+  TimeNs dataloader_ns = 0;
+  uint64_t dataloader_ranges = 0;
+};
+
+struct StepInfo {
+  TimeNs start = 0;
+  TimeNs end = 0;
+  TimeNs gpu_busy_ns = 0;
+  int32_t pid = 0;
+  // The thread of the first range with the step's pid and times (the
+  // what-if replays the step on it); -1 when unknown.
+  int32_t tid = -1;
+  std::string name;
+  // What the step's devices did in it (summed over the devices its busy
+  // time counts): kernels (union), copies and memsets no kernel overlaps
+  // (gpu_busy_ns - compute_ns), and idle by cause; busy + idle is the step's
+  // length on one device that was active for the whole step.
+  TimeNs compute_ns = 0;
+  TimeNs copy_ns = 0;
+  IdleByCause idle_by_cause;
+};
+
+struct StepReport {
+  bool available = false;
+  std::string source;  // "ProfilerStep", "nvtx:train_step", "user:NAME"
+  uint64_t count = 0;
+  TimeNs median_ns = 0;
+  TimeNs p90_ns = 0;
+  double median_gpu_busy_share = 0;
+  std::vector<StepInfo> steps;
+};
+
+struct RankReport {
+  int32_t rank = -1;
+  std::vector<int32_t> pids;
+  TimeNs span_ns = 0;
+  TimeNs busy_ns = 0;
+  double idle_share = 0;
+  TimeNs median_step_ns = 0;  // 0 when no steps
+  TimeNs sync_blocked_ns = 0;
+  bool slowest = false;
+};
+
+// One rule's outcome; all rules are kept so the report can show why the
+// runner-up lost.
+// Which feeding of the GPU limits a run (docs/verdict-rules.md): the rules'
+// classes, in the order the report lists their scores, and inconclusive.
+enum class VerdictClass : uint8_t {
+  kInconclusive,  // no rule triggered, or no GPU activity
+  kLaunchBound,
+  kPreprocessingBound,
+  kIoBound,
+  kSyncBound,
+  kTransferBound,
+  kLatencyBound,
+  kGpuBound,
+};
+// "inconclusive", "launch_bound", "preprocessing_bound", "io_bound",
+// "sync_bound", "transfer_bound", "latency_bound", "gpu_bound".
+const char* VerdictClassName(VerdictClass verdict);
+// The same for a runner-up: "" when there is none.
+const char* VerdictClassName(const std::optional<VerdictClass>& verdict);
+
+struct RuleScore {
+  VerdictClass verdict = VerdictClass::kInconclusive;
+  double score = 0;  // share of the span this cause explains
+  double threshold = 0;
+  bool triggered = false;
+};
+
+// The what-if replay (docs/what-if.md): the run rebuilt from its timeline
+// as host threads issuing GPU work, replayed with one change at a time, so
+// each next step carries what it is worth. Predictions are estimates under
+// the stated assumptions, never measurements.
+//
+// One process (rank) as replayed: its step times (or span) as recorded and
+// as predicted.
+struct WhatIfRank {
+  int32_t pid = 0;
+  int32_t rank = -1;
+  TimeNs observed_median_ns = 0;
+  TimeNs observed_mean_ns = 0;
+  TimeNs predicted_median_ns = 0;
+  TimeNs predicted_mean_ns = 0;
+};
+
+struct WhatIfScenario {
+  // "input_ready", "cheaper_launches", "remove_sync", "pin_copies",
+  // "faster_gpu".
+  std::string id;
+  std::string title;       // one line, e.g. "next batch always ready"
+  std::string assumption;  // what the edit assumes, with its figures
+  // remove_sync: the sync point group removed (as in Report::sync_points).
+  std::string sync_api;
+  std::string sync_reason;
+  std::string sync_call_site;
+  uint64_t edits = 0;  // calls or ops the edit changed; 0: nothing to change
+  // The run: the slowest rank's median (and mean) step time, or span.
+  TimeNs predicted_median_ns = 0;
+  TimeNs predicted_mean_ns = 0;
+  TimeNs saving_ns = 0;           // observed median - predicted median
+  double saving_share = 0;        // saving_ns / observed median
+  std::vector<WhatIfRank> ranks;  // one per process when there are several
+};
+
+struct WhatIf {
+  bool available = false;
+  std::string unavailable_reason;  // set when not available
+  std::string basis;               // "steps" or "span"
+  uint64_t steps = 0;              // steps replayed (basis "steps")
+  // The run as recorded, and as the unedited replay reproduces it.
+  TimeNs observed_median_ns = 0;
+  TimeNs observed_mean_ns = 0;
+  TimeNs replayed_median_ns = 0;
+  // Self-check: the largest |replayed - observed| / observed over the
+  // steps (or spans) of every replayed process; above 2 % the what-if is
+  // not available.
+  double self_check_error = 0;
+  // Parameters as applied.
+  double gpu_speedup = 0;
+  TimeNs launch_cost_ns = 0;        // 0 when a fraction was given
+  double launch_cost_fraction = 0;  // 0 when a cost was given
+  std::string launch_cost_source;
+  double pinned_htod_gbps = 0;  // pin_copies bandwidth per direction
+  double pinned_dtoh_gbps = 0;
+  std::string pinned_source;
+  std::vector<WhatIfScenario> scenarios;  // by saving_ns, descending
+};
+
+// A next step's price: what the what-if scenario it stands for saves.
+struct NextStepEstimate {
+  size_t step = 0;       // index into Verdict::next_steps
+  std::string scenario;  // WhatIfScenario::id
+  std::string sync_api;  // remove_sync: the group, as in the scenario
+  std::string sync_call_site;
+  TimeNs saving_ns = 0;
+  double saving_share = 0;
+};
+
+struct Verdict {
+  VerdictClass primary = VerdictClass::kInconclusive;
+  std::optional<VerdictClass> runner_up;  // unset when none
+  double confidence = 0;                  // 0..1
+  std::string confidence_label = "low";   // low | medium | high
+  std::vector<std::string> evidence;
+  // Next steps; those a what-if scenario prices come first, by saving,
+  // and their text ends with the estimate.
+  std::vector<std::string> next_steps;
+  std::vector<NextStepEstimate> next_step_estimates;  // by step index
+  std::vector<RuleScore> scores;
+};
+
+struct Window {
+  TimeNs trace_start = 0;  // absolute
+  TimeNs trace_end = 0;
+  TimeNs start = 0;  // absolute, after --from/--to
+  TimeNs end = 0;
+  bool restricted = false;
+};
+
+// Why a report has no GPU activity, from what the trace says about the
+// recording machine and the recording library's GPU collection.
+// Why a window has no GPU activity (analysis/no_gpu_activity.cc).
+enum class NoGpuCause : uint8_t {
+  kUnknown,
+  kNoGpuOnMachine,  // no NVIDIA GPU or driver where it was recorded
+  kNoDriver,        // a GPU, but no driver loaded
+  kCollectionOff,   // CUPTI was off (another tool, another CUDA major)
+  kCudaNotUsed,     // the program never initialised CUDA
+  kNoGpuWork,       // CUDA was used, but no kernel, copy or memset ran
+  kOutsideWindow,   // GPU work, but not in --from/--to
+  kPreWindowOnly,   // only work launched before recording began
+};
+// "unknown", "no_gpu_on_machine", "no_driver", "collection_off",
+// "cuda_not_used", "no_gpu_work", "outside_window", "pre_window_only".
+const char* NoGpuCauseName(NoGpuCause cause);
+
+struct NoGpuActivity {
+  NoGpuCause cause = NoGpuCause::kUnknown;
+  std::string explanation;  // one or two sentences, for the evidence
+  std::string recorded;     // what the trace does hold
+  std::string next_step;
+};
+
+// The run at a glance, for plots: the analysed window cut into at most
+// kTimelineMaxBuckets buckets of one width (1, 2 or 5 × 10^k ns), each with
+// what every device and the busiest host threads did in it. A fixed size
+// whatever the trace's length, so a multi-hour trace's report stays small.
+inline constexpr uint32_t kTimelineMaxBuckets = 1000;
+inline constexpr size_t kTimelineMaxThreads = 10;
+inline constexpr size_t kTimelineMaxSyncs = 500;
+inline constexpr size_t kTimelineMaxStepMarks = 300;
+
+struct TimelineDevice {
+  int32_t pid = 0;
+  int32_t device = 0;
+  // Per bucket: busy time, and idle time by cause (the gaps' causes placed
+  // where they happened: host-wait causes over the gap's host-wait part,
+  // the others after it). busy + idle < bucket_ns where the bucket lies
+  // outside the device's span.
+  std::vector<TimeNs> busy_ns;
+  std::vector<IdleByCause> idle_ns;
+};
+
+struct TimelineThread {
+  int32_t pid = 0;
+  int32_t tid = 0;
+  std::string name;
+  bool samples = false;  // false: cpu_ns and io_wait_ns are empty
+  // Per bucket: on-CPU time (user + sys, sample deltas spread evenly over
+  // each sample interval), off-CPU time in I/O, time inside CUDA calls and,
+  // of that, blocked in synchronizing calls.
+  std::vector<TimeNs> cpu_ns;
+  std::vector<TimeNs> io_wait_ns;
+  std::vector<TimeNs> cuda_api_ns;
+  std::vector<TimeNs> sync_ns;
+};
+
+// One blocking call (a sync point's occurrence) on the timeline.
+struct TimelineSync {
+  TimeNs start = 0;  // absolute trace time
+  TimeNs duration_ns = 0;
+  int32_t pid = 0;
+  int32_t tid = 0;
+  std::string api;
+};
+
+struct TimelineOverview {
+  TimeNs start = 0;  // absolute: the window's start
+  TimeNs bucket_ns = 0;
+  uint32_t buckets = 0;
+  std::vector<TimelineDevice> devices;  // in Report::devices order
+  // The first kTimelineMaxThreads of HostReport::threads (by CUDA time,
+  // then CPU time); threads_total counts them all.
+  std::vector<TimelineThread> threads;
+  uint64_t threads_total = 0;
+  // The kTimelineMaxSyncs longest blocking calls, in time order;
+  // sync_calls counts them all.
+  std::vector<TimelineSync> syncs;
+  uint64_t sync_calls = 0;
+  // Plots of steps show every step_stride-th step of StepReport::steps, at
+  // most kTimelineMaxStepMarks of them (1 when there are fewer).
+  uint32_t step_stride = 1;
+};
+
+struct Report {
+  static constexpr const char* kSchema = "feedprof.analysis/1";
+  SourceFormat source_format = SourceFormat::kUnknown;
+  std::string source_path;
+  Window window;
+  std::optional<int32_t> rank_filter;
+  bool has_gpu_activity = false;
+  std::optional<NoGpuActivity> no_gpu_activity;  // set when there is none
+  Verdict verdict;
+  std::vector<DeviceReport> devices;
+  LaunchStats launch;
+  std::vector<SyncPoint> sync_points;
+  uint64_t gpu_side_waits = 0;  // cudaStreamWaitEvent: not host blocks
+  CopyReport copies;
+  HostReport host;
+  StepReport steps;
+  TimelineOverview timeline;
+  WhatIf what_if;
+  std::vector<RankReport> ranks;
+  Availability available;
+  DropCounts drops;
+  std::vector<std::string> warnings;
+  uint64_t events = 0;  // events analysed
+  // The recording machine's platform checks (feedprof/platform.h,
+  // docs/doctor.md): from the trace's snapshot and samples, or what Kineto
+  // and Nsight inputs describe.
+  PlatformReport platform;
+};
+
+// One idle gap of a device as the analysis attributes it (docs/metrics.md,
+// "Idle gaps"): the hole [start, end] in the device's busy union, the time
+// of each cause in it (they add up to end - start), and where its host-wait
+// part ends: [start, host_wait_end] is time the host had not begun issuing
+// the work that ended the gap, [host_wait_end, end] launch overhead or queue
+// latency.
+struct IdleGap {
+  int32_t pid = 0;
+  int32_t device = 0;
+  TimeNs start = 0;  // absolute trace time
+  TimeNs end = 0;
+  TimeNs host_wait_end = 0;  // == start when the gap has no host-wait part
+  IdleByCause by_cause;
+  IdleCause main_cause = IdleCause::kUnattributed;  // the most time
+  bool after_sync = false;  // the launching thread was in a sync before
+  uint32_t ending_op = 0;   // index into Timeline::gpu_ops
+};
+
+// Calls `visit` for every idle gap in the options' window and rank, device
+// by device (the order of Report::devices), each device's in time order.
+// The gaps are the ones Analyze counts; nothing is kept between calls.
+absl::Status ForEachIdleGap(const Timeline& timeline,
+                            const AnalysisOptions& options,
+                            const std::function<void(const IdleGap&)>& visit);
+
+// Launch delay of one kernel: its launch call's start → the kernel's start
+// (HTA's "kernel launch delay"). For drill-down and comparison with HTA.
+struct KernelLaunchDelay {
+  uint32_t op = 0;  // index into Timeline::gpu_ops
+  TimeNs delay_ns = 0;
+};
+// Every kernel in the options' window and rank that has a launch call.
+absl::StatusOr<std::vector<KernelLaunchDelay>> ComputeLaunchDelays(
+    const Timeline& timeline, const AnalysisOptions& options);
+
+}  // namespace feedprof
+
+#endif  // FEEDPROF_ANALYSIS_REPORT_H_

@@ -1,0 +1,28 @@
+// Range order and nesting depth shared by the readers (see range_nesting.h).
+#include "timeline/range_nesting.h"
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "common/stable_time_sort.h"
+
+namespace feedprof::timeline {
+
+void SortAndNestRanges(std::span<Range> ranges) {
+  common::StableSortByKeys(ranges, common::StartKey(),
+                           common::LongerFirstKey());
+  // End times of the ranges still open, per thread, innermost last.
+  std::unordered_map<uint64_t, std::vector<TimeNs>> open_ends;
+  for (Range& r : ranges) {
+    const uint64_t thread =
+        (static_cast<uint64_t>(static_cast<uint32_t>(r.pid)) << 32) |
+        static_cast<uint32_t>(r.tid);
+    std::vector<TimeNs>& stack = open_ends[thread];
+    while (!stack.empty() && stack.back() <= r.start) stack.pop_back();
+    r.depth = static_cast<uint32_t>(stack.size());
+    stack.push_back(r.end);
+  }
+}
+
+}  // namespace feedprof::timeline
