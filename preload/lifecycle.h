@@ -1,5 +1,5 @@
 // The process lifecycle of the injected library: what happens at load, at
-// cuInit, at fork, on SIGTERM/SIGINT and at exit (DESIGN §3, "Lifecycle";
+// cuInit, at fork, on SIGTERM/SIGINT and at exit (docs/architecture.md, "Lifecycle";
 // docs/recording.md).
 #ifndef FEEDPROF_PRELOAD_LIFECYCLE_H_
 #define FEEDPROF_PRELOAD_LIFECYCLE_H_

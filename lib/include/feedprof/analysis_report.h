@@ -83,7 +83,7 @@ inline constexpr std::array<TimeNs, kGapBuckets - 1> kGapBucketUpperNs = {
 const char* GapBucketLabel(int bucket);  // "le_10us", ..., "gt_10ms"
 int GapBucketOf(TimeNs gap_ns);
 
-// Causes of device idle time (DESIGN §5). The first six split "host wait" by
+// Causes of device idle time (docs/metrics.md). The first six split "host wait" by
 // what the launching thread did before issuing the work that ended the gap.
 enum class IdleCause : uint8_t {
   kHostWaitSync,        // blocked in a synchronizing CUDA call

@@ -1,4 +1,4 @@
-// Per-device span, busy, idle and their breakdowns (DESIGN §5).
+// Per-device span, busy, idle and their breakdowns (docs/metrics.md).
 //
 // Busy is the union over all streams, TraceLens-compatible; compute, copy
 // and memset time are unions of their own kind; "exposed" copy time is copy

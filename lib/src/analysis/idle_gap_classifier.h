@@ -1,4 +1,4 @@
-// Attributes every idle gap of a device to a cause (DESIGN §5).
+// Attributes every idle gap of a device to a cause (docs/metrics.md).
 //
 // A gap [a, b] ends when some op starts; the call L that launched it says
 // why the GPU waited: if the host only began issuing it after the GPU ran

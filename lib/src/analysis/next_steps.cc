@@ -1,4 +1,4 @@
-// Next steps fitted to the verdict (DESIGN §1): what to try first, citing
+// Next steps fitted to the verdict (docs/verdict-rules.md): what to try first, citing
 // the report's own findings (the worst sync point, pageable copies) where
 // they make the advice concrete.
 #include <string>

@@ -1,4 +1,4 @@
-// The verdict: which feeding of the GPU limits the run (DESIGN §1).
+// The verdict: which feeding of the GPU limits the run (docs/verdict-rules.md).
 //
 // Each rule turns the metrics into one score — the share of the device span
 // its cause explains (verdict_signals.h) — and triggers above a threshold.

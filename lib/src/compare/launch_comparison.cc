@@ -1,6 +1,6 @@
 // Kernel launches before and after: how many per unit, how long the launch
 // calls and kernels take, and the share of the span the GPU waited for a
-// launch in flight (DESIGN §5, launch-overhead share).
+// launch in flight (docs/metrics.md, launch-overhead share).
 #include "compare/compare_passes.h"
 
 namespace feedprof::compare {

@@ -1,5 +1,5 @@
 // Step times before and after, and whether their change is beyond noise
-// (DESIGN §5): with at least `min_steps_for_noise` steps on each side a
+// (docs/diff.md): with at least `min_steps_for_noise` steps on each side a
 // Mann-Whitney U test decides and a bootstrap interval sizes the change;
 // with fewer, the comparison says significance cannot be judged.
 #include <string>

@@ -1,6 +1,6 @@
 // The what-if model of one process: its host threads as sequences of CUDA
 // calls with the time between them, and its GPU ops with what each one
-// waited for (DESIGN §5, docs/what-if.md).
+// waited for (docs/metrics.md, docs/what-if.md).
 //
 // The model is built once from the prepared timeline and replayed many
 // times, one scenario per replay, so everything a replay needs is resolved
