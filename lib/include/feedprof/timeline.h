@@ -29,48 +29,6 @@ namespace feedprof {
 using TimeNs = int64_t;
 using StringId = uint32_t;  // index into StringTable; 0 is the empty string
 
-// The index the interning tables below share: open addressing over dense
-// ids, at most half full, with no pointers into the values it indexes (so
-// a copied table stays valid). A slot is 0 (free) or the top 32 bits of its
-// value's hash above its id + 1.
-class DenseIdIndex {
- public:
-  // The id of the value with `hash` for which `same(id)` holds, or `count`
-  // (the next id) once it is added. `hash_of(id)` gives the hash of each of
-  // the `count` values already there, for growing.
-  template <typename Same, typename HashOf>
-  uint32_t FindOrAdd(uint64_t hash, uint32_t count, Same same, HashOf hash_of) {
-    if (2 * (size_t{count} + 1) > slots_.size()) Grow(count, hash_of);
-    const uint64_t tag = hash & ~kIdBits;
-    const size_t mask = slots_.size() - 1;
-    size_t i = static_cast<size_t>(hash) & mask;
-    for (; slots_[i] != 0; i = (i + 1) & mask) {
-      if ((slots_[i] & ~kIdBits) != tag) continue;
-      const auto id = static_cast<uint32_t>((slots_[i] & kIdBits) - 1);
-      if (same(id)) return id;
-    }
-    slots_[i] = tag | (uint64_t{count} + 1);
-    return count;
-  }
-
- private:
-  static constexpr uint64_t kIdBits = 0xFFFFFFFFull;
-
-  template <typename HashOf>
-  void Grow(uint32_t count, HashOf hash_of) {
-    slots_.assign(slots_.empty() ? 64 : 2 * slots_.size(), 0);
-    const size_t mask = slots_.size() - 1;
-    for (uint32_t id = 0; id < count; ++id) {
-      const uint64_t hash = hash_of(id);
-      size_t i = static_cast<size_t>(hash) & mask;
-      while (slots_[i] != 0) i = (i + 1) & mask;
-      slots_[i] = (hash & ~kIdBits) | (uint64_t{id} + 1);
-    }
-  }
-
-  std::vector<uint64_t> slots_;
-};
-
 // Interns strings: one copy of each distinct text, ids are dense.
 // Not thread-safe: a reader fills it from one thread.
 //
@@ -89,7 +47,7 @@ class StringTable {
 
  private:
   std::deque<std::string> storage_;
-  DenseIdIndex index_;
+  std::vector<uint64_t> index_;  // hash slots (timeline/dense_id_index.h)
 };
 
 // How a kernel was launched, and the CUDA graph an op ran in (0: none).
@@ -120,7 +78,7 @@ class LaunchShapeTable {
 
  private:
   std::vector<LaunchShape> shapes_;
-  DenseIdIndex index_;
+  std::vector<uint64_t> index_;  // hash slots (timeline/dense_id_index.h)
 };
 
 enum class GpuOpKind : uint8_t { kKernel, kMemcpy, kMemset };
@@ -194,7 +152,6 @@ struct ApiCall {
   uint64_t bytes : 56 = 0;
   ApiDomain domain : 8 = ApiDomain::kUnknown;
 };
-static_assert(sizeof(ApiCall) == 48, "an ApiCall takes six words");
 
 enum class SyncType : uint8_t {
   kUnknown,

@@ -3,6 +3,8 @@
 
 #include <functional>
 
+#include "timeline/dense_id_index.h"
+
 namespace feedprof {
 namespace {
 
@@ -26,6 +28,9 @@ uint64_t HashOf(const LaunchShape& shape) {
   return h;
 }
 
+// Six words: a third of a big trace's events are calls (see ApiCall::bytes).
+static_assert(sizeof(ApiCall) == 48, "an ApiCall takes six words");
+
 }  // namespace
 
 const char* SourceFormatName(SourceFormat format) {
@@ -44,7 +49,7 @@ const char* SourceFormatName(SourceFormat format) {
 
 StringId StringTable::Intern(std::string_view s) {
   const auto count = static_cast<uint32_t>(storage_.size());
-  const StringId id = index_.FindOrAdd(
+  const StringId id = timeline::DenseIdIndex(index_).FindOrAdd(
       HashOf(s), count, [&](uint32_t i) { return storage_[i] == s; },
       [this](uint32_t i) { return HashOf(storage_[i]); });
   if (id == count) storage_.emplace_back(s);
@@ -53,7 +58,7 @@ StringId StringTable::Intern(std::string_view s) {
 
 uint32_t LaunchShapeTable::Intern(const LaunchShape& shape) {
   const auto count = static_cast<uint32_t>(shapes_.size());
-  const uint32_t id = index_.FindOrAdd(
+  const uint32_t id = timeline::DenseIdIndex(index_).FindOrAdd(
       HashOf(shape), count, [&](uint32_t i) { return shapes_[i] == shape; },
       [this](uint32_t i) { return HashOf(shapes_[i]); });
   if (id == count) shapes_.push_back(shape);
