@@ -1,5 +1,5 @@
 // Busy/idle union edge cases: overlap across streams, nesting, zero-length
-// ops, pre-window exclusion and window clipping (DESIGN §5).
+// ops, pre-window exclusion and window clipping (docs/metrics.md).
 #include "analysis/device_busy.h"
 
 #include <gtest/gtest.h>

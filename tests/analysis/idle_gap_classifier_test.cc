@@ -1,4 +1,4 @@
-// Every cause of device idle time (DESIGN §5) on a constructed timeline:
+// Every cause of device idle time (docs/metrics.md) on a constructed timeline:
 // each test builds one gap between two kernels and checks where its time
 // went, to the nanosecond.
 #include <gtest/gtest.h>

@@ -1,5 +1,6 @@
 // Why a report has no GPU activity: each cause from what the trace says
 // about the recording machine, the library's GPU collection and the window.
+#include <algorithm>
 #include <string>
 
 #include "feedprof/analysis.h"
@@ -149,6 +150,31 @@ TEST(NoGpuActivityTest, OnlyWorkLaunchedBeforeRecordingPointsToTheFlag) {
   EXPECT_EQ(n.cause, NoGpuCause::kPreWindowOnly);
   EXPECT_TRUE(Contains(n.explanation, "All 2 GPU operations")) << n.explanation;
   EXPECT_TRUE(Contains(n.next_step, "--include-pre-window"));
+}
+
+// The analysis warns of a window without GPU activity once: not again
+// where the reader already said so of its file (a Kineto or Nsight trace
+// without kernels, copies or memsets).
+TEST(NoGpuActivityTest, WarnedOnceWhetherOrNotTheReaderSaidIt) {
+  const auto count_warnings = [](const Report& r) {
+    return std::count_if(r.warnings.begin(), r.warnings.end(),
+                         [](const std::string& w) {
+                           return Contains(w, "no GPU activity");
+                         });
+  };
+  const Report unsaid = MustAnalyze(HostOnly().Take());
+  EXPECT_EQ(count_warnings(unsaid), 1);
+
+  TimelineBuilder said = HostOnly();
+  said.timeline().warnings.push_back(
+      "trace.json: the trace has no GPU activity (no kernel, memcpy or "
+      "memset events)");
+  said.timeline().warned_no_gpu_activity = true;
+  const Report r = MustAnalyze(said.Take());
+  EXPECT_EQ(count_warnings(r), 1);
+  EXPECT_TRUE(std::any_of(
+      r.warnings.begin(), r.warnings.end(),
+      [](const std::string& w) { return Contains(w, "trace.json"); }));
 }
 
 TEST(NoGpuActivityTest, TracesWithoutPlatformFactsKeepTheGeneralWording) {

@@ -15,7 +15,7 @@
 #include "feedprof/kineto_reader.h"
 #include "feedprof/trace_loader.h"
 #include "tests/bench/two_process_calls.h"
-#include "tests/reader/trace_test_files.h"
+#include "tests/testing/trace_test_files.h"
 
 namespace feedprof {
 namespace {

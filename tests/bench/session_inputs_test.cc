@@ -13,7 +13,7 @@
 #include "bench/bigtrace/feedprof_trace_repeater.h"
 #include "feedprof/trace_reader.h"
 #include "tests/bench/two_process_calls.h"
-#include "tests/reader/trace_test_files.h"
+#include "tests/testing/trace_test_files.h"
 
 namespace feedprof {
 namespace {

@@ -22,7 +22,7 @@
 #include "fpt/packet_stream.h"
 #include "kineto/gzip_input.h"
 #include "nsight/sqlite_database.h"
-#include "tests/reader/trace_test_files.h"
+#include "tests/testing/trace_test_files.h"
 
 namespace feedprof {
 namespace {

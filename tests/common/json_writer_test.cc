@@ -8,7 +8,7 @@
 #include <string>
 
 #include "common/utf8.h"
-#include "tests/reader/json_test_parser.h"
+#include "tests/testing/json_test_parser.h"
 
 namespace feedprof::common {
 namespace {

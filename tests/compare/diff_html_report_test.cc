@@ -12,8 +12,8 @@
 
 #include "feedprof/compare.h"
 #include "feedprof/diff_report.h"
-#include "tests/analysis/html_attributes.h"
 #include "tests/analysis/timeline_builder.h"
+#include "tests/testing/html_attributes.h"
 
 namespace feedprof {
 namespace {

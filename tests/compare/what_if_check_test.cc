@@ -4,7 +4,7 @@
 // cause as the one that fell most, mark BEFORE's scenario for it, and put
 // each prediction next to the measured step-time change; without steps in
 // both runs the measured change is not comparable. BEFORE's what-if is set
-// by hand (tests/analysis/what_if_sample.h): these test the comparison,
+// by hand (tests/testing/what_if_sample.h): these test the comparison,
 // not the replay.
 #include <gtest/gtest.h>
 
@@ -13,9 +13,9 @@
 
 #include "feedprof/compare.h"
 #include "feedprof/diff_report.h"
-#include "tests/analysis/html_attributes.h"
 #include "tests/analysis/timeline_builder.h"
-#include "tests/analysis/what_if_sample.h"
+#include "tests/testing/html_attributes.h"
+#include "tests/testing/what_if_sample.h"
 
 namespace feedprof {
 namespace {

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "cupti_hooks/activity_converter.h"
-#include "tests/cupti/capture_sink.h"
-#include "tests/cupti/loaded_cupti_test.h"
+#include "tests/cupti_hooks/capture_sink.h"
+#include "tests/cupti_hooks/loaded_cupti_test.h"
 
 namespace feedprof::cupti {
 namespace {

@@ -10,8 +10,8 @@
 
 #include "cupti_hooks/call_sites.h"
 #include "cupti_hooks/reentrancy_guard.h"
-#include "tests/cupti/capture_sink.h"
-#include "tests/cupti/loaded_cupti_test.h"
+#include "tests/cupti_hooks/capture_sink.h"
+#include "tests/cupti_hooks/loaded_cupti_test.h"
 
 namespace feedprof::cupti {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/cupti/loaded_cupti_test.h"
+#include "tests/cupti_hooks/loaded_cupti_test.h"
 
 namespace feedprof::cupti {
 namespace {

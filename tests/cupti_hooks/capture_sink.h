@@ -1,7 +1,7 @@
 // A RecorderSink that keeps everything the CUPTI collector hands over, so
 // tests can parse the packets with libprotobuf and check each field.
-#ifndef FEEDPROF_TESTS_CUPTI_CAPTURE_SINK_H_
-#define FEEDPROF_TESTS_CUPTI_CAPTURE_SINK_H_
+#ifndef FEEDPROF_TESTS_CUPTI_HOOKS_CAPTURE_SINK_H_
+#define FEEDPROF_TESTS_CUPTI_HOOKS_CAPTURE_SINK_H_
 
 #include <cstdint>
 #include <map>
@@ -99,4 +99,4 @@ inline const RecorderSink& CaptureSink() {
 
 }  // namespace feedprof::cupti::test
 
-#endif  // FEEDPROF_TESTS_CUPTI_CAPTURE_SINK_H_
+#endif  // FEEDPROF_TESTS_CUPTI_HOOKS_CAPTURE_SINK_H_

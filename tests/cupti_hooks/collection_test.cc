@@ -15,7 +15,7 @@
 #include "cupti_hooks/cupti_entry.h"
 #include "cupti_hooks/cupti_loader.h"
 #include "preload/reentrancy_guard.h"
-#include "tests/cupti/capture_sink.h"
+#include "tests/cupti_hooks/capture_sink.h"
 
 namespace feedprof::cupti {
 namespace {

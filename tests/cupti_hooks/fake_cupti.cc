@@ -2,7 +2,7 @@
 // and answers as the test configures (fake_cupti.h). Parsing of record
 // buffers, callback names and result names is forwarded to the real
 // libcupti, so records are read exactly as in production.
-#include "tests/cupti/fake_cupti.h"
+#include "tests/cupti_hooks/fake_cupti.h"
 
 #include <dlfcn.h>
 

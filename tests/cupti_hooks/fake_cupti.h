@@ -2,8 +2,8 @@
 // asked of CUPTI, and the results CUPTI should give. Lets the tests run
 // the collector's start, callbacks, buffers and flushes as a driver-backed
 // CUPTI would drive them, on a machine without a GPU.
-#ifndef FEEDPROF_TESTS_CUPTI_FAKE_CUPTI_H_
-#define FEEDPROF_TESTS_CUPTI_FAKE_CUPTI_H_
+#ifndef FEEDPROF_TESTS_CUPTI_HOOKS_FAKE_CUPTI_H_
+#define FEEDPROF_TESTS_CUPTI_HOOKS_FAKE_CUPTI_H_
 
 #include <cupti.h>
 
@@ -46,4 +46,4 @@ struct FakeCuptiState {
 extern "C" feedprof::cupti::test::FakeCuptiState* fake_cupti_state();
 extern "C" void fake_cupti_reset();
 
-#endif  // FEEDPROF_TESTS_CUPTI_FAKE_CUPTI_H_
+#endif  // FEEDPROF_TESTS_CUPTI_HOOKS_FAKE_CUPTI_H_

@@ -13,8 +13,8 @@
 
 #include "cupti_hooks/collector.h"
 #include "cupti_hooks/cupti_entry.h"
-#include "tests/cupti/capture_sink.h"
-#include "tests/cupti/fake_cupti.h"
+#include "tests/cupti_hooks/capture_sink.h"
+#include "tests/cupti_hooks/fake_cupti.h"
 
 namespace feedprof::cupti {
 namespace {

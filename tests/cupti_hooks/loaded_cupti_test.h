@@ -4,8 +4,8 @@
 // record layouts from the library itself; each starts from this state.
 // A subclass that extends SetUp calls LoadedCuptiTest::SetUp() first and
 // returns when it failed (HasFatalFailure()).
-#ifndef FEEDPROF_TESTS_CUPTI_LOADED_CUPTI_TEST_H_
-#define FEEDPROF_TESTS_CUPTI_LOADED_CUPTI_TEST_H_
+#ifndef FEEDPROF_TESTS_CUPTI_HOOKS_LOADED_CUPTI_TEST_H_
+#define FEEDPROF_TESTS_CUPTI_HOOKS_LOADED_CUPTI_TEST_H_
 
 #include <gtest/gtest.h>
 
@@ -35,4 +35,4 @@ class LoadedCuptiTest : public ::testing::Test {
 
 }  // namespace feedprof::cupti::test
 
-#endif  // FEEDPROF_TESTS_CUPTI_LOADED_CUPTI_TEST_H_
+#endif  // FEEDPROF_TESTS_CUPTI_HOOKS_LOADED_CUPTI_TEST_H_

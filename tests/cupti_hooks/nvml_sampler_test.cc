@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "preload/log.h"
-#include "tests/cupti/capture_sink.h"
+#include "tests/cupti_hooks/capture_sink.h"
 
 namespace feedprof::cupti {
 namespace {

@@ -13,7 +13,7 @@
 #include "cupti_hooks/cupti_entry.h"
 #include "preload/recorder.h"
 #include "preload/recorder_control.h"
-#include "tests/recording/trace_test_util.h"
+#include "tests/testing/trace_test_util.h"
 
 namespace feedprof::cupti {
 namespace {

@@ -12,8 +12,8 @@
 #include "absl/strings/str_format.h"
 #include "feedprof.pb.h"
 #include "fpt/feedprof_read_options.h"
-#include "tests/reader/timeline_text.h"
-#include "tests/reader/trace_test_files.h"
+#include "tests/testing/timeline_text.h"
+#include "tests/testing/trace_test_files.h"
 
 namespace feedprof {
 namespace {

@@ -15,9 +15,9 @@
 #include "fpt/feedprof_timeline_builder.h"
 #include "fpt/packet_stream.h"
 #include "fpt/trace_files.h"
-#include "tests/cli/feedprof_cli_runner.h"
-#include "tests/reader/timeline_text.h"
-#include "tests/reader/trace_test_files.h"
+#include "tests/testing/feedprof_cli_runner.h"
+#include "tests/testing/timeline_text.h"
+#include "tests/testing/trace_test_files.h"
 
 namespace feedprof {
 namespace {

@@ -12,7 +12,7 @@
 
 #include "absl/strings/str_format.h"
 #include "feedprof/trace_reader.h"
-#include "tests/reader/trace_test_files.h"
+#include "tests/testing/trace_test_files.h"
 
 namespace feedprof {
 namespace {

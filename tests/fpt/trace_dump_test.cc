@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "tests/reader/json_test_parser.h"
-#include "tests/reader/trace_test_files.h"
+#include "tests/testing/json_test_parser.h"
+#include "tests/testing/trace_test_files.h"
 
 namespace feedprof {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "google/protobuf/stubs/logging.h"
-#include "tests/reader/trace_test_files.h"
+#include "tests/testing/trace_test_files.h"
 
 namespace feedprof {
 namespace {

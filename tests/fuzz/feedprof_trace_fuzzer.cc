@@ -22,7 +22,7 @@
 #include "fpt/feedprof_read_options.h"
 #include "tests/fuzz/fuzz_input_file.h"
 #include "tests/fuzz/strict_json_check.h"
-#include "tests/reader/timeline_text.h"
+#include "tests/testing/timeline_text.h"
 
 namespace {
 

@@ -2,7 +2,7 @@
 //
 // A fuzzer starts far deeper from a real trace than from nothing, and a
 // trace with every packet kind reaches every decoder at once. The seeds are
-// built by the reader tests' own builder (tests/reader/trace_test_files.h),
+// built by the reader tests' own builder (tests/testing/trace_test_files.h),
 // so they hold the same packets the tests check number by number, and are
 // written fresh on every run instead of being kept as binary files.
 //   feedprof_fuzz_seeds OUT_DIR
@@ -10,7 +10,7 @@
 #include <exception>
 #include <string>
 
-#include "tests/reader/trace_test_files.h"
+#include "tests/testing/trace_test_files.h"
 
 int main(int argc, char** argv) {
   if (argc != 2) {

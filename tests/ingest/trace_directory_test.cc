@@ -14,8 +14,8 @@
 #include "absl/strings/str_format.h"
 #include "feedprof/analysis.h"
 #include "feedprof/trace_loader.h"
-#include "tests/reader/timeline_text.h"
-#include "tests/reader/trace_test_files.h"
+#include "tests/testing/timeline_text.h"
+#include "tests/testing/trace_test_files.h"
 
 namespace feedprof {
 namespace {

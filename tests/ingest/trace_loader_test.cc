@@ -11,7 +11,7 @@
 
 #include "feedprof/trace_reader.h"
 #include "google/protobuf/stubs/logging.h"
-#include "tests/reader/trace_test_files.h"
+#include "tests/testing/trace_test_files.h"
 
 namespace feedprof {
 namespace {

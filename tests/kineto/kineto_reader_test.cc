@@ -510,12 +510,15 @@ TEST(KinetoReaderTest, EmptyTraceAndTraceWithoutGpuWorkWarn) {
   ASSERT_TRUE(empty.ok()) << empty.status();
   ASSERT_EQ(empty->warnings.size(), 1u);
   EXPECT_NE(empty->warnings[0].find("no events"), std::string::npos);
+  EXPECT_FALSE(empty->warned_no_gpu_activity);
   auto cpu_only = ReadKinetoTrace(WriteTempFile(
       "cpuonly.json",
       R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 1}]})"));
   ASSERT_TRUE(cpu_only.ok());
   ASSERT_EQ(cpu_only->warnings.size(), 1u);
   EXPECT_NE(cpu_only->warnings[0].find("no GPU activity"), std::string::npos);
+  // Flagged, so that the analysis does not say it a second time.
+  EXPECT_TRUE(cpu_only->warned_no_gpu_activity);
   EXPECT_EQ(cpu_only->ranges.size(), 1u);
 }
 

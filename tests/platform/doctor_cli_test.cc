@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "tests/cli/feedprof_cli_runner.h"
-#include "tests/reader/json_test_parser.h"
+#include "tests/testing/feedprof_cli_runner.h"
+#include "tests/testing/json_test_parser.h"
 
 namespace feedprof::testing {
 namespace {

@@ -17,7 +17,7 @@
 #include <sstream>
 #include <string>
 
-#include "tests/host/fixture_tree.h"
+#include "tests/testing/fixture_tree.h"
 
 namespace feedprof::testing {
 

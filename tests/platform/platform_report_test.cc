@@ -8,7 +8,7 @@
 #include "report/platform_block.h"
 #include "tests/analysis/must_analyze.h"
 #include "tests/analysis/timeline_builder.h"
-#include "tests/reader/json_test_parser.h"
+#include "tests/testing/json_test_parser.h"
 
 namespace feedprof::testing {
 namespace {

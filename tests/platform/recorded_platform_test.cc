@@ -13,7 +13,7 @@
 #include "feedprof/trace_loader.h"
 #include "gtest/gtest.h"
 #include "platform/machine_reader.h"
-#include "tests/cli/feedprof_cli_runner.h"
+#include "tests/testing/feedprof_cli_runner.h"
 
 namespace feedprof::testing {
 namespace {

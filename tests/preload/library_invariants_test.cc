@@ -1,5 +1,5 @@
 // libfeedprof.so is a guest in someone else's process: it depends on the C
-// library family only and exports only its entry points (DESIGN §3).
+// library family only and exports only its entry points (docs/architecture.md).
 #include <gtest/gtest.h>
 
 #include <cstdio>

@@ -10,8 +10,8 @@
 #include <string>
 #include <thread>
 
-#include "tests/recording/process_runner.h"
-#include "tests/recording/trace_test_util.h"
+#include "tests/testing/process_runner.h"
+#include "tests/testing/trace_test_util.h"
 
 namespace feedprof::testing {
 namespace {

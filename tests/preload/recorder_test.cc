@@ -22,7 +22,7 @@
 #include "preload/trace_framing.h"
 #include "preload/trace_packets.h"
 #include "preload/wire_writer.h"
-#include "tests/recording/trace_test_util.h"
+#include "tests/testing/trace_test_util.h"
 
 namespace feedprof::preload {
 namespace {

@@ -12,7 +12,7 @@
 #include "preload/event_batch_encoder.h"
 #include "preload/process_facts.h"
 #include "preload/wire_writer.h"
-#include "tests/recording/trace_test_util.h"
+#include "tests/testing/trace_test_util.h"
 
 namespace feedprof::preload {
 namespace {

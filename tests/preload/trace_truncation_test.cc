@@ -6,7 +6,7 @@
 
 #include "preload/event_batch_encoder.h"
 #include "preload/trace_packets.h"
-#include "tests/recording/trace_test_util.h"
+#include "tests/testing/trace_test_util.h"
 
 namespace feedprof::preload {
 namespace {

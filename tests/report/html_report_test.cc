@@ -15,10 +15,10 @@
 #include "feedprof/analysis.h"
 #include "feedprof/report.h"
 #include "report/svg_plot.h"
-#include "tests/analysis/html_attributes.h"
 #include "tests/analysis/must_analyze.h"
 #include "tests/analysis/timeline_builder.h"
-#include "tests/analysis/what_if_sample.h"
+#include "tests/testing/html_attributes.h"
+#include "tests/testing/what_if_sample.h"
 
 namespace feedprof {
 namespace {

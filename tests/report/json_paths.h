@@ -2,8 +2,8 @@
 // (failing on anything JSON does not allow) and records the path of every
 // member, with array elements as "[]" ("devices[].gaps.histogram.le_10us"),
 // and the last scalar seen at each path.
-#ifndef FEEDPROF_TESTS_ANALYSIS_JSON_PATHS_H_
-#define FEEDPROF_TESTS_ANALYSIS_JSON_PATHS_H_
+#ifndef FEEDPROF_TESTS_REPORT_JSON_PATHS_H_
+#define FEEDPROF_TESTS_REPORT_JSON_PATHS_H_
 
 #include <cctype>
 #include <cstdlib>
@@ -137,4 +137,4 @@ class JsonPaths {
 
 }  // namespace feedprof::testing
 
-#endif  // FEEDPROF_TESTS_ANALYSIS_JSON_PATHS_H_
+#endif  // FEEDPROF_TESTS_REPORT_JSON_PATHS_H_

@@ -7,9 +7,9 @@
 
 #include "feedprof/analysis.h"
 #include "feedprof/report.h"
-#include "tests/analysis/json_paths.h"
 #include "tests/analysis/must_analyze.h"
 #include "tests/analysis/timeline_builder.h"
+#include "tests/report/json_paths.h"
 
 namespace feedprof {
 namespace {

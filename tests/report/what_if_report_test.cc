@@ -3,17 +3,17 @@
 // row per scenario, per-process rows, the line with the reason when it is
 // not available; the JSON `what_if` section and the next steps' estimates
 // (docs/report-json.md). The what-if models are built by hand
-// (tests/analysis/what_if_sample.h): these tests are of the renderers.
+// (tests/testing/what_if_sample.h): these tests are of the renderers.
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "feedprof/analysis.h"
 #include "feedprof/report.h"
-#include "tests/analysis/json_paths.h"
 #include "tests/analysis/must_analyze.h"
 #include "tests/analysis/timeline_builder.h"
-#include "tests/analysis/what_if_sample.h"
+#include "tests/report/json_paths.h"
+#include "tests/testing/what_if_sample.h"
 
 namespace feedprof {
 namespace {

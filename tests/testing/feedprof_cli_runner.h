@@ -1,7 +1,7 @@
 // Runs the feedprof CLI of the build tree as a user types it, for the tests
 // of its commands: stdout, stderr and the exit code of one invocation.
-#ifndef FEEDPROF_TESTS_CLI_FEEDPROF_CLI_RUNNER_H_
-#define FEEDPROF_TESTS_CLI_FEEDPROF_CLI_RUNNER_H_
+#ifndef FEEDPROF_TESTS_TESTING_FEEDPROF_CLI_RUNNER_H_
+#define FEEDPROF_TESTS_TESTING_FEEDPROF_CLI_RUNNER_H_
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -47,4 +47,4 @@ inline CliResult RunFeedprofCli(const std::string& args) {
 
 }  // namespace feedprof::testing
 
-#endif  // FEEDPROF_TESTS_CLI_FEEDPROF_CLI_RUNNER_H_
+#endif  // FEEDPROF_TESTS_TESTING_FEEDPROF_CLI_RUNNER_H_

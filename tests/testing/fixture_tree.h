@@ -3,8 +3,8 @@
 // Tests of the host sampler and platform snapshot write the files a kernel
 // would show (with the odd cases real machines have) under a fresh
 // temporary root, point the code at that root, and remove it afterwards.
-#ifndef FEEDPROF_TESTS_HOST_FIXTURE_TREE_H_
-#define FEEDPROF_TESTS_HOST_FIXTURE_TREE_H_
+#ifndef FEEDPROF_TESTS_TESTING_FIXTURE_TREE_H_
+#define FEEDPROF_TESTS_TESTING_FIXTURE_TREE_H_
 
 #include <cstdlib>
 #include <filesystem>
@@ -54,4 +54,4 @@ class FixtureTree {
 
 }  // namespace feedprof::testing
 
-#endif  // FEEDPROF_TESTS_HOST_FIXTURE_TREE_H_
+#endif  // FEEDPROF_TESTS_TESTING_FIXTURE_TREE_H_

@@ -1,7 +1,7 @@
 // Reads back what an HTML page (report or diff) states in its data-*
 // attributes, so tests compare it with the JSON of the same model.
-#ifndef FEEDPROF_TESTS_ANALYSIS_HTML_ATTRIBUTES_H_
-#define FEEDPROF_TESTS_ANALYSIS_HTML_ATTRIBUTES_H_
+#ifndef FEEDPROF_TESTS_TESTING_HTML_ATTRIBUTES_H_
+#define FEEDPROF_TESTS_TESTING_HTML_ATTRIBUTES_H_
 
 #include <regex>
 #include <string>
@@ -23,4 +23,4 @@ inline std::vector<std::string> Attributes(const std::string& html,
 
 }  // namespace feedprof::testing
 
-#endif  // FEEDPROF_TESTS_ANALYSIS_HTML_ATTRIBUTES_H_
+#endif  // FEEDPROF_TESTS_TESTING_HTML_ATTRIBUTES_H_

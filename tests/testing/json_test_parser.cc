@@ -1,4 +1,4 @@
-#include "tests/reader/json_test_parser.h"
+#include "tests/testing/json_test_parser.h"
 
 #include <cctype>
 #include <cstdlib>

@@ -4,8 +4,8 @@
 // values back exactly (64-bit integers included), without a dependency the
 // project does not otherwise need. Strictness is the point: raw control
 // characters, invalid UTF-8, trailing commas or trailing bytes fail.
-#ifndef FEEDPROF_TESTS_READER_JSON_TEST_PARSER_H_
-#define FEEDPROF_TESTS_READER_JSON_TEST_PARSER_H_
+#ifndef FEEDPROF_TESTS_TESTING_JSON_TEST_PARSER_H_
+#define FEEDPROF_TESTS_TESTING_JSON_TEST_PARSER_H_
 
 #include <cstdint>
 #include <optional>
@@ -39,4 +39,4 @@ std::optional<JsonValue> ParseJson(std::string_view json);
 
 }  // namespace feedprof::testing
 
-#endif  // FEEDPROF_TESTS_READER_JSON_TEST_PARSER_H_
+#endif  // FEEDPROF_TESTS_TESTING_JSON_TEST_PARSER_H_

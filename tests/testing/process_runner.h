@@ -1,8 +1,8 @@
 // Runs a program with extra environment variables and captures its stdout,
 // stderr and wait status: how the process-level tests observe
 // libfeedprof.so and `feedprof record` from the outside.
-#ifndef FEEDPROF_TESTS_RECORDING_PROCESS_RUNNER_H_
-#define FEEDPROF_TESTS_RECORDING_PROCESS_RUNNER_H_
+#ifndef FEEDPROF_TESTS_TESTING_PROCESS_RUNNER_H_
+#define FEEDPROF_TESTS_TESTING_PROCESS_RUNNER_H_
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/recording/trace_test_util.h"
+#include "tests/testing/trace_test_util.h"
 
 namespace feedprof::testing {
 
@@ -134,4 +134,4 @@ inline void RemoveTree(const std::string& dir) {
 
 }  // namespace feedprof::testing
 
-#endif  // FEEDPROF_TESTS_RECORDING_PROCESS_RUNNER_H_
+#endif  // FEEDPROF_TESTS_TESTING_PROCESS_RUNNER_H_

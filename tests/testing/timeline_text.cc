@@ -1,4 +1,4 @@
-#include "tests/reader/timeline_text.h"
+#include "tests/testing/timeline_text.h"
 
 #include <sstream>
 #include <string_view>

@@ -2,8 +2,8 @@
 // whole (a session read with one thread and with four, say): one line per
 // record, strings spelled out beside their ids, so a difference shows as
 // the first line that differs.
-#ifndef FEEDPROF_TESTS_READER_TIMELINE_TEXT_H_
-#define FEEDPROF_TESTS_READER_TIMELINE_TEXT_H_
+#ifndef FEEDPROF_TESTS_TESTING_TIMELINE_TEXT_H_
+#define FEEDPROF_TESTS_TESTING_TIMELINE_TEXT_H_
 
 #include <string>
 
@@ -18,4 +18,4 @@ std::string FirstDifference(const std::string& a, const std::string& b);
 
 }  // namespace feedprof::testing
 
-#endif  // FEEDPROF_TESTS_READER_TIMELINE_TEXT_H_
+#endif  // FEEDPROF_TESTS_TESTING_TIMELINE_TEXT_H_

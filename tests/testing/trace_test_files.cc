@@ -1,4 +1,4 @@
-#include "tests/reader/trace_test_files.h"
+#include "tests/testing/trace_test_files.h"
 
 #include <stdlib.h>
 

@@ -3,8 +3,8 @@
 // The tests write traces with libprotobuf exactly as the recorder frames
 // them (tag 0x0A, varint length, Packet bytes), so every number a test
 // checks after reading is one it put there.
-#ifndef FEEDPROF_TESTS_READER_TRACE_TEST_FILES_H_
-#define FEEDPROF_TESTS_READER_TRACE_TEST_FILES_H_
+#ifndef FEEDPROF_TESTS_TESTING_TRACE_TEST_FILES_H_
+#define FEEDPROF_TESTS_TESTING_TRACE_TEST_FILES_H_
 
 #include <cstdint>
 #include <string>
@@ -55,4 +55,4 @@ std::vector<trace::Packet> SmallProcessPackets(uint32_t pid, int32_t rank,
 
 }  // namespace feedprof::testing
 
-#endif  // FEEDPROF_TESTS_READER_TRACE_TEST_FILES_H_
+#endif  // FEEDPROF_TESTS_TESTING_TRACE_TEST_FILES_H_

@@ -1,8 +1,8 @@
 // Reading trace files in tests: splits the length-delimited Trace stream
 // into Packets with libprotobuf, the way the analysis side does, and stops
 // at the first incomplete packet.
-#ifndef FEEDPROF_TESTS_RECORDING_TRACE_TEST_UTIL_H_
-#define FEEDPROF_TESTS_RECORDING_TRACE_TEST_UTIL_H_
+#ifndef FEEDPROF_TESTS_TESTING_TRACE_TEST_UTIL_H_
+#define FEEDPROF_TESTS_TESTING_TRACE_TEST_UTIL_H_
 
 #include <google/protobuf/io/coded_stream.h>
 
@@ -69,4 +69,4 @@ inline ParsedTrace ParseTraceFile(const std::string& path) {
 
 }  // namespace feedprof::testing
 
-#endif  // FEEDPROF_TESTS_RECORDING_TRACE_TEST_UTIL_H_
+#endif  // FEEDPROF_TESTS_TESTING_TRACE_TEST_UTIL_H_

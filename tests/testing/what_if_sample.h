@@ -1,8 +1,8 @@
 // What-if models (Report::what_if) with round numbers, as the replay would
 // fill them, for the tests of the renderers and of `diff`: they test how a
 // prediction is shown and compared, independently of the replay itself.
-#ifndef FEEDPROF_TESTS_ANALYSIS_WHAT_IF_SAMPLE_H_
-#define FEEDPROF_TESTS_ANALYSIS_WHAT_IF_SAMPLE_H_
+#ifndef FEEDPROF_TESTS_TESTING_WHAT_IF_SAMPLE_H_
+#define FEEDPROF_TESTS_TESTING_WHAT_IF_SAMPLE_H_
 
 #include <cmath>
 #include <string>
@@ -75,4 +75,4 @@ inline WhatIf SampleWhatIf() {
 
 }  // namespace feedprof::testing
 
-#endif  // FEEDPROF_TESTS_ANALYSIS_WHAT_IF_SAMPLE_H_
+#endif  // FEEDPROF_TESTS_TESTING_WHAT_IF_SAMPLE_H_

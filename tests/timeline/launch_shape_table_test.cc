@@ -87,7 +87,7 @@ TEST(LaunchShapeTableTest, TheTimelineAnswersAnOpsShapeFromACopiedTable) {
 }
 
 // The records stay small: the shape moved out of GpuOp saved 24 bytes of
-// every op (DESIGN: a few tens of bytes per event).
+// every op (docs/performance.md: a few tens of bytes per event).
 TEST(LaunchShapeTableTest, AGpuOpIsSixtyFourBytes) {
   EXPECT_EQ(sizeof(GpuOp), 64u);
 }

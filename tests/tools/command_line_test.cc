@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "tests/cli/feedprof_cli_runner.h"
+#include "tests/testing/feedprof_cli_runner.h"
 
 namespace {
 

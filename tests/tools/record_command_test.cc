@@ -8,7 +8,7 @@
 #include <string>
 #include <thread>
 
-#include "tests/recording/process_runner.h"
+#include "tests/testing/process_runner.h"
 
 namespace feedprof::testing {
 namespace {

@@ -23,7 +23,7 @@ constexpr uint64_t kParallelPassesMinEvents =
     analysis::PreparedTimeline::kParallelPassesMinEvents;
 
 // The results of the passes that need only the prepared timeline and the
-// devices' busy intervals (see Analyze).
+// devices' busy intervals (see AnalyzeBeforeReplay).
 struct IndependentPasses {
   LaunchStats launch;
   analysis::SyncPointResult syncs;

@@ -12,7 +12,7 @@
 
 #include "gtest/gtest.h"
 #include "preload/private_fd.h"
-#include "tests/host/fixture_tree.h"
+#include "tests/testing/fixture_tree.h"
 
 namespace feedprof::preload::host {
 namespace {

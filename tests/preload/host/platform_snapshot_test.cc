@@ -14,7 +14,7 @@
 #include "feedprof.pb.h"
 #include "gtest/gtest.h"
 #include "preload/host/cpu_list.h"
-#include "tests/host/fixture_tree.h"
+#include "tests/testing/fixture_tree.h"
 
 namespace feedprof::preload::host {
 namespace {
