@@ -323,7 +323,7 @@ TEST(CopyStatsTest, BandwidthPageableShareAndLink) {
   EXPECT_EQ(c.link_gen, 4);
   EXPECT_NEAR(c.link_theoretical_gbps, 16 * 16 * (128.0 / 130.0) / 8, 1e-9);
   ASSERT_EQ(c.directions.size(), 2u);
-  EXPECT_EQ(c.directions[0].direction, "HtoD");
+  EXPECT_EQ(c.directions[0].direction, CopyDirection::kHtoD);
   EXPECT_EQ(c.directions[0].bytes, 30'000'000u);
   EXPECT_NEAR(c.directions[0].achieved_gbps, 15.0, 1e-9);  // 30 MB / 2 ms
   EXPECT_NEAR(c.directions[0].pageable_share, 2.0 / 3.0, 1e-12);

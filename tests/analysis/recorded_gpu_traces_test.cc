@@ -135,7 +135,7 @@ TEST(RecordedGpuTracesTest, TransferBound) {
   const uint64_t steps = std::stoul(r.output.at("steps")) + 1;
   EXPECT_EQ(Copies(r.report), steps);
   ASSERT_EQ(r.report.copies.directions.size(), 1u);
-  EXPECT_EQ(r.report.copies.directions[0].direction, "HtoD");
+  EXPECT_EQ(r.report.copies.directions[0].direction, CopyDirection::kHtoD);
   EXPECT_EQ(r.report.copies.directions[0].bytes, steps * (256u << 20));
 }
 

@@ -211,7 +211,7 @@ TEST(VerdictRulesTest, TransferBoundTriggers) {
   const Report r = MustAnalyze(TransferBound());
   EXPECT_EQ(r.verdict.primary, VerdictClass::kTransferBound);
   ASSERT_FALSE(r.copies.directions.empty());
-  EXPECT_EQ(r.copies.directions[0].direction, "HtoD");
+  EXPECT_EQ(r.copies.directions[0].direction, CopyDirection::kHtoD);
   EXPECT_NEAR(r.copies.directions[0].achieved_gbps,
               static_cast<double>(48ull << 20) / 4e6, 1e-9);
 }

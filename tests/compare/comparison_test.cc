@@ -208,7 +208,7 @@ TEST(CompareTest, OneCopyAdded) {
   const Comparison c = CompareShapes({}, after);
   ASSERT_EQ(c.copies.directions.size(), 1u);
   const CopyDirectionChange& d = c.copies.directions[0];
-  EXPECT_EQ(d.direction, "HtoD");
+  EXPECT_EQ(d.direction, CopyDirection::kHtoD);
   EXPECT_EQ(d.presence, Presence::kNew);
   EXPECT_DOUBLE_EQ(d.bytes_per_unit.after, 1 << 20);
   EXPECT_NEAR(d.time_per_unit_ns.after, Us(40), kNsTolerance);

@@ -83,8 +83,8 @@ inline constexpr std::array<TimeNs, kGapBuckets - 1> kGapBucketUpperNs = {
 const char* GapBucketLabel(int bucket);  // "le_10us", ..., "gt_10ms"
 int GapBucketOf(TimeNs gap_ns);
 
-// Causes of device idle time (docs/metrics.md). The first six split "host wait" by
-// what the launching thread did before issuing the work that ended the gap.
+// Causes of device idle time (docs/metrics.md). The first six split "host wait"
+// by what the launching thread did before issuing the work that ended the gap.
 enum class IdleCause : uint8_t {
   kHostWaitSync,        // blocked in a synchronizing CUDA call
   kHostWaitCudaApi,     // inside other CUDA API calls
@@ -215,8 +215,17 @@ struct SyncPoint {
 // the report's order), or null when there is none.
 const SyncPoint* TopHostSyncPoint(const std::vector<SyncPoint>& points);
 
+// The directions copies are grouped by, in the report's order.
+enum class CopyDirection : uint8_t { kHtoD, kDtoH, kDtoD, kPtoP, kOther };
+// "HtoD", "DtoH", "DtoD", "PtoP", "other".
+const char* CopyDirectionName(CopyDirection direction);
+// Whether copies of `direction` cross the host's link (HtoD, DtoH).
+inline bool CrossesHostLink(CopyDirection direction) {
+  return direction == CopyDirection::kHtoD || direction == CopyDirection::kDtoH;
+}
+
 struct CopyDirectionStats {
-  std::string direction;  // "HtoD", "DtoH", "DtoD", "PtoP", "other"
+  CopyDirection direction = CopyDirection::kOther;
   uint64_t count = 0;
   uint64_t bytes = 0;
   TimeNs time_ns = 0;

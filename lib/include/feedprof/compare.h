@@ -184,7 +184,7 @@ struct KernelComparison {
 };
 
 struct CopyDirectionChange {
-  std::string direction;
+  CopyDirection direction = CopyDirection::kOther;
   Presence presence = Presence::kBoth;
   Change count_per_unit;
   Change bytes_per_unit;

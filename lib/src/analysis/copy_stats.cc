@@ -38,8 +38,10 @@ int DirectionIndex(CopyKind kind) {
   }
 }
 
-constexpr std::array<const char*, 5> kDirectionNames = {"HtoD", "DtoH", "DtoD",
-                                                        "PtoP", "other"};
+// By DirectionIndex.
+constexpr std::array<CopyDirection, 5> kDirections = {
+    CopyDirection::kHtoD, CopyDirection::kDtoH, CopyDirection::kDtoD,
+    CopyDirection::kPtoP, CopyDirection::kOther};
 
 }  // namespace
 
@@ -80,7 +82,7 @@ CopyReport ComputeCopyStats(const PreparedTimeline& prepared) {
   for (size_t i = 0; i < dirs.size(); ++i) {
     CopyDirectionStats& s = dirs[i];
     if (s.count == 0) continue;
-    s.direction = kDirectionNames[i];
+    s.direction = kDirections[i];
     if (s.time_ns > 0) {
       s.achieved_gbps =
           static_cast<double>(s.bytes) / static_cast<double>(s.time_ns);

@@ -1,6 +1,6 @@
-// Next steps fitted to the verdict (docs/verdict-rules.md): what to try first, citing
-// the report's own findings (the worst sync point, pageable copies) where
-// they make the advice concrete.
+// Next steps fitted to the verdict (docs/verdict-rules.md): what to try first,
+// citing the report's own findings (the worst sync point, pageable copies)
+// where they make the advice concrete.
 #include <string>
 #include <vector>
 

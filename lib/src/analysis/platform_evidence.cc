@@ -125,13 +125,13 @@ std::string Bandwidth(const CopyReport& copies, const platform::GpuFacts& g) {
   const double at_max = platform::LinkGBps(*l.max_gts, *l.max_width);
   std::vector<std::string> parts;
   for (const CopyDirectionStats& d : copies.directions) {
-    if ((d.direction != "HtoD" && d.direction != "DtoH") || d.count == 0) {
+    if (!CrossesHostLink(d.direction) || d.count == 0) {
       continue;
     }
     parts.push_back(absl::StrFormat(
         "%s %.2f GB/s (%s of the %.1f GB/s the link carries as trained, %s "
         "of %.1f GB/s at its maximum)",
-        d.direction, d.achieved_gbps,
+        CopyDirectionName(d.direction), d.achieved_gbps,
         common::FormatPercent(as_trained > 0 ? d.achieved_gbps / as_trained
                                              : 0),
         as_trained,

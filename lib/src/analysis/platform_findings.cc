@@ -19,7 +19,7 @@ namespace {
 double FastestCopyGBps(const CopyReport& copies) {
   double best = 0;
   for (const CopyDirectionStats& d : copies.directions) {
-    if (d.direction == "HtoD" || d.direction == "DtoH") {
+    if (CrossesHostLink(d.direction)) {
       best = std::max(best, d.achieved_gbps);
     }
   }

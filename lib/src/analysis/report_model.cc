@@ -64,6 +64,22 @@ const char* NoGpuCauseName(NoGpuCause cause) {
   return "unknown";
 }
 
+const char* CopyDirectionName(CopyDirection direction) {
+  switch (direction) {
+    case CopyDirection::kHtoD:
+      return "HtoD";
+    case CopyDirection::kDtoH:
+      return "DtoH";
+    case CopyDirection::kDtoD:
+      return "DtoD";
+    case CopyDirection::kPtoP:
+      return "PtoP";
+    case CopyDirection::kOther:
+      break;
+  }
+  return "other";
+}
+
 const char* IdleCauseName(IdleCause cause) {
   switch (cause) {
     case IdleCause::kHostWaitSync:

@@ -119,8 +119,9 @@ void AddEvidence(const Report& report, const VerdictSignals& s,
                                 " (", Pct(s.transfer), " of the span)."));
     for (const CopyDirectionStats& d : report.copies.directions) {
       std::string line = absl::StrCat(
-          d.direction, ": ", common::FormatBytes(d.bytes), " in ", d.count,
-          " copies at ", absl::StrFormat("%.2f", d.achieved_gbps), " GB/s");
+          CopyDirectionName(d.direction), ": ", common::FormatBytes(d.bytes),
+          " in ", d.count, " copies at ",
+          absl::StrFormat("%.2f", d.achieved_gbps), " GB/s");
       if (d.link_share.value_or(0) > 0) {
         absl::StrAppend(&line, " (", Pct(*d.link_share), " of the PCIe link)");
       }

@@ -21,8 +21,8 @@ CopyComparison CompareCopies(const CopyReport& before, const CopyReport& after,
     const CopyDirectionStats* before = nullptr;
     const CopyDirectionStats* after = nullptr;
   };
-  std::map<std::string, Pair> by_direction;
-  std::vector<std::string> order;  // BEFORE's order, then new directions
+  std::map<CopyDirection, Pair> by_direction;
+  std::vector<CopyDirection> order;  // BEFORE's order, then new directions
   for (const CopyDirectionStats& d : before.directions) {
     by_direction[d.direction].before = &d;
     order.push_back(d.direction);
@@ -34,7 +34,7 @@ CopyComparison CompareCopies(const CopyReport& before, const CopyReport& after,
     by_direction[d.direction].after = &d;
   }
   static const CopyDirectionStats kNone;
-  for (const std::string& direction : order) {
+  for (const CopyDirection direction : order) {
     const Pair& p = by_direction[direction];
     const CopyDirectionStats& b = p.before != nullptr ? *p.before : kNone;
     const CopyDirectionStats& a = p.after != nullptr ? *p.after : kNone;

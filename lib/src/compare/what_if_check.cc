@@ -100,7 +100,7 @@ std::vector<CauseFall> Falls(const Comparison& c, const PerUnit& per) {
   }
   double pageable = 0;
   for (const CopyDirectionChange& d : c.copies.directions) {
-    if (d.direction != "HtoD" && d.direction != "DtoH") continue;
+    if (!CrossesHostLink(d.direction)) continue;
     if (d.pageable_share.delta >= 0) continue;
     pageable += d.time_per_unit_ns.before * d.pageable_share.before -
                 d.time_per_unit_ns.after * d.pageable_share.after;

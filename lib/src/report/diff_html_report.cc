@@ -369,8 +369,8 @@ void AppendCopies(const Comparison& c, std::string* out) {
                   "direction</th><th>figure</th>",
                   kChangeHead, "</tr>");
   for (const CopyDirectionChange& d : k.directions) {
-    const std::string label =
-        absl::StrCat(d.direction, " (", PresenceName(d.presence), ")");
+    const std::string label = absl::StrCat(CopyDirectionName(d.direction), " (",
+                                           PresenceName(d.presence), ")");
     struct Row {
       const char* what;
       const Change* change;
@@ -381,7 +381,8 @@ void AppendCopies(const Comparison& c, std::string* out) {
           Row{"bytes", &d.bytes_per_unit, Fmt::kBytes},
           Row{"achieved", &d.achieved_gbps, Fmt::kRate},
           Row{"pageable share", &d.pageable_share, Fmt::kShare}}) {
-      absl::StrAppend(out, "<tr data-direction=\"", Escaped(d.direction), "\"",
+      absl::StrAppend(out, "<tr data-direction=\"",
+                      Escaped(CopyDirectionName(d.direction)), "\"",
                       ChangeData("v", *row.change), "><td>", Escaped(label),
                       "</td><td>", row.what, "</td>");
       AppendChangeCells(*row.change, row.fmt, out);

@@ -253,7 +253,7 @@ std::string WriteJsonDiff(const Comparison& c) {
   w.Key("directions").BeginArray();
   for (const CopyDirectionChange& d : c.copies.directions) {
     w.BeginObject();
-    w.Key("direction").String(d.direction);
+    w.Key("direction").String(CopyDirectionName(d.direction));
     w.Key("presence").String(PresenceName(d.presence));
     WriteChange(w, "count_per_unit", d.count_per_unit);
     WriteChange(w, "bytes_per_unit", d.bytes_per_unit);

@@ -274,9 +274,10 @@ void Details(const Comparison& c, const DiffTextOptions& options,
                          "; bytes ", Pair(c.copies.bytes_per_unit, Bytes),
                          "; time ", Pair(c.copies.time_per_unit_ns, Duration)));
   for (const CopyDirectionChange& d : c.copies.directions) {
-    Line(out, absl::StrCat("  ", d.direction, " (", PresenceName(d.presence),
-                           "): bytes ", Pair(d.bytes_per_unit, Bytes),
-                           "; time ", Pair(d.time_per_unit_ns, Duration)));
+    Line(out, absl::StrCat("  ", CopyDirectionName(d.direction), " (",
+                           PresenceName(d.presence), "): bytes ",
+                           Pair(d.bytes_per_unit, Bytes), "; time ",
+                           Pair(d.time_per_unit_ns, Duration)));
     Line(out, absl::StrCat("    bandwidth ", Pair(d.achieved_gbps, Gbps),
                            "; pageable ", SharePair(d.pageable_share)));
   }

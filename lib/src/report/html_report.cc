@@ -549,14 +549,14 @@ void AppendCopyTable(const Report& r, std::string* out) {
       "<th>bytes</th><th>time</th><th>achieved GB/s</th><th>pageable</th>"
       "<th>share of link</th></tr>");
   for (const CopyDirectionStats& d : c.directions) {
-    absl::StrAppend(out, "<tr><td>", Escaped(d.direction), "</td><td>", d.count,
-                    "</td><td>", common::FormatBytes(d.bytes), "</td><td>",
-                    common::FormatDuration(d.time_ns), "</td><td>",
-                    Num(d.achieved_gbps, 2), "</td><td>",
-                    common::FormatPercent(d.pageable_share), "</td><td>",
-                    d.link_share ? common::FormatPercent(*d.link_share)
-                                 : std::string(kNotAvailable),
-                    "</td></tr>");
+    absl::StrAppend(
+        out, "<tr><td>", Escaped(CopyDirectionName(d.direction)), "</td><td>",
+        d.count, "</td><td>", common::FormatBytes(d.bytes), "</td><td>",
+        common::FormatDuration(d.time_ns), "</td><td>", Num(d.achieved_gbps, 2),
+        "</td><td>", common::FormatPercent(d.pageable_share), "</td><td>",
+        d.link_share ? common::FormatPercent(*d.link_share)
+                     : std::string(kNotAvailable),
+        "</td></tr>");
   }
   if (c.directions.empty())
     out->append("<tr><td colspan=\"7\">no copies</td></tr>");

@@ -232,7 +232,7 @@ void WriteCopies(JsonWriter& w, const CopyReport& c) {
   w.Key("directions").BeginArray();
   for (const CopyDirectionStats& d : c.directions) {
     w.BeginObject();
-    w.Key("direction").String(d.direction);
+    w.Key("direction").String(CopyDirectionName(d.direction));
     w.Key("count").Uint(d.count);
     w.Key("bytes").Uint(d.bytes);
     w.Key("time_ns").Int(d.time_ns);

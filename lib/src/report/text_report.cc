@@ -327,7 +327,8 @@ void Details(const Report& r, const TextReportOptions& o, std::string* out) {
     for (const CopyDirectionStats& d : c.directions) {
       Line(out,
            absl::StrFormat("  %-5s %6d copies %10s %10s %8.2f GB/s pageable %s",
-                           d.direction, d.count, common::FormatBytes(d.bytes),
+                           CopyDirectionName(d.direction), d.count,
+                           common::FormatBytes(d.bytes),
                            common::FormatDuration(d.time_ns), d.achieved_gbps,
                            common::FormatPercent(d.pageable_share)));
     }
