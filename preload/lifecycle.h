@@ -1,6 +1,6 @@
 // The process lifecycle of the injected library: what happens at load, at
-// cuInit, at fork, on SIGTERM/SIGINT and at exit (docs/architecture.md, "Lifecycle";
-// docs/recording.md).
+// cuInit, at fork, on SIGTERM/SIGINT and at exit (docs/architecture.md,
+// "Lifecycle"; docs/recording.md).
 #ifndef FEEDPROF_PRELOAD_LIFECYCLE_H_
 #define FEEDPROF_PRELOAD_LIFECYCLE_H_
 

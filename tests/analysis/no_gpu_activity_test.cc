@@ -157,10 +157,9 @@ TEST(NoGpuActivityTest, OnlyWorkLaunchedBeforeRecordingPointsToTheFlag) {
 // without kernels, copies or memsets).
 TEST(NoGpuActivityTest, WarnedOnceWhetherOrNotTheReaderSaidIt) {
   const auto count_warnings = [](const Report& r) {
-    return std::count_if(r.warnings.begin(), r.warnings.end(),
-                         [](const std::string& w) {
-                           return Contains(w, "no GPU activity");
-                         });
+    return std::count_if(
+        r.warnings.begin(), r.warnings.end(),
+        [](const std::string& w) { return Contains(w, "no GPU activity"); });
   };
   const Report unsaid = MustAnalyze(HostOnly().Take());
   EXPECT_EQ(count_warnings(unsaid), 1);

@@ -3,7 +3,8 @@
 // Exporters disagree on sync-type fields and on version suffixes, so every
 // decision about what an API call does (launch, copy, synchronize, allocate)
 // is taken from its name alone, once per distinct name (the StringTable is
-// small next to the event count). docs/metrics.md lists which calls block the host.
+// small next to the event count). docs/metrics.md lists which calls block the
+// host.
 #ifndef FEEDPROF_ANALYSIS_API_CLASSIFIER_H_
 #define FEEDPROF_ANALYSIS_API_CLASSIFIER_H_
 
