@@ -137,6 +137,27 @@ const SyncPoint* FindSync(const Report& r, const std::string& api) {
   return nullptr;
 }
 
+// Recorded with with_stack=True: each sync point names the line of the
+// user's code it came from (the innermost frame outside the standard
+// library and torch/), and the next step that prices removing it says where.
+TEST(RealTracesTest, TraceLensSyncPointsNameTheUsersLine) {
+  LOAD_OR_SKIP(tl, kQwen);
+  const Report r = MustAnalyze(tl);
+  const SyncPoint* device = FindSync(r, "cudaDeviceSynchronize");
+  ASSERT_NE(device, nullptr);
+  // Both calls: torch.cuda.synchronize from run_torch_profiler, one
+  // directly and one through the profiler's stop_trace.
+  EXPECT_EQ(device->count, 2u);
+  EXPECT_EQ(device->call_site,
+            "run_torch_profiler (moca/library/profiling/profile.py:34)");
+  const SyncPoint* stream = FindSync(r, "cudaStreamSynchronize");
+  ASSERT_NE(stream, nullptr);
+  EXPECT_EQ(stream->call_site,
+            "_ignore_causal_mask_sdpa "
+            "(transformers/modeling_attn_mask_utils.py:243)");
+  EXPECT_TRUE(r.available.call_sites);
+}
+
 TEST(RealTracesTest, HtaEventSyncYieldsItsSyncPoints) {
   LOAD_OR_SKIP(tl,
                "hta_critical_path/cuda_event_sync/event_sync_trace.json.gz");

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "absl/strings/str_cat.h"
+#include "analysis/user_code.h"
 
 namespace feedprof::analysis {
 namespace {
@@ -71,9 +72,16 @@ std::string CallSiteText(const Timeline& timeline, uint32_t id) {
   const CallSite& site = timeline.call_sites[id];
   if (site.frames.empty()) return "";
   const Frame& innermost = site.frames.front();
-  if (site.python || innermost.line != 0) {
+  if (site.python) {
+    // The user's innermost line (user_code.h), else the innermost frame.
+    for (const Frame& f : site.frames) {
+      if (IsUserPythonFile(timeline.strings.Get(f.file))) {
+        return FrameWithLine(timeline, f);
+      }
+    }
     return FrameWithLine(timeline, innermost);
   }
+  if (innermost.line != 0) return FrameWithLine(timeline, innermost);
   for (const Frame& f : site.frames) {
     const std::string_view function = timeline.strings.Get(f.function);
     if (function.empty()) continue;

@@ -9,6 +9,7 @@
 #include "common/correlation_index.h"
 #include "common/parallel_for.h"
 #include "common/stable_time_sort.h"
+#include "kineto/kineto_python_stacks.h"
 #include "kineto/kineto_time.h"
 #include "timeline/cuda_names.h"
 #include "timeline/range_nesting.h"
@@ -534,7 +535,9 @@ void KinetoEventMapper::Finish(size_t threads) {
   t.available.ranges = !t.ranges.empty();
   t.available.host_samples = false;
   t.available.system_samples = false;
-  t.available.call_sites = false;
+  // With Python functions in the trace (with_stack=True), the calls get
+  // the Python stacks that issued them.
+  t.available.call_sites = AttachPythonCallSites(t) > 0;
   t.available.gpu_counters = false;
 }
 

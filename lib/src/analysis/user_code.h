@@ -1,0 +1,28 @@
+// Which frames of a Python stack are the user's code.
+//
+// A stack a CUDA call was issued from runs from the interpreter's start
+// through the user's script into the framework: `torch/cuda/__init__.py`,
+// then a C function such as `<built-in function _cuda_synchronize>`. The
+// line to change is the innermost one the user wrote or chose to call, so a
+// report names the innermost frame outside the Python standard library and
+// the frameworks (docs/metrics.md, "Call sites"). Other libraries
+// (transformers, numpy, PIL) count as the user's: a slow call into them is
+// a choice the user can change.
+#ifndef FEEDPROF_ANALYSIS_USER_CODE_H_
+#define FEEDPROF_ANALYSIS_USER_CODE_H_
+
+#include <string_view>
+
+namespace feedprof::analysis {
+
+// Whether a Python frame's file is the user's code: false for no file (C
+// functions, "<string>", "<frozen ...>"), for the standard library (a
+// relative path whose first part is a standard module, as the PyTorch
+// profiler writes paths, or a file under a "pythonX.Y" directory outside
+// site-packages) and for the frameworks (torch, torchvision, torchaudio,
+// triton, jax, jaxlib, tensorflow, keras).
+bool IsUserPythonFile(std::string_view file);
+
+}  // namespace feedprof::analysis
+
+#endif  // FEEDPROF_ANALYSIS_USER_CODE_H_

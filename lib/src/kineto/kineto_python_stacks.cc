@@ -1,0 +1,123 @@
+// Python stacks of a Kineto trace's CUDA calls (see kineto_python_stacks.h).
+#include "kineto/kineto_python_stacks.h"
+
+#include <charconv>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace feedprof::kineto {
+namespace {
+
+uint64_t ThreadKey(int32_t pid, int32_t tid) {
+  return (static_cast<uint64_t>(static_cast<uint32_t>(pid)) << 32) |
+         static_cast<uint32_t>(tid);
+}
+
+// The indices of one thread's Python ranges and API calls, each in the
+// timeline's (start) order.
+struct ThreadEvents {
+  std::vector<uint32_t> frames;
+  std::vector<uint32_t> calls;
+};
+
+}  // namespace
+
+Frame PythonFrameOf(std::string_view name, StringTable& strings) {
+  Frame frame;
+  // "file(line): function": the last "(" before the first "): ".
+  const size_t close = name.find("): ");
+  const size_t open =
+      close == std::string_view::npos ? close : name.rfind('(', close);
+  uint32_t line = 0;
+  if (open != std::string_view::npos && open > 0 && open + 1 < close) {
+    const char* first = name.data() + open + 1;
+    const char* last = name.data() + close;
+    const auto [end, error] = std::from_chars(first, last, line);
+    if (error == std::errc() && end == last) {
+      frame.file = strings.Intern(name.substr(0, open));
+      frame.line = line;
+      frame.function = strings.Intern(name.substr(close + 3));
+      return frame;
+    }
+  }
+  frame.function = strings.Intern(name);
+  return frame;
+}
+
+uint64_t AttachPythonCallSites(Timeline& timeline) {
+  // By thread key, so that the sites are numbered the same on every run.
+  std::map<uint64_t, ThreadEvents> threads;
+  for (uint32_t i = 0; i < timeline.ranges.size(); ++i) {
+    const Range& r = timeline.ranges[i];
+    if (r.source != RangeSource::kPythonFunction) continue;
+    threads[ThreadKey(r.pid, r.tid)].frames.push_back(i);
+  }
+  if (threads.empty()) return 0;
+  for (uint32_t i = 0; i < timeline.api_calls.size(); ++i) {
+    const ApiCall& c = timeline.api_calls[i];
+    if (c.call_site != 0) continue;
+    const auto it = threads.find(ThreadKey(c.pid, c.tid));
+    if (it != threads.end()) it->second.calls.push_back(i);
+  }
+
+  // Each distinct name parsed once; each distinct stack (names, innermost
+  // first) one call site.
+  std::unordered_map<StringId, Frame> frame_of;
+  std::map<std::vector<StringId>, uint32_t> site_of;
+  std::vector<StringId> stack_names;
+  uint64_t attached = 0;
+  for (auto& [key, events] : threads) {
+    // The ranges that contain the current call's start, outermost first:
+    // ranges come by start (the longer first), so a range opens after
+    // every range that contains it.
+    std::vector<uint32_t> open;
+    size_t next_frame = 0;
+    for (const uint32_t call_index : events.calls) {
+      ApiCall& call = timeline.api_calls[call_index];
+      while (next_frame < events.frames.size() &&
+             timeline.ranges[events.frames[next_frame]].start <= call.start) {
+        const uint32_t frame = events.frames[next_frame++];
+        while (!open.empty() && timeline.ranges[open.back()].end <=
+                                    timeline.ranges[frame].start) {
+          open.pop_back();
+        }
+        open.push_back(frame);
+      }
+      // The stack when the call started: ranges that ended by then are off
+      // it.
+      while (!open.empty() && timeline.ranges[open.back()].end <= call.start) {
+        open.pop_back();
+      }
+      if (open.empty()) continue;
+      stack_names.clear();
+      for (auto frame = open.rbegin(); frame != open.rend(); ++frame) {
+        stack_names.push_back(timeline.ranges[*frame].name);
+      }
+      auto [site, added] = site_of.try_emplace(
+          stack_names, static_cast<uint32_t>(timeline.call_sites.size()));
+      if (added) {
+        CallSite call_site;
+        call_site.python = true;
+        call_site.frames.reserve(stack_names.size());
+        for (const StringId name : stack_names) {
+          auto [parsed, fresh] = frame_of.try_emplace(name);
+          if (fresh) {
+            parsed->second = PythonFrameOf(
+                std::string(timeline.strings.Get(name)), timeline.strings);
+          }
+          call_site.frames.push_back(parsed->second);
+        }
+        timeline.call_sites.push_back(std::move(call_site));
+      }
+      call.call_site = site->second;
+      ++attached;
+    }
+  }
+  return attached;
+}
+
+}  // namespace feedprof::kineto
