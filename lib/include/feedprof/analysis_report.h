@@ -535,6 +535,26 @@ struct TimelineOverview {
   uint32_t step_stride = 1;
 };
 
+// GPU idle time by where the host's code was (docs/metrics.md, "Idle by
+// code location"): the host-wait part of every idle gap goes to the
+// location (the innermost frame in the user's code) of the thread that
+// launched the work ending the gap, at each moment of that part.
+struct CodeIdle {
+  std::string location;  // "function (file:line)"
+  TimeNs idle_ns = 0;
+  double idle_share = 0;  // of all devices' idle time
+};
+inline constexpr size_t kIdleByCodeRows = 10;
+struct IdleByCode {
+  // The trace says where threads' code was over time (Python function
+  // events, as a Kineto trace recorded with with_stack=True holds them).
+  bool available = false;
+  TimeNs idle_ns = 0;         // all devices' idle time
+  TimeNs host_wait_ns = 0;    // its host-wait part
+  TimeNs located_ns = 0;      // the part of that with a location
+  std::vector<CodeIdle> top;  // the most idle first, kIdleByCodeRows at most
+};
+
 struct Report {
   static constexpr const char* kSchema = "feedprof.analysis/1";
   SourceFormat source_format = SourceFormat::kUnknown;
@@ -550,6 +570,7 @@ struct Report {
   uint64_t gpu_side_waits = 0;  // cudaStreamWaitEvent: not host blocks
   CopyReport copies;
   HostReport host;
+  IdleByCode idle_by_code;
   StepReport steps;
   TimelineOverview timeline;
   WhatIf what_if;
@@ -580,6 +601,10 @@ struct IdleGap {
   IdleCause main_cause = IdleCause::kUnattributed;  // the most time
   bool after_sync = false;  // the launching thread was in a sync before
   uint32_t ending_op = 0;   // index into Timeline::gpu_ops
+  // The thread whose launch ended the gap, where the gap has a host-wait
+  // part (host_wait_end > start).
+  int32_t launch_pid = 0;
+  int32_t launch_tid = 0;
 };
 
 // Calls `visit` for every idle gap in the options' window and rank, device

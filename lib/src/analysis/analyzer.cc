@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "analysis/analysis_before_replay.h"
 #include "analysis/analysis_passes.h"
+#include "analysis/code_idle.h"
 #include "analysis/platform_findings.h"
 #include "analysis/prepared_timeline.h"
 #include "analysis/quantile.h"
@@ -160,18 +161,25 @@ absl::StatusOr<AnalysisBeforeReplay> AnalyzeBeforeReplay(
   const size_t devices = prepared.devices().size();
   std::vector<DeviceReport> device_reports(devices);
   std::vector<TimelineOverviewBuilder::DevicePart> parts(devices);
+  std::vector<CodeIdleTally> code_idle(devices);
+  const CodeSpans& code_spans = prepared.code_spans();
   const size_t device_threads =
       PreparedTimeline::PassThreads(prepared.event_count());
   common::ParallelFor(devices, device_threads, [&](size_t i, size_t) {
     const DeviceView& d = prepared.devices()[i];
     TimelineOverviewBuilder::DevicePart& part = parts[i];
     part = overview.StartDevice(d, busy[i].busy);
-    device_reports[i] = ComputeDeviceReport(
-        prepared, d, busy[i].busy,
-        [&](const IdleGap& g) { overview.AddGap(&part, g); });
+    device_reports[i] =
+        ComputeDeviceReport(prepared, d, busy[i].busy, [&](const IdleGap& g) {
+          overview.AddGap(&part, g);
+          code_idle[i].Add(code_spans, g);
+        });
   });
+  TimeNs idle_ns = 0;
   for (size_t i = 0; i < devices; ++i) {
     overview.AddDevice(std::move(parts[i]));
+    AddTime(&idle_ns, device_reports[i].idle_ns);
+    if (i > 0) code_idle[0].Merge(code_idle[i]);
     report.devices.push_back(std::move(device_reports[i]));
     report.has_gpu_activity |= !prepared.devices()[i].ops.empty();
   }
@@ -182,6 +190,9 @@ absl::StatusOr<AnalysisBeforeReplay> AnalyzeBeforeReplay(
   report.copies = std::move(independent.copies);
   report.host = std::move(independent.host);
   report.timeline = overview.Finish(report.host);
+  if (devices > 0) {
+    report.idle_by_code = code_idle[0].Finish(code_spans, idle_ns);
+  }
   // Nothing below reads the busy intervals (about 28 bytes per op): freed
   // before the what-if replay builds its models.
   std::vector<DeviceBusy>().swap(busy);
@@ -223,6 +234,7 @@ absl::StatusOr<AnalysisBeforeReplay> AnalyzeBeforeReplay(
   out.signals = ComputeVerdictSignals(report);
   report.verdict = ComputeVerdict(report, out.signals);
   AddPlatformEvidence(report, out.signals, platform, &report.verdict);
+  AddCodeIdleEvidence(report.idle_by_code, &report.verdict);
   return out;
 }
 

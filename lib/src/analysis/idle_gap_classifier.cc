@@ -129,6 +129,8 @@ void ForEachGapOf(const PreparedTimeline& prepared, const DeviceView& device,
           cached_thread = prepared.FindThread(launch.pid, launch.tid);
         }
         g.host_wait_end = std::min(launch.start, b);
+        g.launch_pid = launch.pid;
+        g.launch_tid = launch.tid;
         g.after_sync = SplitHostWait(prepared, cached_thread, a,
                                      g.host_wait_end, &g.by_cause);
         if (launch.start < b) {

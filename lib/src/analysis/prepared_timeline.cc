@@ -161,6 +161,8 @@ absl::StatusOr<PreparedTimeline> PreparedTimeline::Build(
   p.events_ = CountEvents(timeline);
   p.range_digest_ =
       DigestRanges(timeline, p.pids_, p.window_, options.step_range_name);
+  p.code_spans_ = CodeSpans::Build(timeline, p.range_digest_.python_ranges);
+  std::vector<uint32_t>().swap(p.range_digest_.python_ranges);
   // Nothing reads the ranges or marks from here on: where the owner let
   // them go, the views below take their place.
   if (p.releasable_ != nullptr) {

@@ -18,6 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "analysis/api_classifier.h"
+#include "analysis/code_spans.h"
 #include "analysis/range_digest.h"
 #include "analysis/record_prefetch.h"
 #include "common/parallel_for.h"
@@ -89,6 +90,9 @@ class PreparedTimeline {
   // What the analysis needs of the ranges (steps, DataLoader time, counts),
   // taken while preparing: no pass reads Timeline::ranges after Build.
   const RangeDigest& range_digest() const { return range_digest_; }
+  // Where each thread's Python code was over time (empty without Python
+  // function ranges), taken with the digest.
+  const CodeSpans& code_spans() const { return code_spans_; }
 
   ApiClass ClassOf(const ApiCall& call) const {
     return call.name < api_class_.size() ? api_class_[call.name]
@@ -181,6 +185,7 @@ class PreparedTimeline {
   Timeline* releasable_ = nullptr;  // timeline_, when its events may go
   Window window_;
   RangeDigest range_digest_;
+  CodeSpans code_spans_;
   std::vector<int32_t> pids_;  // sorted; empty: all processes
   std::vector<ApiClass> api_class_;
   std::vector<int32_t> op_api_;

@@ -210,9 +210,13 @@ RangeDigest DigestRanges(const Timeline& timeline,
                : named;
   };
   std::vector<const Range*> chosen;
-  for (const Range& r : tl.ranges) {
+  for (uint32_t i = 0; i < tl.ranges.size(); ++i) {
+    const Range& r = tl.ranges[i];
     if (!PidSelected(pids, r.pid)) continue;
     digest.in_window += overlaps_window(r);
+    if (r.source == RangeSource::kPythonFunction) {
+      digest.python_ranges.push_back(i);
+    }
     if (r.source == RangeSource::kDataLoader) {
       const TimeNs d = std::min(r.end, w.end) - std::max(r.start, w.start);
       if (d > 0) {

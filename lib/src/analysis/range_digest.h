@@ -41,6 +41,10 @@ struct RangeDigest {
   TimeNs dataloader_ns = 0;
   // Ranges of the selected processes that overlap the window.
   uint64_t in_window = 0;
+  // The selected processes' Python function ranges (indices into
+  // Timeline::ranges, in its order), for CodeSpans (code_spans.h), which
+  // takes them while the ranges are still there.
+  std::vector<uint32_t> python_ranges;
 };
 
 // The digest of `timeline`'s ranges for the processes `pids` (sorted;

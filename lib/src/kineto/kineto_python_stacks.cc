@@ -1,13 +1,14 @@
 // Python stacks of a Kineto trace's CUDA calls (see kineto_python_stacks.h).
 #include "kineto/kineto_python_stacks.h"
 
-#include <charconv>
 #include <cstdint>
 #include <map>
 #include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
+
+#include "timeline/python_frame_name.h"
 
 namespace feedprof::kineto {
 namespace {
@@ -27,24 +28,11 @@ struct ThreadEvents {
 }  // namespace
 
 Frame PythonFrameOf(std::string_view name, StringTable& strings) {
+  const timeline::PythonFrameName parsed = timeline::ParsePythonFrameName(name);
   Frame frame;
-  // "file(line): function": the last "(" before the first "): ".
-  const size_t close = name.find("): ");
-  const size_t open =
-      close == std::string_view::npos ? close : name.rfind('(', close);
-  uint32_t line = 0;
-  if (open != std::string_view::npos && open > 0 && open + 1 < close) {
-    const char* first = name.data() + open + 1;
-    const char* last = name.data() + close;
-    const auto [end, error] = std::from_chars(first, last, line);
-    if (error == std::errc() && end == last) {
-      frame.file = strings.Intern(name.substr(0, open));
-      frame.line = line;
-      frame.function = strings.Intern(name.substr(close + 3));
-      return frame;
-    }
-  }
-  frame.function = strings.Intern(name);
+  if (!parsed.file.empty()) frame.file = strings.Intern(parsed.file);
+  frame.line = parsed.line;
+  frame.function = strings.Intern(parsed.function);
   return frame;
 }
 

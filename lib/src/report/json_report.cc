@@ -213,6 +213,28 @@ void WriteHost(JsonWriter& w, const Report& r) {
   w.EndObject();
 }
 
+// null where the trace does not say where threads' code was.
+void WriteIdleByCode(JsonWriter& w, const IdleByCode& c) {
+  if (!c.available) {
+    w.Null();
+    return;
+  }
+  w.BeginObject();
+  w.Key("idle_ns").Int(c.idle_ns);
+  w.Key("host_wait_ns").Int(c.host_wait_ns);
+  w.Key("located_ns").Int(c.located_ns);
+  w.Key("top").BeginArray();
+  for (const CodeIdle& row : c.top) {
+    w.BeginObject();
+    w.Key("location").String(row.location);
+    w.Key("idle_ns").Int(row.idle_ns);
+    w.Key("idle_share").Double(row.idle_share);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
 void WriteCopies(JsonWriter& w, const CopyReport& c) {
   w.BeginObject();
   w.Key("count").Uint(c.count);
@@ -467,6 +489,8 @@ std::string WriteJsonReport(const Report& r) {
   WriteCopies(w, r.copies);
   w.Key("host");
   WriteHost(w, r);
+  w.Key("idle_by_code");
+  WriteIdleByCode(w, r.idle_by_code);
   w.Key("steps");
   WriteSteps(w, r.steps);
   w.Key("timeline");

@@ -284,10 +284,31 @@ void Devices(const Report& r, std::string* out) {
   }
 }
 
+// Where the launching threads were while the GPU waited for them.
+void IdleByCodeLines(const Report& r, const TextReportOptions& o,
+                     std::string* out) {
+  const IdleByCode& c = r.idle_by_code;
+  if (!c.available || c.host_wait_ns <= 0) return;
+  Line(out, "");
+  Line(out, absl::StrCat("GPU idle by code location (",
+                         common::FormatDuration(c.located_ns), " of the ",
+                         common::FormatDuration(c.host_wait_ns),
+                         " the GPU waited for the host, by where the launching "
+                         "thread was):"));
+  for (size_t i = 0; i < c.top.size() && i < static_cast<size_t>(o.max_rows);
+       ++i) {
+    const CodeIdle& row = c.top[i];
+    Line(out, absl::StrFormat(
+                  "  %10s %6s of idle  %s", common::FormatDuration(row.idle_ns),
+                  common::FormatPercent(row.idle_share), row.location));
+  }
+}
+
 void Details(const Report& r, const TextReportOptions& o, std::string* out) {
   Line(out, "");
   Line(out, "---- details ----");
   Devices(r, out);
+  IdleByCodeLines(r, o, out);
   const LaunchStats& l = r.launch;
   if (r.has_gpu_activity) {
     Line(out, "");
