@@ -39,7 +39,7 @@ CodeSpans CodeSpans::Build(const Timeline& timeline,
   // Each thread's ranges in the timeline's order (by start, longer first).
   std::map<uint64_t, std::vector<uint32_t>> threads;
   for (const uint32_t i : python_ranges) {
-    threads[Key(ranges[i].pid, ranges[i].tid)].push_back(i);
+    threads[timeline::ThreadKey(ranges[i].pid, ranges[i].tid)].push_back(i);
   }
   std::unordered_map<StringId, NameLocation> by_name;
   std::unordered_map<std::string, uint32_t> location_index;
@@ -110,7 +110,7 @@ CodeSpans CodeSpans::Build(const Timeline& timeline,
 
 const std::vector<CodeSpan>* CodeSpans::SpansOf(int32_t pid,
                                                 int32_t tid) const {
-  const auto it = spans_.find(Key(pid, tid));
+  const auto it = spans_.find(timeline::ThreadKey(pid, tid));
   return it == spans_.end() ? nullptr : &it->second;
 }
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "feedprof/timeline.h"
+#include "timeline/thread_key.h"
 
 namespace feedprof::analysis {
 
@@ -47,10 +48,6 @@ class CodeSpans {
                       Add add) const;
 
  private:
-  static uint64_t Key(int32_t pid, int32_t tid) {
-    return (static_cast<uint64_t>(static_cast<uint32_t>(pid)) << 32) |
-           static_cast<uint32_t>(tid);
-  }
   const std::vector<CodeSpan>* SpansOf(int32_t pid, int32_t tid) const;
 
   std::vector<std::string> locations_;

@@ -24,6 +24,7 @@
 #include "common/parallel_for.h"
 #include "feedprof/analysis_report.h"
 #include "feedprof/timeline.h"
+#include "timeline/thread_key.h"
 
 namespace feedprof::analysis {
 
@@ -200,10 +201,7 @@ class PreparedTimeline {
   uint64_t events_ = 0;
 };
 
-inline uint64_t ThreadKey(int32_t pid, int32_t tid) {
-  return (static_cast<uint64_t>(static_cast<uint32_t>(pid)) << 32) |
-         static_cast<uint32_t>(tid);
-}
+using timeline::ThreadKey;
 
 }  // namespace feedprof::analysis
 

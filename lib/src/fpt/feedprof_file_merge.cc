@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_format.h"
 #include "fpt/feedprof_timeline_builder.h"
+#include "timeline/thread_key.h"
 #include "timeline/timeline_append.h"
 
 namespace feedprof::fpt {
@@ -20,11 +21,6 @@ namespace {
 
 // Offsets of two hosts closer than this are taken as one clock.
 constexpr TimeNs kSameClockNs = 1'000'000;
-
-uint64_t PidKey(int32_t pid, int32_t id) {
-  return (static_cast<uint64_t>(static_cast<uint32_t>(pid)) << 32) |
-         static_cast<uint32_t>(id);
-}
 
 }  // namespace
 
@@ -59,7 +55,7 @@ void FeedprofTimelineBuilder::AppendFile(FeedprofTimelineBuilder& part) {
   }
 
   for (Thread& from : p.threads) {
-    const uint64_t key = PidKey(from.pid, from.tid);
+    const uint64_t key = timeline::ThreadKey(from.pid, from.tid);
     const bool named = part.threads_named_by_packet_.count(key) != 0;
     if (named) threads_named_by_packet_.insert(key);
     auto [it, inserted] = thread_index_.try_emplace(key, t.threads.size());
@@ -77,8 +73,8 @@ void FeedprofTimelineBuilder::AppendFile(FeedprofTimelineBuilder& part) {
   std::vector<Thread>().swap(p.threads);
 
   for (Device& from : p.devices) {
-    auto [it, inserted] =
-        device_index_.try_emplace(PidKey(from.pid, from.id), t.devices.size());
+    auto [it, inserted] = device_index_.try_emplace(
+        timeline::ThreadKey(from.pid, from.id), t.devices.size());
     if (inserted) {
       t.devices.push_back(std::move(from));
       continue;

@@ -16,6 +16,7 @@
 #include "fpt/event_batch_decoder.h"
 #include "fpt/platform_snapshot_facts.h"
 #include "timeline/cuda_names.h"
+#include "timeline/thread_key.h"
 #include "timeline/time_limits.h"
 
 namespace feedprof::fpt {
@@ -26,10 +27,7 @@ constexpr StringId kUndefined = std::numeric_limits<StringId>::max();
 // entry, never a huge allocation.
 constexpr uint32_t kDenseStringIds = 1u << 22;
 
-uint64_t ThreadKey(int32_t pid, int32_t tid) {
-  return (static_cast<uint64_t>(static_cast<uint32_t>(pid)) << 32) |
-         static_cast<uint32_t>(tid);
-}
+using timeline::ThreadKey;
 
 ThreadState ToThreadState(trace::ThreadState state) {
   switch (state) {

@@ -9,14 +9,10 @@
 #include <vector>
 
 #include "timeline/python_frame_name.h"
+#include "timeline/thread_key.h"
 
 namespace feedprof::kineto {
 namespace {
-
-uint64_t ThreadKey(int32_t pid, int32_t tid) {
-  return (static_cast<uint64_t>(static_cast<uint32_t>(pid)) << 32) |
-         static_cast<uint32_t>(tid);
-}
 
 // The indices of one thread's Python ranges and API calls, each in the
 // timeline's (start) order.
@@ -42,13 +38,13 @@ uint64_t AttachPythonCallSites(Timeline& timeline) {
   for (uint32_t i = 0; i < timeline.ranges.size(); ++i) {
     const Range& r = timeline.ranges[i];
     if (r.source != RangeSource::kPythonFunction) continue;
-    threads[ThreadKey(r.pid, r.tid)].frames.push_back(i);
+    threads[timeline::ThreadKey(r.pid, r.tid)].frames.push_back(i);
   }
   if (threads.empty()) return 0;
   for (uint32_t i = 0; i < timeline.api_calls.size(); ++i) {
     const ApiCall& c = timeline.api_calls[i];
     if (c.call_site != 0) continue;
-    const auto it = threads.find(ThreadKey(c.pid, c.tid));
+    const auto it = threads.find(timeline::ThreadKey(c.pid, c.tid));
     if (it != threads.end()) it->second.calls.push_back(i);
   }
 

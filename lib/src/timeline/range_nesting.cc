@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/stable_time_sort.h"
+#include "timeline/thread_key.h"
 
 namespace feedprof::timeline {
 
@@ -15,9 +16,7 @@ void SortAndNestRanges(std::span<Range> ranges) {
   // End times of the ranges still open, per thread, innermost last.
   std::unordered_map<uint64_t, std::vector<TimeNs>> open_ends;
   for (Range& r : ranges) {
-    const uint64_t thread =
-        (static_cast<uint64_t>(static_cast<uint32_t>(r.pid)) << 32) |
-        static_cast<uint32_t>(r.tid);
+    const uint64_t thread = ThreadKey(r.pid, r.tid);
     std::vector<TimeNs>& stack = open_ends[thread];
     while (!stack.empty() && stack.back() <= r.start) stack.pop_back();
     r.depth = static_cast<uint32_t>(stack.size());
