@@ -46,11 +46,8 @@ std::string FunctionAt(std::string function, const std::string& where) {
 }
 
 std::string FrameWithLine(const Timeline& tl, const Frame& f) {
-  const std::string_view file = tl.strings.Get(f.file);
-  return FunctionAt(std::string(tl.strings.Get(f.function)),
-                    file.empty()
-                        ? std::string()
-                        : absl::StrCat(std::string(file), ":", f.line));
+  return LineFrameText(tl.strings.Get(f.function), tl.strings.Get(f.file),
+                       f.line);
 }
 
 std::string NativeFrame(const Timeline& tl, const Frame& f) {
@@ -60,6 +57,13 @@ std::string NativeFrame(const Timeline& tl, const Frame& f) {
 }
 
 }  // namespace
+
+std::string LineFrameText(std::string_view function, std::string_view file,
+                          uint32_t line) {
+  return FunctionAt(std::string(function),
+                    file.empty() ? std::string()
+                                 : absl::StrCat(std::string(file), ":", line));
+}
 
 std::string FrameText(const Timeline& timeline, const Frame& frame,
                       bool python) {
@@ -73,13 +77,12 @@ std::string CallSiteText(const Timeline& timeline, uint32_t id) {
   if (site.frames.empty()) return "";
   const Frame& innermost = site.frames.front();
   if (site.python) {
-    // The user's innermost line (user_code.h), else the innermost frame.
-    for (const Frame& f : site.frames) {
-      if (IsUserPythonFile(timeline.strings.Get(f.file))) {
-        return FrameWithLine(timeline, f);
-      }
-    }
-    return FrameWithLine(timeline, innermost);
+    return FrameWithLine(
+        timeline, *InnermostUserFrame(site.frames.begin(), site.frames.end(),
+                                      [&timeline](const Frame& f) {
+                                        return IsUserPythonFile(
+                                            timeline.strings.Get(f.file));
+                                      }));
   }
   if (innermost.line != 0) return FrameWithLine(timeline, innermost);
   for (const Frame& f : site.frames) {

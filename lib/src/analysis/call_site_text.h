@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "feedprof/timeline.h"
 
@@ -24,6 +25,12 @@ namespace feedprof::analysis {
 // call its own site id even where the frame is the same, so groups compare
 // this text, not ids.
 std::string CallSiteText(const Timeline& timeline, uint32_t id);
+
+// A frame with its source line as printed: "function (file:line)", or
+// whichever of the two is known. Call sites and the idle-by-code locations
+// (code_spans.h) print through it, so one line reads the same in both.
+std::string LineFrameText(std::string_view function, std::string_view file,
+                          uint32_t line);
 
 // One frame of a site as printed (see above); `python` is the site's.
 std::string FrameText(const Timeline& timeline, const Frame& frame,

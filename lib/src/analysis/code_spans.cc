@@ -5,7 +5,7 @@
 #include <string_view>
 #include <utility>
 
-#include "absl/strings/str_cat.h"
+#include "analysis/call_site_text.h"
 #include "analysis/user_code.h"
 #include "timeline/python_frame_name.h"
 
@@ -18,16 +18,6 @@ struct NameLocation {
   uint32_t location = 0;
   bool user = false;
 };
-
-std::string LocationText(const timeline::PythonFrameName& frame) {
-  if (frame.file.empty()) return std::string(frame.function);
-  // std::string: this abseil's StrCat takes no std::string_view.
-  const std::string where =
-      absl::StrCat(std::string(frame.file), ":", frame.line);
-  return frame.function.empty()
-             ? where
-             : absl::StrCat(std::string(frame.function), " (", where, ")");
-}
 
 }  // namespace
 
@@ -49,7 +39,8 @@ CodeSpans CodeSpans::Build(const Timeline& timeline,
       const timeline::PythonFrameName frame =
           timeline::ParsePythonFrameName(timeline.strings.Get(name));
       auto [index, added] = location_index.try_emplace(
-          LocationText(frame), static_cast<uint32_t>(out.locations_.size()));
+          LineFrameText(frame.function, frame.file, frame.line),
+          static_cast<uint32_t>(out.locations_.size()));
       if (added) out.locations_.push_back(index->first);
       it->second.location = index->second;
       it->second.user = IsUserPythonFile(frame.file);
@@ -66,11 +57,10 @@ CodeSpans CodeSpans::Build(const Timeline& timeline,
     bool started = false;
     // The stack's location: its innermost user frame, else its innermost.
     const auto location = [&] {
-      for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
-        const NameLocation& l = located(ranges[*it].name);
-        if (l.user) return l.location;
-      }
-      return located(ranges[stack.back()].name).location;
+      const auto frame = InnermostUserFrame(
+          stack.rbegin(), stack.rend(),
+          [&](uint32_t range) { return located(ranges[range].name).user; });
+      return located(ranges[*frame].name).location;
     };
     // The stack held from `cursor` to `t`: one more span, or the last one
     // longer when its location is the same.

@@ -23,6 +23,17 @@ namespace feedprof::analysis {
 // triton, jax, jaxlib, tensorflow, keras).
 bool IsUserPythonFile(std::string_view file);
 
+// The frame a report names for a Python stack: the first of [innermost,
+// end) (innermost first) that `is_user` says is the user's code, else the
+// innermost. The stack must not be empty.
+template <typename Iterator, typename IsUser>
+Iterator InnermostUserFrame(Iterator innermost, Iterator end, IsUser is_user) {
+  for (Iterator it = innermost; it != end; ++it) {
+    if (is_user(*it)) return it;
+  }
+  return innermost;
+}
+
 }  // namespace feedprof::analysis
 
 #endif  // FEEDPROF_ANALYSIS_USER_CODE_H_
