@@ -6,6 +6,8 @@
 #include <cstring>
 #include <string_view>
 
+#include "cupti_hooks/module_build_id.h"
+#include "cupti_hooks/module_path.h"
 #include "preload/trace_framing.h"
 #include "preload/wire_writer.h"
 
@@ -58,7 +60,8 @@ uint64_t Mix(uint64_t h, uint64_t v) {
 }
 
 // Packet and message field numbers (proto/feedprof.proto).
-constexpr uint32_t kCallSitesCallSite = 1;
+constexpr uint32_t kCallSitesCallSite = 1, kCallSitesModules = 2;
+constexpr uint32_t kModulePath = 1, kModuleBuildId = 2;
 constexpr uint32_t kCallSiteId = 1, kCallSiteFrames = 2, kCallSitePython = 3;
 constexpr uint32_t kFrameFile = 1, kFrameLine = 2, kFrameFunction = 3,
                    kFramePc = 4;
@@ -138,6 +141,13 @@ uint32_t CallSiteRecorder::Register(const RawCallSite& site, uint64_t hash) {
   return id;
 }
 
+bool CallSiteRecorder::ModuleAnnounced(uintptr_t base) const {
+  for (uint32_t i = 0; i < module_count_; ++i) {
+    if (modules_[i] == base) return true;
+  }
+  return false;
+}
+
 bool CallSiteRecorder::EmitPacket(const RawCallSite& site, uint32_t id) {
   uint8_t bytes[4096];
   wire::WireWriter w(bytes, sizeof bytes);
@@ -145,6 +155,15 @@ bool CallSiteRecorder::EmitPacket(const RawCallSite& site, uint32_t id) {
   const auto call_site = w.BeginNested(kCallSitesCallSite, 2);
   w.Uint(kCallSiteId, id);
   w.Bool(kCallSitePython, site.python);
+  // Native modules first seen in this packet: announced with it, and
+  // remembered once it is submitted.
+  struct NewModule {
+    uintptr_t base;
+    uintptr_t address;
+    uint32_t path_id;
+  };
+  NewModule new_modules[kMaxReportedFrames];
+  uint32_t new_module_count = 0;
   char file[512];
   char function[256];
   if (site.python) {
@@ -180,9 +199,18 @@ bool CallSiteRecorder::EmitPacket(const RawCallSite& site, uint32_t id) {
       uint32_t file_id = 0;
       uint32_t function_id = 0;
       if (dladdr(reinterpret_cast<void*>(pc), &info) != 0) {
-        offset = pc - reinterpret_cast<uintptr_t>(info.dli_fbase);
+        const auto base = reinterpret_cast<uintptr_t>(info.dli_fbase);
+        offset = pc - base;
         if (info.dli_fname != nullptr && info.dli_fname[0] != '\0') {
-          file_id = sink_.intern_string(info.dli_fname);
+          file_id = sink_.intern_string(
+              RecordedModulePath(pc, info.dli_fname, file, sizeof file));
+          bool seen = ModuleAnnounced(base);
+          for (uint32_t m = 0; m < new_module_count && !seen; ++m) {
+            seen = new_modules[m].base == base;
+          }
+          if (!seen && module_count_ + new_module_count < kMaxModules) {
+            new_modules[new_module_count++] = NewModule{base, pc, file_id};
+          }
         }
         if (info.dli_sname != nullptr) {
           function_id = sink_.intern_string(info.dli_sname);
@@ -197,9 +225,23 @@ bool CallSiteRecorder::EmitPacket(const RawCallSite& site, uint32_t id) {
     }
   }
   w.EndNested(call_site);
+  for (uint32_t m = 0; m < new_module_count; ++m) {
+    uint8_t build_id[kMaxBuildIdBytes];
+    const size_t build_id_size =
+        LoadedModuleBuildId(new_modules[m].address, build_id, sizeof build_id);
+    const auto module = w.BeginNested(kCallSitesModules, 1);
+    w.Uint(kModulePath, new_modules[m].path_id);
+    w.String(kModuleBuildId,
+             std::string_view(reinterpret_cast<const char*>(build_id),
+                              build_id_size));
+    w.EndNested(module);
+  }
   w.EndNested(packet);
-  if (w.overflowed()) return false;
-  return sink_.submit_packet(w.data(), w.size());
+  if (w.overflowed() || !sink_.submit_packet(w.data(), w.size())) return false;
+  for (uint32_t m = 0; m < new_module_count; ++m) {
+    modules_[module_count_++] = new_modules[m].base;
+  }
+  return true;
 }
 
 }  // namespace feedprof::cupti

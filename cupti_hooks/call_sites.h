@@ -9,6 +9,9 @@
 // id. A new one is resolved once (Python file/function names, or module and
 // symbol via dladdr, skipping frames inside CUDA, CUPTI and this library),
 // interned, and announced in a CallSites packet before its id is used.
+// Each native module a frame points into is announced once, in the packet
+// of its first frame, with its GNU build id read from memory
+// (module_build_id.h), so the analysis can symbolize against the same file.
 //
 // Lock: `mutex_` serializes registration of new call sites (any thread that
 // makes a blocking CUDA call); lookups never take it.
@@ -38,6 +41,7 @@ class CallSiteRecorder {
  public:
   static constexpr size_t kTableSlots = 8192;  // power of two
   static constexpr uint32_t kMaxReportedFrames = 8;
+  static constexpr size_t kMaxModules = 512;  // announced with a build id
 
   explicit CallSiteRecorder(const RecorderSink& sink) : sink_(sink) {}
   CallSiteRecorder(const CallSiteRecorder&) = delete;
@@ -70,6 +74,7 @@ class CallSiteRecorder {
 
   uint32_t Register(const RawCallSite& site, uint64_t hash);
   bool EmitPacket(const RawCallSite& site, uint32_t id);
+  bool ModuleAnnounced(uintptr_t base) const;
 
   const RecorderSink& sink_;
   PythonFrames python_;
@@ -78,6 +83,11 @@ class CallSiteRecorder {
   std::atomic<uint32_t> next_id_{1};
   std::atomic<uint64_t> table_full_{0};
   Slot table_[kTableSlots];
+  // Load bases (dli_fbase) of the modules announced so far, under mutex_.
+  // Past kMaxModules, further modules go unannounced (their frames are
+  // still written; the analysis then cannot check their build id).
+  uintptr_t modules_[kMaxModules] = {};
+  uint32_t module_count_ = 0;
 };
 
 }  // namespace feedprof::cupti

@@ -6,10 +6,12 @@
 #include <cstdio>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/numbers.h"
 #include "feedprof/analysis_progress.h"
+#include "feedprof/symbolize.h"
 #include "feedprof/trace_loader.h"
 #include "tools/command_line.h"
 #include "tools/time_arg.h"
@@ -137,6 +139,22 @@ void AddAnalysisOptions(CLI::App* sub, AnalysisArgs* args,
       ->check(Check([](const std::string& v) {
         return v.empty() ? std::string("needs a name") : std::string();
       }));
+  sub->add_option("--symbol-path", args->symbol_paths,
+                  "Look for native modules (executables, libraries) in DIR\n"
+                  "first, to symbolize native frames (repeatable)")
+      ->type_name("DIR")
+      ->allow_extra_args(false);
+  sub->add_option("--user-code", args->user_code,
+                  "Count Python files and native modules whose path\n"
+                  "contains PART as your code (repeatable; e.g. a library\n"
+                  "you maintain under site-packages)")
+      ->type_name("PART")
+      ->allow_extra_args(false);
+  sub->add_option("--not-user-code", args->not_user_code,
+                  "Count paths that contain PART as library code, never\n"
+                  "named as your line (repeatable; wins over --user-code)")
+      ->type_name("PART")
+      ->allow_extra_args(false);
   if (pre_window) {
     sub->add_flag("--include-pre-window", args->include_pre_window,
                   "Keep GPU work launched before recording began");
@@ -172,6 +190,8 @@ AnalysisOptions ToAnalysisOptions(const AnalysisArgs& args) {
   if (!args.to.empty()) options.to = *ParseTimeArg(args.to);
   options.step_range_name = args.step_range;
   options.include_pre_window = args.include_pre_window;
+  options.user_code.user = args.user_code;
+  options.user_code.not_user = args.not_user_code;
   options.what_if.enabled = args.what_if && !args.no_what_if;
   // Both were checked when parsed.
   if (!args.what_if_gpu_speedup.empty()) {
@@ -187,9 +207,17 @@ AnalysisOptions ToAnalysisOptions(const AnalysisArgs& args) {
 }
 
 std::optional<Timeline> LoadForCommand(const char* command,
-                                       const std::string& path) {
+                                       const std::string& path,
+                                       const AnalysisArgs& args) {
   absl::StatusOr<Timeline> timeline = LoadTrace(path);
-  if (timeline.ok()) return std::move(*timeline);
+  if (timeline.ok()) {
+    // Native frames (module+offset) to function and line; a no-op for
+    // traces without any.
+    SymbolizeOptions symbolize;
+    symbolize.symbol_paths = args.symbol_paths;
+    SymbolizeNativeFrames(*timeline, symbolize);
+    return std::move(*timeline);
+  }
   // Readers name the file themselves; say it once.
   const std::string message(timeline.status().message());
   if (message.rfind(path, 0) == 0) {
@@ -231,8 +259,9 @@ absl::StatusOr<Report> AnalyzeShowingProgress(Timeline&& timeline,
 
 std::optional<Report> LoadAndAnalyze(const char* command,
                                      const std::string& path,
-                                     const AnalysisOptions& options) {
-  std::optional<Timeline> timeline = LoadForCommand(command, path);
+                                     const AnalysisArgs& args) {
+  const AnalysisOptions options = ToAnalysisOptions(args);
+  std::optional<Timeline> timeline = LoadForCommand(command, path, args);
   if (!timeline) return std::nullopt;
   absl::StatusOr<Report> report =
       AnalyzeShowingProgress(std::move(*timeline), options, path);

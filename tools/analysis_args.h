@@ -1,14 +1,16 @@
 // The options `analyze`, `report`, `diff` and `export` share: which part of
 // a trace to use (--rank, --from, --to, --step-range, --include-pre-window),
 // the what-if replay's parameters (--what-if-gpu-speedup,
-// --what-if-launch-cost), and loading plus analysing a trace with the same
-// messages everywhere.
+// --what-if-launch-cost), where native modules are (--symbol-path), and
+// loading (with native frames symbolized) plus analysing a trace with the
+// same messages everywhere.
 #ifndef FEEDPROF_TOOLS_ANALYSIS_ARGS_H_
 #define FEEDPROF_TOOLS_ANALYSIS_ARGS_H_
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 #include <utility>
 
 #include "CLI/CLI.hpp"
@@ -27,6 +29,9 @@ struct AnalysisArgs {
   bool no_what_if = false;          // --no-what-if
   std::string what_if_gpu_speedup;  // PCT
   std::string what_if_launch_cost;  // a duration ("1us") or "0.5x"
+  // --user-code PART, --not-user-code PART (UserCodeRule).
+  std::vector<std::string> user_code, not_user_code;
+  std::vector<std::string> symbol_paths;  // --symbol-path DIR
 };
 
 // Registers the shared options on `command`; `verb` starts their help
@@ -49,10 +54,12 @@ std::pair<uint64_t, uint64_t> StepsOf(const std::string& steps,
 // The analysis options; throws UsageError when --to is not after --from.
 AnalysisOptions ToAnalysisOptions(const AnalysisArgs& args);
 
-// Loads `path`. On failure prints one line naming the file and the
-// problem, prefixed "feedprof COMMAND: ", and returns nullopt.
+// Loads `path` and symbolizes its native frames (--symbol-path in
+// `args`). On failure prints one line naming the file and the problem,
+// prefixed "feedprof COMMAND: ", and returns nullopt.
 std::optional<Timeline> LoadForCommand(const char* command,
-                                       const std::string& path);
+                                       const std::string& path,
+                                       const AnalysisArgs& args);
 
 // Analyze with the analysis progress line on the terminal
 // (feedprof/analysis_progress.h), erased before it returns; `path` names
@@ -71,7 +78,7 @@ absl::StatusOr<Report> AnalyzeShowingProgress(Timeline&& timeline,
 // returns nullopt. Reader and analysis warnings go to stderr too.
 std::optional<Report> LoadAndAnalyze(const char* command,
                                      const std::string& path,
-                                     const AnalysisOptions& options);
+                                     const AnalysisArgs& args);
 
 }  // namespace feedprof::cli
 

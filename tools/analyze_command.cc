@@ -29,15 +29,24 @@ struct AnalyzeArgs {
 
 int Run(const AnalyzeArgs& args) {
   const std::string format = args.json ? "json" : args.format;
-  const AnalysisOptions options = ToAnalysisOptions(args.analysis);
-  std::optional<Report> report = LoadAndAnalyze("analyze", args.path, options);
+  std::optional<Report> report =
+      LoadAndAnalyze("analyze", args.path, args.analysis);
   if (!report) return kExitFailed;
   TextReportOptions text;
   text.details = !args.summary_only;
   text.what_if = args.what_if;
-  const std::string out = format == "json"   ? WriteJsonReport(*report)
-                          : format == "html" ? WriteHtmlReport(*report)
-                                             : WriteTextReport(*report, text);
+  if (format == "folded" && !report->host_code.available) {
+    std::fprintf(stderr,
+                 "feedprof analyze: %s holds no stacks to fold: record a "
+                 "PyTorch profiler trace with with_stack=True, or an Nsight "
+                 "Systems trace with CPU sampling and backtraces\n",
+                 args.path.c_str());
+    return kExitFailed;
+  }
+  const std::string out = format == "json"     ? WriteJsonReport(*report)
+                          : format == "html"   ? WriteHtmlReport(*report)
+                          : format == "folded" ? WriteFoldedStacks(*report)
+                                               : WriteTextReport(*report, text);
   std::fwrite(out.data(), 1, out.size(), stdout);
   return std::fflush(stdout) == 0 ? kExitOk : kExitFailed;
 }
@@ -55,14 +64,16 @@ void AddAnalyzeCommand(CLI::App& root, int* exit_code) {
       "says why), 1 the input could not be analysed, 2 usage error.");
   sub->add_option("PATH", args->path, "The trace to analyse")->required();
   sub->add_option("--format", args->format,
-                  "Output format: text (default), json or html (a\n"
+                  "Output format: text (default), json, html (a\n"
                   "self-contained page; 'feedprof report' writes it to a "
-                  "file)")
+                  "file) or\nfolded (the host threads' stacks for flame "
+                  "graph tools)")
       ->type_name("FORMAT")
       ->check(Check([](const std::string& v) {
-        return v == "text" || v == "json" || v == "html"
+        return v == "text" || v == "json" || v == "html" || v == "folded"
                    ? std::string()
-                   : "unknown format '" + v + "': use text, json or html";
+                   : "unknown format '" + v +
+                         "': use text, json, html or folded";
       }));
   sub->add_flag("--json", args->json, "Same as --format json");
   sub->add_flag("--summary", args->summary_only,

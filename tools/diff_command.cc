@@ -35,8 +35,9 @@ struct DiffArgs {
 };
 
 std::optional<AnalyzedRun> AnalyzeSide(const std::string& path,
-                                       const CompareOptions& options) {
-  std::optional<Timeline> timeline = LoadForCommand("diff", path);
+                                       const CompareOptions& options,
+                                       const AnalysisArgs& args) {
+  std::optional<Timeline> timeline = LoadForCommand("diff", path, args);
   if (!timeline) return std::nullopt;
   absl::StatusOr<AnalyzedRun> run;
   {
@@ -65,9 +66,9 @@ int Run(const DiffArgs& args) {
     const auto [first, last] = StepsOf(args.steps, options.analysis);
     options.steps = StepSelection{first, last};
   }
-  std::optional<AnalyzedRun> before = AnalyzeSide(args.before, options);
+  std::optional<AnalyzedRun> before = AnalyzeSide(args.before, options, args.analysis);
   if (!before) return kExitFailed;
-  std::optional<AnalyzedRun> after = AnalyzeSide(args.after, options);
+  std::optional<AnalyzedRun> after = AnalyzeSide(args.after, options, args.analysis);
   if (!after) return kExitFailed;
   const Comparison comparison = Compare(*before, *after, options);
   DiffTextOptions text;

@@ -53,8 +53,8 @@ bool WriteFile(const std::string& path, const std::string& bytes) {
 }
 
 int Run(const ReportArgs& args) {
-  const AnalysisOptions options = ToAnalysisOptions(args.analysis);
-  std::optional<Report> report = LoadAndAnalyze("report", args.path, options);
+  std::optional<Report> report =
+      LoadAndAnalyze("report", args.path, args.analysis);
   if (!report) return kExitFailed;
   const std::string html = WriteHtmlReport(*report);
   if (!WriteFile(args.output, html)) return kExitFailed;

@@ -8,6 +8,7 @@ packages=(
   protobuf-compiler libprotobuf-dev libabsl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   zlib1g-dev libisal-dev libsqlite3-dev sqlite3 libcli11-dev
+  libdw-dev elfutils
   python3 binutils
   chromium python3-pil
 )

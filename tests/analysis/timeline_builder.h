@@ -109,12 +109,13 @@ class TimelineBuilder {
   }
 
   void Range(std::string_view name, double start_us, double end_us,
-             RangeSource source = RangeSource::kNvtx, int32_t pid = kPid) {
+             RangeSource source = RangeSource::kNvtx, int32_t pid = kPid,
+             int32_t tid = kTid) {
     feedprof::Range r;
     r.start = Us(start_us);
     r.end = Us(end_us);
     r.pid = pid;
-    r.tid = kTid;
+    r.tid = tid;
     r.name = tl_.strings.Intern(name);
     r.source = source;
     tl_.ranges.push_back(r);

@@ -72,5 +72,41 @@ TEST(CallSiteText, APythonStackPrintsItsInnermostUserFrame) {
   EXPECT_EQ(CallSiteText(t, 2), "<built-in function _cuda_synchronize>");
 }
 
+// Native modules: the program and its own libraries are the user's; the
+// system's, CUDA's, Python's, PyTorch's, MPI's and profilers' are not.
+TEST(UserCode, NativeModules) {
+  EXPECT_TRUE(IsUserNativeModule("/opt/app/bin/server"));
+  EXPECT_TRUE(IsUserNativeModule("/home/me/build/libmodel.so"));
+  EXPECT_TRUE(IsUserNativeModule("saxpy-mpi-cuda"));
+  EXPECT_FALSE(IsUserNativeModule(""));
+  EXPECT_FALSE(IsUserNativeModule("[kernel.kallsyms]"));
+  EXPECT_FALSE(IsUserNativeModule("/usr/lib/x86_64-linux-gnu/libc.so.6"));
+  EXPECT_FALSE(IsUserNativeModule("/usr/local/cuda/lib64/libcudart.so.13"));
+  EXPECT_FALSE(IsUserNativeModule("/opt/conda/lib/libpython3.11.so.1.0"));
+  EXPECT_FALSE(IsUserNativeModule(
+      "/opt/conda/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so"));
+  EXPECT_FALSE(IsUserNativeModule("libfabric.so.1.18.2"));
+  EXPECT_FALSE(IsUserNativeModule("libmpi_nvidia.so.12.0.0"));
+  EXPECT_FALSE(IsUserNativeModule("libToolsInjectionMPICH64.so"));
+}
+
+// --user-code / --not-user-code: `not_user` first, then `user`, then the
+// built-in rule.
+TEST(UserCode, TheRuleOverridesTheBuiltInOne) {
+  UserCodeRule rule;
+  rule.user = {"torch/nn/", "libmpi"};
+  rule.not_user = {"transformers/", "torch/nn/functional"};
+  EXPECT_TRUE(IsUserPythonFile("torch/nn/modules/linear.py", rule));
+  EXPECT_FALSE(IsUserPythonFile("torch/nn/functional.py", rule));
+  EXPECT_FALSE(IsUserPythonFile("transformers/models/qwen2/m.py", rule));
+  EXPECT_TRUE(IsUserPythonFile("train.py", rule));
+  EXPECT_FALSE(IsUserPythonFile("torch/cuda/__init__.py", rule));
+  EXPECT_TRUE(IsUserNativeModule("libmpi_nvidia.so.12.0.0", rule));
+  EXPECT_FALSE(IsUserNativeModule("/usr/lib/libc.so.6", rule));
+  // C functions have no file: never the user's, whatever the rule.
+  rule.user.push_back("<built-in");
+  EXPECT_FALSE(IsUserPythonFile("<built-in function linear>", rule));
+}
+
 }  // namespace
 }  // namespace feedprof::analysis

@@ -8,6 +8,8 @@
 #include <string>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
+#include "compare/code_location_move.h"
 #include "feedprof/compare.h"
 #include "feedprof/diff_report.h"
 #include "tests/analysis/must_analyze.h"
@@ -32,7 +34,26 @@ struct RunShape {
   std::string second_kernel = "softmax";
   bool sync_after = false;  // cudaStreamSynchronize at 900..950 µs
   bool copy_after = false;  // pinned HtoD copy of 1 MiB at 910..950 µs
+  // Python code around the sync: a function `sync_function` of train.py
+  // (one range over 650..1000 µs of each step, "function (train.py:LINE)"
+  // its location) that issued the sync; 0: none.
+  uint32_t sync_line = 0;
+  std::string sync_function = "log_loss";
 };
+
+// A Python call site of train.py: `function` at `line`.
+uint32_t PythonSite(Timeline& t, const std::string& function, uint32_t line) {
+  CallSite site;
+  site.python = true;
+  Frame f;
+  f.kind = FrameKind::kPython;
+  f.file = t.strings.Intern("train.py");
+  f.function = t.strings.Intern(function);
+  f.line = line;
+  site.frames.push_back(f);
+  t.call_sites.push_back(site);
+  return static_cast<uint32_t>(t.call_sites.size() - 1);
+}
 
 Timeline Build(const RunShape& shape) {
   TimelineBuilder b;
@@ -47,6 +68,15 @@ Timeline Build(const RunShape& shape) {
     b.Launch(l, l + 5, l + 10, l + 10 + shape.second_us).name =
         b.timeline().strings.Intern(shape.second_kernel);
     if (shape.sync_after) b.Api("cudaStreamSynchronize", t + 900, t + 950);
+    if (shape.sync_line != 0) {
+      b.Range(absl::StrCat("train.py(", shape.sync_line,
+                           "): ", shape.sync_function),
+              t + 650, t + 1000, RangeSource::kPythonFunction);
+      if (shape.sync_after) {
+        b.timeline().api_calls.back().call_site =
+            PythonSite(b.timeline(), shape.sync_function, shape.sync_line);
+      }
+    }
     if (shape.copy_after) {
       b.Copy("cudaMemcpyAsync", t + 900, t + 905, t + 910, t + 950,
              CopyKind::kHtoD, 1 << 20);
@@ -200,6 +230,84 @@ TEST(CompareTest, OneSyncPointAdded) {
                 .per_unit_ns.delta,
             0);
   EXPECT_NEAR(c.idle.idle_per_unit_ns.delta, 0, kNsTolerance);
+}
+
+TEST(CompareTest, LocationsAtAnotherLineOfTheSameFunctionMoved) {
+  EXPECT_TRUE(compare::MovedLine("log (train.py:40)", "log (train.py:43)"));
+  EXPECT_FALSE(compare::MovedLine("log (train.py:40)", "log (train.py:40)"));
+  EXPECT_FALSE(compare::MovedLine("log (train.py:40)", "step (train.py:43)"));
+  EXPECT_FALSE(compare::MovedLine("log (train.py:40)", "log (eval.py:43)"));
+  EXPECT_FALSE(compare::MovedLine("cudaMalloc", "cudaFree"));
+  EXPECT_FALSE(compare::MovedLine("f (app+0x10)", "f (app+0x20)"));
+  EXPECT_FALSE(compare::MovedLine("f (a.py:1x)", "f (a.py:2)"));
+}
+
+// The sync's line moved from 40 to 43 of log_loss (lines added above it):
+// one moved sync point, and the code locations moved with it.
+TEST(CompareTest, ASyncWhoseLineMovedIsOneMovedRow) {
+  RunShape before;
+  before.sync_after = true;
+  before.sync_line = 40;
+  RunShape after = before;
+  after.sync_line = 43;
+  const Comparison c = CompareShapes(before, after);
+  EXPECT_TRUE(c.syncs.added.empty());
+  EXPECT_TRUE(c.syncs.vanished.empty());
+  ASSERT_EQ(c.syncs.moved.size(), 1u);
+  const SyncPointChange& s = c.syncs.moved[0];
+  EXPECT_EQ(s.presence, Presence::kMoved);
+  EXPECT_EQ(s.call_site, "log_loss (train.py:43)");
+  EXPECT_EQ(s.moved_from, "log_loss (train.py:40)");
+  EXPECT_NEAR(s.blocked_per_unit_ns.delta, 0, kNsTolerance);
+  ASSERT_TRUE(c.code.available);
+  // The launching thread spent 350 µs a step in log_loss: moved, the same.
+  ASSERT_EQ(c.code.launching_lines.size(), 1u);
+  const CodeLocationChange& line = c.code.launching_lines[0];
+  EXPECT_EQ(line.presence, Presence::kMoved);
+  EXPECT_EQ(line.location, "log_loss (train.py:43)");
+  EXPECT_EQ(line.moved_from, "log_loss (train.py:40)");
+  EXPECT_NEAR(line.per_unit_ns.before, Us(350), kNsTolerance);
+  EXPECT_NEAR(line.per_unit_ns.delta, 0, kNsTolerance);
+  for (const CodeLocationChange& row : c.code.idle) {
+    EXPECT_EQ(row.presence, Presence::kMoved) << row.location;
+  }
+  const std::string text = WriteTextDiff(c, {.details = false});
+  EXPECT_NE(text.find("Moved sync points:\n  - cudaStreamSynchronize ("),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("(moved from log_loss (train.py:40))"),
+            std::string::npos);
+  const std::string json = WriteJsonDiff(c);
+  EXPECT_NE(json.find("\"moved_from\": \"log_loss (train.py:40)\""),
+            std::string::npos);
+  EXPECT_NE(json.find("\"launching_lines\": ["), std::string::npos);
+}
+
+// A sync issued from another function is a new sync point, and the old
+// one vanished.
+TEST(CompareTest, ASyncFromAnotherFunctionIsNewAndTheOldOneVanished) {
+  RunShape before;
+  before.sync_after = true;
+  before.sync_line = 40;
+  RunShape after = before;
+  after.sync_function = "report";
+  const Comparison c = CompareShapes(before, after);
+  ASSERT_EQ(c.syncs.added.size(), 1u);
+  ASSERT_EQ(c.syncs.vanished.size(), 1u);
+  EXPECT_TRUE(c.syncs.moved.empty());
+  EXPECT_EQ(c.syncs.added[0].call_site, "report (train.py:40)");
+  EXPECT_EQ(c.syncs.vanished[0].call_site, "log_loss (train.py:40)");
+  ASSERT_EQ(c.code.launching_lines.size(), 2u);
+  for (const CodeLocationChange& row : c.code.launching_lines) {
+    EXPECT_NE(row.presence, Presence::kMoved);
+    EXPECT_NEAR(std::abs(row.per_unit_ns.delta), Us(350), kNsTolerance);
+  }
+}
+
+TEST(CompareTest, NoCodeLocationsWithoutStacks) {
+  const Comparison c = CompareShapes({}, {});
+  EXPECT_FALSE(c.code.available);
+  EXPECT_NE(WriteJsonDiff(c).find("\"code\": null"), std::string::npos);
 }
 
 TEST(CompareTest, OneCopyAdded) {

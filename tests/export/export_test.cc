@@ -15,10 +15,15 @@
 #include "feedprof/kineto_reader.h"
 #include "tests/analysis/timeline_builder.h"
 #include "tests/export/exported_trace.h"
+#include "tests/testing/trace_test_util.h"
 
 namespace feedprof {
 namespace {
 
+using testing::ExpectValidExport;
+using testing::ExportedEvent;
+using testing::ExportedTrace;
+using testing::ReadExportedTrace;
 using testing::TimelineBuilder;
 using testing::Us;
 
@@ -205,6 +210,53 @@ TEST(ExportTest, ConstructedRunIsValidAndReadsBackTheSame) {
     testing::ExpectSameAnalysis(report, again, /*original_has_samples=*/true);
     std::filesystem::remove(path);
   }
+}
+
+// Sampled stacks (an Nsight export with CPU sampling) become instants on a
+// "stack samples" track of their thread, each with its frames.
+TEST(ExportTest, StackSamplesCarryTheirFrames) {
+  Timeline tl = ConstructedRun();
+  CallSite stack;
+  Frame inner;
+  inner.kind = FrameKind::kNative;
+  inner.function = tl.strings.Intern("Decode");
+  inner.module = tl.strings.Intern("/opt/app/server");
+  inner.pc = 0x40;
+  Frame outer = inner;
+  outer.function = tl.strings.Intern("main");
+  outer.pc = 0x10;
+  stack.frames = {inner, outer};
+  tl.call_sites.push_back(stack);
+  for (int i = 0; i < 3; ++i) {
+    StackSample s;
+    s.ts = Us(1100 + 100 * i);
+    s.pid = TimelineBuilder::kPid;
+    s.tid = TimelineBuilder::kTid;
+    s.stack = static_cast<uint32_t>(tl.call_sites.size() - 1);
+    s.weight_ns = 1000000;
+    tl.stack_samples.push_back(s);
+  }
+  const Report report = MustAnalyze(tl);
+  const std::string path = TempPath("stack_samples.json");
+  ASSERT_TRUE(ExportChromeTraceToFile(tl, report, {}, {}, path).ok());
+  const ExportedTrace trace = ReadExportedTrace(path);
+  const std::string text = testing::ReadFileBytes(path);
+  std::filesystem::remove(path);
+  ASSERT_TRUE(trace.error.empty()) << trace.error;
+  ExpectValidExport(trace);
+  EXPECT_NE(text.find("\"stack\":[\"Decode (server+0x40)\",\"main "
+                      "(server+0x10)\"]"),
+            std::string::npos)
+      << text.substr(0, 400);
+  int samples = 0;
+  for (const ExportedEvent& e : trace.events) {
+    if (e.Field("cat") != "stack_sample") continue;
+    ++samples;
+    EXPECT_EQ(e.Field("ph"), "i");
+    EXPECT_EQ(e.Field("name"), "Decode (server+0x40)");
+    EXPECT_EQ(e.Arg("weight_ns"), "1000000");
+  }
+  EXPECT_EQ(samples, 3);
 }
 
 TEST(ExportTest, GzipOutputIsGzip) {

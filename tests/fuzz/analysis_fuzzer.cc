@@ -44,7 +44,7 @@ void RequireStrictJson(const std::string& json, const char* what) {
   }
 }
 
-// Renders `report` every way (text, JSON, HTML) and exports the timeline it
+// Renders `report` every way (text, JSON, HTML, folded stacks) and exports the timeline it
 // was analysed from; the JSON report and the export must parse.
 void RenderReports(const feedprof::Timeline& timeline,
                    const feedprof::Report& report,
@@ -52,6 +52,7 @@ void RenderReports(const feedprof::Timeline& timeline,
   (void)feedprof::WriteTextReport(report);
   (void)feedprof::WriteTextReport(report, {.details = false, .max_rows = 1});
   (void)feedprof::WriteHtmlReport(report);
+  (void)feedprof::WriteFoldedStacks(report);
   const std::string json = feedprof::WriteJsonReport(report);
   RequireStrictJson(json, "JSON report");
   if (json.find(std::string("\"") + feedprof::Report::kSchema + "\"") ==

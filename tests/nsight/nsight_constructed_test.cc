@@ -90,7 +90,8 @@ TEST(NsightConstructedTest, NestedDuplicatesKeepInnerCuptiRow) {
   const CallSite& site = tl->call_sites[malloc_call->call_site];
   ASSERT_EQ(site.frames.size(), 1u);
   EXPECT_EQ(tl->strings.Get(site.frames[0].function), "main");
-  EXPECT_EQ(tl->strings.Get(site.frames[0].file), "/app/a.out");
+  EXPECT_EQ(tl->strings.Get(site.frames[0].module), "/app/a.out");
+  EXPECT_EQ(site.frames[0].kind, FrameKind::kNative);
   const ApiCall* free_call = FindCall(*tl, 6);
   ASSERT_NE(free_call, nullptr);
   EXPECT_EQ(tl->strings.Get(free_call->name), "cudaFree");

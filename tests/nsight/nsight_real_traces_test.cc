@@ -286,6 +286,59 @@ TEST(NsightRealTracesTest, SaxpySchedulerEventsBecomeThreadSamples) {
   EXPECT_EQ(tl->threads.size(), 8u);
 }
 
+// The saxpy capture sampled the main thread's stacks (COMPOSITE_EVENTS,
+// SAMPLING_CALLCHAINS: 5451 samples, 294 distinct stacks of 1 to 35 frames,
+// 11 of them with kernel frames).
+TEST(NsightRealTracesTest, SaxpyCpuSamplesBecomeStackSamples) {
+  const std::string path = TracePath(kSaxpy);
+  SKIP_IF_MISSING(path);
+  auto tl = ReadNsightTrace(path);
+  ASSERT_TRUE(tl.ok()) << tl.status();
+  ASSERT_EQ(QueryInt(path, "SELECT count(*) FROM COMPOSITE_EVENTS"), 5451);
+  ASSERT_EQ(tl->stack_samples.size(), 5451u);
+  std::set<uint32_t> stacks;
+  size_t kernel_stacks = 0;
+  for (const StackSample& s : tl->stack_samples) {
+    EXPECT_EQ(s.pid, 1230493);
+    EXPECT_EQ(s.tid, 1230493);
+    // The median gap between consecutive samples: about 5 kHz.
+    EXPECT_EQ(s.weight_ns, 197070);
+    ASSERT_GT(s.stack, 0u);
+    ASSERT_LT(s.stack, tl->call_sites.size());
+    if (stacks.insert(s.stack).second) {
+      const CallSite& site = tl->call_sites[s.stack];
+      EXPECT_FALSE(site.python);
+      EXPECT_GE(site.frames.size(), 1u);
+      EXPECT_LE(site.frames.size(), 35u);
+      kernel_stacks += std::any_of(
+          site.frames.begin(), site.frames.end(), [&](const Frame& f) {
+            return tl->strings.Get(f.module) == "[kernel.kallsyms]";
+          });
+    }
+  }
+  EXPECT_EQ(stacks.size(), 294u);
+  EXPECT_EQ(kernel_stacks, 11u);
+  EXPECT_TRUE(std::is_sorted(
+      tl->stack_samples.begin(), tl->stack_samples.end(),
+      [](const StackSample& a, const StackSample& b) { return a.ts < b.ts; }));
+  // The second sample (id 2): seven frames in the loader, innermost first.
+  const StackSample& second = tl->stack_samples[1];
+  EXPECT_EQ(second.ts, 25074100);
+  const CallSite& site = tl->call_sites[second.stack];
+  ASSERT_EQ(site.frames.size(), 7u);
+  EXPECT_EQ(tl->strings.Get(site.frames[0].function), "do_lookup_x");
+  EXPECT_EQ(tl->strings.Get(site.frames[1].function), "_dl_lookup_symbol_x");
+  EXPECT_EQ(tl->strings.Get(site.frames[6].function), "0x7fd9a16fe558");
+  for (const Frame& f : site.frames) {
+    EXPECT_EQ(f.kind, FrameKind::kNative);
+    EXPECT_EQ(tl->strings.Get(f.module), "/lib64/ld-2.31.so");
+  }
+  for (const std::string& w : tl->warnings) {
+    EXPECT_EQ(w.find("SAMPLING_CALLCHAINS"), std::string::npos) << w;
+    EXPECT_EQ(w.find("COMPOSITE_EVENTS"), std::string::npos) << w;
+  }
+}
+
 TEST(NsightRealTracesTest, MockCurrentSchema) {
   const std::string path = TracePath("nsys_ai/mock.sqlite");
   SKIP_IF_MISSING(path);
@@ -395,6 +448,7 @@ TEST_P(NsightMfuTest, TwoGpuTrainingRun) {
   EXPECT_TRUE(std::is_sorted(
       tl->gpu_ops.begin(), tl->gpu_ops.end(),
       [](const GpuOp& a, const GpuOp& b) { return a.start < b.start; }));
+  EXPECT_TRUE(tl->stack_samples.empty());  // captured without CPU sampling
 }
 
 INSTANTIATE_TEST_SUITE_P(

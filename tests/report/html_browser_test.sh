@@ -3,7 +3,9 @@
 # from file:// in a 1150-pixel window and must find every plot with a
 # non-zero size, no table wider than its box, no script error and no
 # request (the page's Content-Security-Policy blocks and reports any); a
-# screenshot must be written and not blank.
+# screenshot must be written and not blank. A page with the code sections
+# must hold an icicle graph, and the shared traces recorded with stacks
+# (tracelens_h100) must give at least one such page.
 #
 # Reports: a constructed Kineto trace (steps, launches, host gaps, syncs),
 # the recorded python_train-h200 session of examples/traces, and the shared
@@ -92,6 +94,7 @@ else
 fi
 
 failed=0
+code_pages=0
 for html in "${reports[@]}"; do
   base=${html%.html}
   # One browser profile per run: nothing shared with a user's browser.
@@ -138,6 +141,13 @@ EOF
 )
     [[ $verdict == ok ]] || problems+=("screenshot $verdict")
   fi
+  # The code sections (traces with stacks): each icicle is a plot the
+  # render check measured.
+  if grep -q '<section id="host-code"' "$base.dom.html"; then
+    code_pages=$((code_pages + 1))
+    grep -q 'data-plot="icicle-' "$base.dom.html" ||
+      problems+=("a host-code section without an icicle graph")
+  fi
   if ((${#problems[@]})); then
     failed=1
     echo "FAIL $html"
@@ -146,4 +156,10 @@ EOF
     echo "ok   $html ($plots plots, $(stat -c %s "$html") bytes, screenshot $(stat -c %s "$base.png") bytes)"
   fi
 done
+# The PyTorch profiler traces recorded with stacks must show where the
+# code spent its time.
+if [[ -d $traces/tracelens_h100 ]] && ((code_pages == 0)); then
+  failed=1
+  echo "FAIL no page shows the code sections (tracelens_h100 has stacks)"
+fi
 exit $failed

@@ -8,12 +8,16 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <iterator>
+#include <map>
 #include <regex>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "feedprof/analysis.h"
 #include "feedprof/report.h"
+#include "report/icicle_svg.h"
 #include "report/svg_plot.h"
 #include "tests/analysis/must_analyze.h"
 #include "tests/analysis/timeline_builder.h"
@@ -668,6 +672,325 @@ TEST(HtmlReportTest, ATwentyDayWindowIsLabelledInDays) {
   EXPECT_EQ(html.find("time since trace start (s)"), std::string::npos);
   // The step bars' axis: steps of 10.4 days, ticks every 5 days.
   EXPECT_NE(html.find(">step time (d)</text>"), std::string::npos);
+}
+
+// The code-location sections: a hand-made profile of the launching threads
+// with known stacks (times in ns).
+RoleCodeProfile KnownRole() {
+  RoleCodeProfile role;
+  role.role = ThreadRole::kLaunching;
+  role.threads = 1;
+  role.stacks = {
+      {{"main (train.py:10)", "step (train.py:20)", "aten::mm",
+        "cudaLaunchKernel"},
+       400},
+      {{"main (train.py:10)", "step (train.py:20)"}, 100},
+      {{"main (train.py:10)", "load (torch/utils/data/dataloader.py:5)"}, 300},
+      {{"<module> (train.py:1)"}, 150},
+  };
+  role.other_ns = 50;
+  role.located_ns = 1000;
+  role.top = {{"cudaLaunchKernel", false, 400, 400},
+              {"load (torch/utils/data/dataloader.py:5)", false, 300, 300},
+              {"<module> (train.py:1)", true, 150, 150}};
+  role.user_lines = {{"step (train.py:20)", true, 500, 500},
+                     {"main (train.py:10)", true, 300, 800}};
+  return role;
+}
+
+// The kinds the analysis gives KnownRole's frames.
+std::map<std::string, CodeFrameKind, std::less<>> KnownKinds() {
+  return {{"main (train.py:10)", CodeFrameKind::kUserCode},
+          {"step (train.py:20)", CodeFrameKind::kUserCode},
+          {"<module> (train.py:1)", CodeFrameKind::kUserCode},
+          {"load (torch/utils/data/dataloader.py:5)", CodeFrameKind::kPython},
+          {"aten::mm", CodeFrameKind::kOperator},
+          {"cudaLaunchKernel", CodeFrameKind::kCudaCall}};
+}
+
+struct IcicleBox {
+  double x, width;
+  int y, kind;
+  TimeNs ns;
+  std::string title;
+};
+
+// The boxes of the icicle `plot` of a page, in document order.
+std::vector<IcicleBox> IcicleBoxes(const std::string& html,
+                                   const std::string& plot) {
+  const size_t start = html.find("data-plot=\"" + plot + "\"");
+  if (start == std::string::npos) return {};
+  const size_t end = html.find("</svg>", start);
+  const std::string svg = html.substr(start, end - start);
+  const std::regex re(
+      "<rect x=\"([0-9.]+)\" y=\"([0-9]+)\" width=\"([0-9.]+)\" "
+      "height=\"[0-9]+\" class=\"k([0-9])\" data-ns=\"([0-9]+)\"><title>"
+      "([^<]*)</title>");
+  std::vector<IcicleBox> out;
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), re);
+       it != std::sregex_iterator(); ++it) {
+    out.push_back({std::stod((*it)[1]), std::stod((*it)[3]),
+                   std::stoi((*it)[2]), std::stoi((*it)[4]),
+                   std::stoll((*it)[5]), (*it)[6]});
+  }
+  return out;
+}
+
+TEST(HtmlReportTest, CodeSectionsOnlyWhenAvailable) {
+  Report r = MustAnalyze(LoopTimeline());
+  ASSERT_FALSE(r.idle_by_code.available);
+  ASSERT_FALSE(r.host_code.available);
+  std::string html = WriteHtmlReport(r);
+  EXPECT_EQ(html.find("id=\"idle-by-code\""), std::string::npos);
+  EXPECT_EQ(html.find("id=\"host-code\""), std::string::npos);
+  EXPECT_EQ(html.find("icicle"), std::string::npos);
+
+  r.idle_by_code.available = true;
+  r.idle_by_code.idle_ns = 4000;
+  r.idle_by_code.host_wait_ns = 2000;
+  r.idle_by_code.located_ns = 1500;
+  r.idle_by_code.top = {{"step (train.py:20)", 1000, 0.25},
+                        {"main (train.py:10)", 500, 0.125}};
+  r.host_code.available = true;
+  r.host_code.roles = {KnownRole()};
+  r.host_code.frame_kinds = KnownKinds();
+  RoleCodeProfile loader = KnownRole();
+  loader.role = ThreadRole::kDataLoader;
+  r.host_code.roles.push_back(loader);
+  html = WriteHtmlReport(r);
+  // Idle by code: inside "Where the idle time went", a bar per row, as
+  // long as its share of the host wait.
+  const size_t idle_at = html.find("id=\"idle-by-code\"");
+  ASSERT_NE(idle_at, std::string::npos);
+  EXPECT_LT(html.find("<h2>Where the idle time went</h2>"), idle_at);
+  EXPECT_GT(html.find("<h3>Idle gaps by length</h3>"), idle_at);
+  EXPECT_EQ(Attributes(html, "data-host-wait-ns"),
+            std::vector<std::string>{"2000"});
+  EXPECT_EQ(Attributes(html, "data-location-idle-ns"),
+            (std::vector<std::string>{"1000", "500"}));
+  EXPECT_NE(html.find("fill=\"#f5a25d\""), std::string::npos);
+  // The bars: the share of a 330-pixel track the host wait fills.
+  const std::regex bar("width=\"(165|82\\.5)\" height=\"16\" fill=\"#f5a25d\"");
+  EXPECT_EQ(std::distance(std::sregex_iterator(html.begin(), html.end(), bar),
+                          std::sregex_iterator()),
+            2);
+  // One block and one icicle per role, each with its tables.
+  EXPECT_NE(
+      html.find("<section id=\"host-code\" data-basis=\"stack_timeline\">"),
+      std::string::npos);
+  EXPECT_EQ(Attributes(html, "data-role"),
+            (std::vector<std::string>{"launching", "dataloader"}));
+  const std::vector<std::string> plots = Attributes(html, "data-plot");
+  for (const char* plot :
+       {"idle-by-code", "icicle-launching", "icicle-dataloader"}) {
+    EXPECT_NE(std::find(plots.begin(), plots.end(), plot), plots.end()) << plot;
+  }
+  EXPECT_NE(html.find("Where the launching threads spent their time"),
+            std::string::npos);
+  EXPECT_EQ(Attributes(html, "data-user-line-ns").size(), 4u);
+  EXPECT_EQ(Attributes(html, "data-self-ns").size(), 6u);
+
+  // Available, but the GPU never waited for the host: one line.
+  r.idle_by_code.host_wait_ns = 0;
+  r.idle_by_code.top.clear();
+  r.host_code.available = false;
+  html = WriteHtmlReport(r);
+  EXPECT_NE(html.find("id=\"idle-by-code\""), std::string::npos);
+  EXPECT_NE(html.find("The GPU never waited"), std::string::npos);
+  EXPECT_EQ(html.find("id=\"host-code\""), std::string::npos);
+}
+
+TEST(HtmlReportTest, IcicleBoxesAreAsWideAsTheirTime) {
+  Report r = MustAnalyze(LoopTimeline());
+  r.host_code.available = true;
+  r.host_code.roles = {KnownRole()};
+  r.host_code.frame_kinds = KnownKinds();
+  const std::string html = WriteHtmlReport(r);
+  const std::vector<IcicleBox> boxes = IcicleBoxes(html, "icicle-launching");
+  ASSERT_EQ(boxes.size(), 8u);  // root, 6 frames, the rest
+  const IcicleBox& root = boxes[0];
+  EXPECT_EQ(root.ns, 1000);
+  EXPECT_EQ(root.y, 0);
+  EXPECT_NEAR(root.width, 1100, 0.01);
+  EXPECT_EQ(root.kind, 5);
+  EXPECT_EQ(root.title.rfind("all launching threads \xE2\x80\x94 ", 0), 0u)
+      << root.title;
+  EXPECT_TRUE(root.title.ends_with(" (100.0%)")) << root.title;
+  struct Want {
+    const char* title_start;
+    TimeNs ns;
+    int depth, kind;
+    double x;
+  };
+  // Depth first, the longest child leftmost.
+  const Want want[] = {
+      {"main (train.py:10)", 800, 1, 0, 0},
+      {"step (train.py:20)", 500, 2, 0, 0},
+      {"aten::mm", 400, 3, 2, 0},
+      {"cudaLaunchKernel", 400, 4, 3, 0},
+      {"load (torch/utils/data/dataloader.py:5)", 300, 2, 1, 550},
+      {"&lt;module&gt; (train.py:1)", 150, 1, 0, 880},
+      {"[stacks lighter than the 4 heaviest, not kept]", 50, 1, 5, 1045},
+  };
+  for (size_t i = 0; i < std::size(want); ++i) {
+    const IcicleBox& b = boxes[i + 1];
+    SCOPED_TRACE(want[i].title_start);
+    EXPECT_EQ(b.title.rfind(want[i].title_start, 0), 0u) << b.title;
+    EXPECT_EQ(b.ns, want[i].ns);
+    // Width proportional to the time, x where its siblings end.
+    EXPECT_NEAR(b.width, 1100.0 * static_cast<double>(want[i].ns) / 1000, 0.01);
+    EXPECT_NEAR(b.x, want[i].x, 0.01);
+    EXPECT_EQ(b.y, want[i].depth * 18);
+    EXPECT_EQ(b.kind, want[i].kind);
+  }
+  // The tooltip: location — time (share of the root).
+  EXPECT_EQ(boxes[1].title, "main (train.py:10) \xE2\x80\x94 800 ns (80.0%)");
+  // Labels: the path cut to its file name, the root with its time.
+  EXPECT_NE(html.find(">load (dataloader.py:5)</text>"), std::string::npos);
+  EXPECT_NE(html.find(">&lt;module&gt; (train.py:1)</text>"),
+            std::string::npos);
+  // The legend names every colour.
+  EXPECT_NE(html.find("the user&#39;s code (Python or native)"),
+            std::string::npos);
+}
+
+TEST(HtmlReportTest, IcicleLabelsAreCutToFitTheirBox) {
+  EXPECT_EQ(report::FitCodeLabel("abcdefghij", 100), "abcdefghij");
+  // (100 - 6) / 6.8 = 13 characters fit.
+  EXPECT_EQ(report::FitCodeLabel("abcdefghijklmnopqrstuvwxyz", 100),
+            "abcdefghijkl\xE2\x80\xA6");
+  EXPECT_EQ(report::FitCodeLabel("abcdefghijklm", 100), "abcdefghijklm");
+  EXPECT_EQ(report::FitCodeLabel("abcdefghijklmn", 100),
+            "abcdefghijkl\xE2\x80\xA6");
+  // Multi-byte characters count once and are never cut in two.
+  // (40 - 6) / 6.8 = 5 characters fit.
+  EXPECT_EQ(report::FitCodeLabel(
+                "\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9", 40),
+            "\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xE2\x80\xA6");
+  EXPECT_EQ(report::FitCodeLabel("abcdef", 30), "");  // < 4 characters fit
+  EXPECT_EQ(report::ShortLocation("forward (transformers/models/q/m.py:150)"),
+            "forward (m.py:150)");
+  EXPECT_EQ(report::ShortLocation("aten::mm"), "aten::mm");
+}
+
+TEST(HtmlReportTest, FramesAreColouredByWhatTheAnalysisSaidTheyAre) {
+  using report::ClassifyFrame;
+  using report::FrameKind;
+  const report::FrameKinds kinds = {
+      {"main (train.py:10)", CodeFrameKind::kUserCode},
+      {"forward (torch/nn/modules/linear.py:116)", CodeFrameKind::kPython},
+      {"aten::mm", CodeFrameKind::kOperator},
+      {"cudaLaunchKernel", CodeFrameKind::kCudaCall},
+      {"memcpy (libc.so.6+0x1f)", CodeFrameKind::kNative}};
+  EXPECT_EQ(ClassifyFrame("main (train.py:10)", kinds), FrameKind::kUser);
+  EXPECT_EQ(ClassifyFrame("forward (torch/nn/modules/linear.py:116)", kinds),
+            FrameKind::kPython);
+  EXPECT_EQ(ClassifyFrame("aten::mm", kinds), FrameKind::kOperator);
+  EXPECT_EQ(ClassifyFrame("cudaLaunchKernel", kinds), FrameKind::kCuda);
+  EXPECT_EQ(ClassifyFrame("memcpy (libc.so.6+0x1f)", kinds),
+            FrameKind::kNative);
+  // A label the analysis did not judge is drawn as other native code.
+  EXPECT_EQ(ClassifyFrame("main (train.py:11)", kinds), FrameKind::kNative);
+}
+
+TEST(HtmlReportTest, EscapesCodeLocations) {
+  Report r = MustAnalyze(LoopTimeline());
+  const std::string hostile = "<script>alert(1)</script> (a&b.py:1)";
+  r.idle_by_code.available = true;
+  r.idle_by_code.idle_ns = 100;
+  r.idle_by_code.host_wait_ns = 100;
+  r.idle_by_code.located_ns = 100;
+  r.idle_by_code.top = {{hostile, 100, 1.0}};
+  r.host_code.available = true;
+  RoleCodeProfile role = KnownRole();
+  role.stacks.push_back({{hostile, "<img src=x>"}, 5000});
+  role.top.push_back({hostile, true, 5000, 5000});
+  role.user_lines.push_back({"\"><iframe>", true, 5000, 5000});
+  r.host_code.roles = {role};
+  const std::string html = WriteHtmlReport(r);
+  EXPECT_EQ(html.find("<script>alert"), std::string::npos);
+  EXPECT_EQ(html.find("<img"), std::string::npos);
+  EXPECT_EQ(html.find("<iframe"), std::string::npos);
+  EXPECT_EQ(html.find("a&b"), std::string::npos);
+  EXPECT_NE(html.find("&lt;script&gt;alert(1)&lt;/script&gt; (a&amp;b.py:1)"),
+            std::string::npos);
+  EXPECT_NE(html.find("&quot;&gt;&lt;iframe&gt;"), std::string::npos);
+  size_t scripts = 0;
+  for (size_t at = html.find("<script"); at != std::string::npos;
+       at = html.find("<script", at + 1)) {
+    ++scripts;
+  }
+  EXPECT_EQ(scripts, 1u);
+}
+
+// 5000 stacks, 120 frames deep, with long labels, in each of the three
+// roles: 500 branches of 0.2 % each, every one a chain of distinct frames
+// (tens of thousands of boxes wide enough to draw), so the box cap, the
+// row cap and the width threshold all apply. The page stays under 2 MiB.
+RoleCodeProfile DeepRole(ThreadRole which) {
+  RoleCodeProfile role;
+  role.role = which;
+  role.threads = 4;
+  for (int i = 0; i < 5000; ++i) {
+    FoldedStack s;
+    const int branch = i % 500;
+    for (int d = 0; d < 120; ++d) {
+      s.frames.push_back(absl::StrCat(
+          "function_with_a_long_name_", d, "_", d < 3 ? 0 : branch,
+          d > 60 ? i : 0, " (site-packages/some_library/some_module/file_", d,
+          ".py:", 100 + d, ")"));
+    }
+    s.self_ns = 1000 + i % 7;
+    role.located_ns += s.self_ns;
+    role.stacks.push_back(std::move(s));
+  }
+  role.other_ns = 12345;
+  role.located_ns += role.other_ns;
+  for (int i = 0; i < 10; ++i) {
+    role.top.push_back({role.stacks[i].frames.back(), true, 1000, 2000});
+    role.user_lines.push_back({role.stacks[i].frames[5], true, 1000, 2000});
+  }
+  return role;
+}
+
+TEST(HtmlReportTest, DeepStacksMakeABoundedPage) {
+  Report r = MustAnalyze(LoopTimeline());
+  const size_t without = WriteHtmlReport(r).size();
+  r.host_code.available = true;
+  r.host_code.basis = CodeProfileBasis::kStackSamples;
+  for (ThreadRole role :
+       {ThreadRole::kLaunching, ThreadRole::kDataLoader, ThreadRole::kOther}) {
+    r.host_code.roles.push_back(DeepRole(role));
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string html = WriteHtmlReport(r);
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::steady_clock::now() - t0)
+                      .count();
+  std::printf(
+      "3 roles x 5000 stacks x 120 frames: HTML %zu bytes (%zu without), "
+      "written in %lld ms\n",
+      html.size(), without, static_cast<long long>(ms));
+  EXPECT_LT(html.size() - without, 2u << 20);
+  for (const char* plot :
+       {"icicle-launching", "icicle-dataloader", "icicle-other"}) {
+    const std::vector<IcicleBox> boxes = IcicleBoxes(html, plot);
+    SCOPED_TRACE(plot);
+    EXPECT_GT(boxes.size(), 1000u);
+    EXPECT_LE(boxes.size(), report::kIcicleMaxBoxes);
+    int deepest = 0;
+    for (const IcicleBox& b : boxes) {
+      deepest = std::max(deepest, b.y / report::kIcicleRowH);
+      EXPECT_GE(b.width, 1100 * report::kIcicleMinShare - 0.01);
+    }
+    EXPECT_EQ(deepest + 1, static_cast<int>(report::kIcicleRows));
+  }
+  EXPECT_NE(
+      html.find("<section id=\"host-code\" data-basis=\"stack_samples\">"),
+      std::string::npos);
+  EXPECT_NE(html.find("Sampled CPU time"), std::string::npos);
+  EXPECT_NE(html.find("Stacks are cut at 40 rows"), std::string::npos);
+  EXPECT_NE(html.find("and at most 2500 boxes are"), std::string::npos);
 }
 
 }  // namespace

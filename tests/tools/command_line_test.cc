@@ -94,8 +94,8 @@ TEST(CommandLine, BadValuesAreNamedWithExitTwo) {
     std::string args, message;
   } cases[] = {
       {"analyze x --format xml",
-       "feedprof analyze: --format: unknown format 'xml': use text, json or "
-       "html"},
+       "feedprof analyze: --format: unknown format 'xml': use text, json, "
+       "html or folded"},
       {"analyze x --rank=-1",
        "feedprof analyze: --rank: '-1' is not a rank number (0, 1, ...)"},
       {"analyze x --from=12parsecs",
@@ -171,7 +171,9 @@ TEST(CommandLine, WhatIfValuesThatParseReachTheReader) {
 }
 
 // A Kineto trace of ten steps, each launching two kernels after a host gap.
-std::string WriteStepsTrace(const std::string& path) {
+// `python`: each step inside a Python function "train.py(12): step", as a
+// trace recorded with with_stack=True has it.
+std::string WriteStepsTrace(const std::string& path, bool python = false) {
   std::string events;
   double ts = 1000;
   int corr = 1;
@@ -201,6 +203,13 @@ std::string WriteStepsTrace(const std::string& path) {
         std::to_string(step) +
         "\",\"pid\":100,\"tid\":101,\"ts\":" + std::to_string(start) +
         ",\"dur\":" + std::to_string(ts - start) + "},";
+    if (python) {
+      events +=
+          "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":"
+          "\"train.py(12): step\",\"pid\":100,\"tid\":101,\"ts\":" +
+          std::to_string(start) + ",\"dur\":" + std::to_string(ts - start) +
+          "},";
+    }
   }
   events.pop_back();
   std::ofstream(path) << "{\"traceEvents\":[" << events << "]}";
@@ -241,6 +250,38 @@ TEST(CommandLine, WhatIfTableAndParametersReachTheReport) {
             std::string::npos);
   EXPECT_NE(json.out.find("\"launch_cost_fraction\": 0.5,", what_if),
             std::string::npos);
+}
+
+// --format folded: one line per stack with its nanoseconds; the user-code
+// options reach the analysis.
+TEST(CommandLine, FoldedStacksAndTheUserCodeRule) {
+  const std::string dir = ::testing::TempDir() + "/cli_folded_" +
+                          std::to_string(getpid());
+  const std::string stacks = WriteStepsTrace(dir + "_python.json", true);
+  const std::string plain = WriteStepsTrace(dir + "_plain.json");
+  const RunResult folded = Feedprof("analyze " + stacks + " --format folded");
+  const RunResult none = Feedprof("analyze " + plain + " --format folded");
+  const RunResult json = Feedprof("analyze " + stacks + " --json");
+  const RunResult not_user =
+      Feedprof("analyze " + stacks + " --json --not-user-code train.py");
+  std::filesystem::remove(stacks);
+  std::filesystem::remove(plain);
+  ASSERT_EQ(folded.exit_code, 0) << folded.err;
+  // Ten steps of 640 µs in step(); twenty 5 µs launch calls inside them.
+  EXPECT_EQ(folded.out,
+            "launching;step (train.py:12) 6300000\n"
+            "launching;step (train.py:12);cudaLaunchKernel 100000\n");
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_NE(none.err.find("holds no stacks to fold"), std::string::npos)
+      << none.err;
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_NE(json.out.find("\"user_lines\": [\n          {\n            "
+                          "\"location\": \"step (train.py:12)\""),
+            std::string::npos)
+      << json.out;
+  ASSERT_EQ(not_user.exit_code, 0) << not_user.err;
+  EXPECT_NE(not_user.out.find("\"user_lines\": []"), std::string::npos)
+      << not_user.out;
 }
 
 TEST(CommandLine, RecordStopsParsingAtTheCommand) {

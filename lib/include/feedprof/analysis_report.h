@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,6 +59,16 @@ const char* AnalysisPhaseName(AnalysisPhase phase);
 
 // What to analyse. Times in `from`/`to` are relative to the trace start
 // (the earliest GPU op, API call or host range of the selected processes).
+// Overrides of which code is the user's (docs/metrics.md, "Call sites"):
+// a Python file or native module whose path contains one of `not_user`
+// is not the user's code, else one that contains one of `user` is, else
+// the built-in rule decides (the standard library, the frameworks and the
+// system's libraries are not).
+struct UserCodeRule {
+  std::vector<std::string> user;      // e.g. "/site-packages/mylib/"
+  std::vector<std::string> not_user;  // e.g. "transformers/"
+};
+
 struct AnalysisOptions {
   std::optional<TimeNs> from;   // inclusive; unset: trace start
   std::optional<TimeNs> to;     // inclusive; unset: trace end
@@ -67,6 +78,7 @@ struct AnalysisOptions {
   // recording began). Excluded by default, as TraceLens does.
   bool include_pre_window = false;
   WhatIfOptions what_if;
+  UserCodeRule user_code;
   // Called when Analyze enters a phase, with the number of events of the
   // timeline (Report::events): kPreparing first, kStepsAndGaps once the
   // timeline is prepared, kWhatIf when the what-if is enabled and the window
@@ -170,6 +182,15 @@ struct KernelTotal {
   TimeNs total_ns = 0;  // sum of its durations
 };
 
+// The launch calls issued from one code location (the call site as sync
+// points print it: the innermost user frame of a Python stack).
+struct LaunchSite {
+  std::string location;
+  uint64_t count = 0;
+  TimeNs api_ns = 0;  // the calls' time
+};
+inline constexpr size_t kLaunchSiteRows = 5;
+
 // Kernel launches (docs/metrics.md): a runtime launch and the driver launch
 // inside it count once; a graph launch counts once for all its kernels.
 struct LaunchStats {
@@ -191,6 +212,9 @@ struct LaunchStats {
   TimeNs max_launch_delay_ns = 0;
   std::string max_launch_delay_kernel;
   std::vector<KernelTotal> top_kernels;  // by total time, at most 5
+  // Where the launch calls came from, most calls first
+  // (kLaunchSiteRows at most); empty when the trace gives no call sites.
+  std::vector<LaunchSite> sites;
 };
 
 enum class SyncKind : uint8_t { kExplicit, kHidden };
@@ -555,6 +579,63 @@ struct IdleByCode {
   std::vector<CodeIdle> top;  // the most idle first, kIdleByCodeRows at most
 };
 
+// Which threads a code profile covers: those that issued GPU work, the
+// input pipeline's (DataLoader worker processes and threads), and the rest.
+enum class ThreadRole : uint8_t { kLaunching, kDataLoader, kOther };
+const char* ThreadRoleName(ThreadRole role);  // "launching", "dataloader", ...
+
+// What a code profile's times measure: the wall time threads spent inside
+// each frame (a Kineto trace's nested Python function and operator
+// events), or CPU time from a sampling profiler's stacks (each sample
+// stands for its sampling period).
+enum class CodeProfileBasis : uint8_t { kStackTimeline, kStackSamples };
+const char* CodeProfileBasisName(CodeProfileBasis basis);
+
+// What a frame of a code profile is, as the analysis judged it (the user's
+// code by the rule of UserCodeRule): what renderers colour it by.
+enum class CodeFrameKind : uint8_t {
+  kUserCode,  // Python or native code of the user's (user_code.h)
+  kPython,    // the frameworks' and the standard library's Python, builtins
+  kOperator,  // a framework operator ("aten::mm")
+  kCudaCall,  // a CUDA runtime or driver call
+  kNative,    // other native frames
+};
+
+// One code location of a role's profile.
+struct CodeLocationTime {
+  std::string location;    // "function (file:line)", as call sites print
+  bool user_code = false;  // a Python frame in the user's code (user_code.h)
+  TimeNs self_ns = 0;      // time it was the innermost frame
+  TimeNs total_ns = 0;     // time it was on the stack (recursion once)
+};
+// A distinct stack and the time it was the whole stack, outermost frame
+// first: the input of flame graphs (`--format folded`, the HTML icicle).
+struct FoldedStack {
+  std::vector<std::string> frames;
+  TimeNs self_ns = 0;
+};
+inline constexpr size_t kHostCodeRows = 10;
+inline constexpr size_t kFoldedStacksKept = 5000;
+struct RoleCodeProfile {
+  ThreadRole role = ThreadRole::kOther;
+  uint32_t threads = 0;               // threads of the role with stacks
+  TimeNs located_ns = 0;              // time with a known stack
+  std::vector<CodeLocationTime> top;  // most self time first
+  // The innermost frame in the user's code over time, by its time: the
+  // lines a next step names.
+  std::vector<CodeLocationTime> user_lines;  // self_ns = that time
+  // The heaviest stacks, kFoldedStacksKept at most; `other_ns` the rest.
+  std::vector<FoldedStack> stacks;
+  TimeNs other_ns = 0;
+};
+struct HostCode {
+  bool available = false;
+  CodeProfileBasis basis = CodeProfileBasis::kStackTimeline;
+  std::vector<RoleCodeProfile> roles;  // in ThreadRole order, non-empty ones
+  // The kind of every frame of the roles' rows and stacks, by location.
+  std::map<std::string, CodeFrameKind, std::less<>> frame_kinds;
+};
+
 struct Report {
   static constexpr const char* kSchema = "feedprof.analysis/1";
   SourceFormat source_format = SourceFormat::kUnknown;
@@ -571,6 +652,7 @@ struct Report {
   CopyReport copies;
   HostReport host;
   IdleByCode idle_by_code;
+  HostCode host_code;  // where each role's threads spent their time
   StepReport steps;
   TimelineOverview timeline;
   WhatIf what_if;

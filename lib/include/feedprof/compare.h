@@ -73,8 +73,12 @@ struct Change {
 Change MakeChange(double before, double after);
 
 // Whether a keyed row (kernel, copy direction, sync point) is in both runs.
-enum class Presence : uint8_t { kBoth, kNew, kVanished };
-const char* PresenceName(Presence presence);  // "both" | "new" | "vanished"
+// kMoved: a code location (a sync point's call site, a hot line) that is
+// in both runs at another line of the same function and file: the code
+// around it changed, not the call.
+enum class Presence : uint8_t { kBoth, kNew, kVanished, kMoved };
+// "both" | "new" | "vanished" | "moved"
+const char* PresenceName(Presence presence);
 
 // Mann-Whitney U on two samples (two-sided).
 struct MannWhitneyResult {
@@ -202,7 +206,8 @@ struct CopyComparison {
 
 struct SyncPointChange {
   std::string api, reason, call_site;
-  std::string kind;  // SyncKindName
+  std::string moved_from;  // kMoved: the call site in BEFORE
+  std::string kind;        // SyncKindName
   Presence presence = Presence::kBoth;
   Change count_per_unit;
   Change blocked_per_unit_ns;
@@ -214,6 +219,25 @@ struct SyncComparison {
   std::vector<SyncPointChange> points;  // by |blocked delta|
   std::vector<SyncPointChange> added;
   std::vector<SyncPointChange> vanished;
+  std::vector<SyncPointChange> moved;
+};
+
+// A code location's time in both runs (docs/diff.md, "Code locations").
+struct CodeLocationChange {
+  std::string location;    // "function (file:line)", AFTER's when moved
+  std::string moved_from;  // kMoved: the location in BEFORE
+  Presence presence = Presence::kBoth;
+  Change per_unit_ns;
+};
+struct CodeComparison {
+  // Either run says where its code was (Report::idle_by_code,
+  // Report::host_code).
+  bool available = false;
+  // GPU idle time by the launching thread's location, by |delta|.
+  std::vector<CodeLocationChange> idle;
+  // The launching threads' time by the innermost line of the user's code,
+  // by |delta|.
+  std::vector<CodeLocationChange> launching_lines;
 };
 
 struct HostComparison {
@@ -325,6 +349,7 @@ struct Comparison {
   KernelComparison kernels;
   CopyComparison copies;
   SyncComparison syncs;
+  CodeComparison code;
   HostComparison host;
   std::vector<DeviceChange> devices;  // when either run has several
   std::vector<RankChange> ranks;      // when both runs have several

@@ -28,6 +28,11 @@ std::string WriteJsonReport(const Report& report);
 // One self-contained HTML page (inline CSS and SVG, no network; see
 // docs/html-report.md) from the same model.
 std::string WriteHtmlReport(const Report& report);
+// The report's stacks (HostCode) as folded stacks, one line per distinct
+// stack: "role;outermost;...;innermost NANOSECONDS", the input of
+// flamegraph.pl, speedscope and inferno (docs/metrics.md, "Host time by
+// code location"). Empty when the trace has no stacks.
+std::string WriteFoldedStacks(const Report& report);
 
 }  // namespace feedprof
 

@@ -276,17 +276,49 @@ struct CounterSample {
   double value = 0;
 };
 
+// What a frame of a stack is.
+enum class FrameKind : uint8_t {
+  kUnknown,
+  kPython,       // a line of Python code
+  kNative,       // an instruction in a native module
+  kFrameworkOp,  // a framework operator (a Kineto cpu_op, e.g. aten::copy_)
+};
+
+// One frame of a stack. Python frames: file, function, line. Native frames:
+// `module` the executable or library, `pc` the offset in it, `function` its
+// symbol where known; `file` and `line` once symbolized (else `file` is 0,
+// or the module for traces written before modules were recorded apart).
 struct Frame {
   StringId file = 0;
   StringId function = 0;
   uint32_t line = 0;
-  uint64_t pc = 0;  // native frames; 0 when unknown
+  uint64_t pc = 0;  // native frames: offset in `module`; 0 when unknown
+  StringId module = 0;
+  FrameKind kind = FrameKind::kUnknown;
 };
 
-// Where a blocking call was issued from, innermost frame first.
+// A stack, innermost frame first: where a CUDA call was issued from, or
+// a thread's stack at a sample. Interned in Timeline::call_sites.
 struct CallSite {
   std::vector<Frame> frames;
-  bool python = false;
+  bool python = false;  // the frames are Python frames
+};
+
+// A native module that frames point into, as the recording saw it.
+struct NativeModule {
+  StringId path = 0;
+  std::string build_id;  // lower-case hex of the GNU build id; empty: unknown
+};
+
+// A host thread's stack at one moment, as a sampling profiler saw it: the
+// sample stands for `weight_ns` of the thread's CPU time (its sampling
+// period; 0 when unknown).
+struct StackSample {
+  TimeNs ts = 0;
+  int32_t pid = 0;
+  int32_t tid = 0;
+  uint32_t stack = 0;  // index into Timeline::call_sites
+  TimeNs weight_ns = 0;
 };
 
 struct Thread {
@@ -509,6 +541,8 @@ struct Timeline {
   std::vector<SystemSample> system_samples;
   std::vector<CounterSample> counters;
   std::vector<CallSite> call_sites;  // index 0 is the empty call site
+  std::vector<NativeModule> native_modules;
+  std::vector<StackSample> stack_samples;  // by time
   std::vector<NvtxCategoryName> nvtx_categories;
   std::vector<StreamInfo> streams;  // one per (pid, context, stream)
   Platform platform;

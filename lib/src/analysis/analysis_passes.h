@@ -59,6 +59,12 @@ CopyReport ComputeCopyStats(const PreparedTimeline& prepared);
 // host_stats.cc
 HostReport ComputeHostStats(const PreparedTimeline& prepared);
 
+// host_code.cc: where each role's threads spent their time
+// (code_profile.h); the threads that launched GPU work, DataLoader worker
+// processes and threads (`host`'s workers), and the rest.
+HostCode ComputeHostCode(const PreparedTimeline& prepared,
+                         const HostReport& host);
+
 // no_gpu_activity.cc: why the window has no GPU activity (call only then).
 // `host` gives the program's sampled threads for the "recorded" line.
 NoGpuActivity ExplainNoGpuActivity(const PreparedTimeline& prepared,

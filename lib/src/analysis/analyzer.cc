@@ -190,6 +190,7 @@ absl::StatusOr<AnalysisBeforeReplay> AnalyzeBeforeReplay(
   report.copies = std::move(independent.copies);
   report.host = std::move(independent.host);
   report.timeline = overview.Finish(report.host);
+  report.host_code = ComputeHostCode(prepared, report.host);
   if (devices > 0) {
     report.idle_by_code = code_idle[0].Finish(code_spans, idle_ns);
   }

@@ -50,8 +50,15 @@ std::string FrameWithLine(const Timeline& tl, const Frame& f) {
                        f.line);
 }
 
+// A symbolized native frame prints its source line; else its module and
+// offset.
 std::string NativeFrame(const Timeline& tl, const Frame& f) {
-  std::string where(BaseName(tl.strings.Get(f.file)));
+  if (f.line != 0 && f.file != 0) {
+    return LineFrameText(Demangled(tl.strings.Get(f.function)),
+                         tl.strings.Get(f.file), f.line);
+  }
+  std::string where(
+      BaseName(tl.strings.Get(f.module != 0 ? f.module : f.file)));
   if (f.pc != 0) where = absl::StrCat(where, "+0x", absl::Hex(f.pc));
   return FunctionAt(Demangled(tl.strings.Get(f.function)), where);
 }
@@ -71,7 +78,8 @@ std::string FrameText(const Timeline& timeline, const Frame& frame,
                                    : NativeFrame(timeline, frame);
 }
 
-std::string CallSiteText(const Timeline& timeline, uint32_t id) {
+std::string CallSiteText(const Timeline& timeline, uint32_t id,
+                         const UserCodeRule& rule) {
   if (id == 0 || id >= timeline.call_sites.size()) return "";
   const CallSite& site = timeline.call_sites[id];
   if (site.frames.empty()) return "";
@@ -79,9 +87,9 @@ std::string CallSiteText(const Timeline& timeline, uint32_t id) {
   if (site.python) {
     return FrameWithLine(
         timeline, *InnermostUserFrame(site.frames.begin(), site.frames.end(),
-                                      [&timeline](const Frame& f) {
+                                      [&timeline, &rule](const Frame& f) {
                                         return IsUserPythonFile(
-                                            timeline.strings.Get(f.file));
+                                            timeline.strings.Get(f.file), rule);
                                       }));
   }
   if (innermost.line != 0) return FrameWithLine(timeline, innermost);

@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 
+#include "feedprof/analysis_report.h"
 #include "feedprof/timeline.h"
 
 namespace feedprof::analysis {
@@ -24,7 +25,9 @@ namespace feedprof::analysis {
 // Call site `id` as printed (see above), "" when unknown. Traces give every
 // call its own site id even where the frame is the same, so groups compare
 // this text, not ids.
-std::string CallSiteText(const Timeline& timeline, uint32_t id);
+// `rule` says which Python frames are the user's (user_code.h).
+std::string CallSiteText(const Timeline& timeline, uint32_t id,
+                         const UserCodeRule& rule = {});
 
 // A frame with its source line as printed: "function (file:line)", or
 // whichever of the two is known. Call sites and the idle-by-code locations

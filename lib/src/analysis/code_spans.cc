@@ -22,7 +22,8 @@ struct NameLocation {
 }  // namespace
 
 CodeSpans CodeSpans::Build(const Timeline& timeline,
-                           const std::vector<uint32_t>& python_ranges) {
+                           const std::vector<uint32_t>& python_ranges,
+                           const UserCodeRule& rule) {
   CodeSpans out;
   if (python_ranges.empty()) return out;
   const std::vector<Range>& ranges = timeline.ranges;
@@ -43,7 +44,7 @@ CodeSpans CodeSpans::Build(const Timeline& timeline,
           static_cast<uint32_t>(out.locations_.size()));
       if (added) out.locations_.push_back(index->first);
       it->second.location = index->second;
-      it->second.user = IsUserPythonFile(frame.file);
+      it->second.user = IsUserPythonFile(frame.file, rule);
     }
     return it->second;
   };

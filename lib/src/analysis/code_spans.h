@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "feedprof/analysis_report.h"
 #include "feedprof/timeline.h"
 #include "timeline/thread_key.h"
 
@@ -32,8 +33,10 @@ class CodeSpans {
   // timeline's Python function ranges, in its order: by start, the longer
   // first, as the readers leave them; RangeDigest::python_ranges). Empty
   // when there are none.
+  // `rule` says which frames are the user's (user_code.h).
   static CodeSpans Build(const Timeline& timeline,
-                         const std::vector<uint32_t>& python_ranges);
+                         const std::vector<uint32_t>& python_ranges,
+                         const UserCodeRule& rule = {});
 
   bool empty() const { return spans_.empty(); }
   // Each location as reports print it: "function (file:line)", the

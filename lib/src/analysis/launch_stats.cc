@@ -11,21 +11,56 @@
 // later ones were submitted with the graph and wait on their predecessors,
 // not on the host).
 #include <algorithm>
+#include <map>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "analysis/analysis_passes.h"
+#include "analysis/call_site_text.h"
 #include "analysis/quantile.h"
 #include "analysis/time_sum.h"
 
 namespace feedprof::analysis {
+namespace {
+
+// The sites by location (two call sites can print as the same line: their
+// stacks differ outside the user's code), most calls first.
+std::vector<LaunchSite> TopLaunchSites(
+    const Timeline& tl, const std::unordered_map<uint32_t, LaunchSite>& by_site,
+    const UserCodeRule& rule) {
+  std::map<std::string, LaunchSite> by_location;
+  for (const auto& [call_site, counts] : by_site) {
+    std::string location = CallSiteText(tl, call_site, rule);
+    if (location.empty()) continue;
+    LaunchSite& site = by_location[location];
+    site.count += counts.count;
+    AddTime(&site.api_ns, counts.api_ns);
+  }
+  std::vector<LaunchSite> out;
+  for (auto& [location, site] : by_location) {
+    site.location = location;
+    out.push_back(std::move(site));
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const LaunchSite& a, const LaunchSite& b) {
+                     return a.count > b.count;
+                   });
+  if (out.size() > kLaunchSiteRows) out.resize(kLaunchSiteRows);
+  return out;
+}
+
+}  // namespace
+
 LaunchStats ComputeLaunchStats(const PreparedTimeline& prepared) {
   const Timeline& tl = prepared.timeline();
   LaunchStats s;
   std::vector<TimeNs> api_ns;
   std::vector<TimeNs> graph_api_ns;
   api_ns.reserve(prepared.api_in_window().size());
+  // Launch calls by call site; their text is made once per distinct site.
+  std::unordered_map<uint32_t, LaunchSite> by_site;
   for (uint32_t index : prepared.api_in_window()) {
     const ApiCall& c = tl.api_calls[index];
     const ApiClass cls = prepared.ClassOf(c);
@@ -37,7 +72,13 @@ LaunchStats ComputeLaunchStats(const PreparedTimeline& prepared) {
     }
     (cls == ApiClass::kGraphLaunch ? graph_api_ns : api_ns)
         .push_back(c.end - c.start);
+    if (c.call_site != 0) {
+      LaunchSite& site = by_site[c.call_site];
+      ++site.count;
+      AddTime(&site.api_ns, c.end - c.start);
+    }
   }
+  s.sites = TopLaunchSites(tl, by_site, prepared.user_code());
   s.count = api_ns.size() + graph_api_ns.size();
   s.graph_launches = graph_api_ns.size();
   s.median_api_ns = Quantile(api_ns, 0.5);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "analysis/analysis_passes.h"
 #include "analysis/api_classifier.h"
 #include "analysis/time_sum.h"
@@ -12,6 +13,64 @@
 #include "common/units.h"
 
 namespace feedprof::analysis {
+namespace {
+
+constexpr size_t kNamedLocations = 3;
+
+double Share(TimeNs part, TimeNs whole) {
+  return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole)
+                   : 0.0;
+}
+
+// "A (120 ms, 34% of GPU idle), B (...)": where the GPU waited for the
+// host; empty without locations.
+std::string IdleLocationsText(const IdleByCode& idle) {
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < idle.top.size() && i < kNamedLocations; ++i) {
+    const CodeIdle& row = idle.top[i];
+    parts.push_back(absl::StrCat(
+        row.location, " (", common::FormatDuration(row.idle_ns), ", ",
+        common::FormatPercent(row.idle_share), " of GPU idle)"));
+  }
+  return absl::StrJoin(parts, ", ");
+}
+
+// The same for the lines of the user's code a role's time went to.
+std::string UserLinesText(const HostCode& code, ThreadRole role) {
+  for (const RoleCodeProfile& r : code.roles) {
+    if (r.role != role) continue;
+    std::vector<std::string> parts;
+    for (size_t i = 0; i < r.user_lines.size() && i < kNamedLocations; ++i) {
+      const CodeLocationTime& row = r.user_lines[i];
+      parts.push_back(absl::StrCat(
+          row.location, " (", common::FormatDuration(row.self_ns), ", ",
+          common::FormatPercent(Share(row.self_ns, r.located_ns)), ")"));
+    }
+    return absl::StrJoin(parts, ", ");
+  }
+  return "";
+}
+
+// Where the host kept the GPU waiting, as a step's first sentence: the
+// idle time by location, else where the launching thread's time went;
+// empty when the trace holds no stacks.
+std::string HostLocationsSentence(const Report& report) {
+  const std::string idle = IdleLocationsText(report.idle_by_code);
+  if (!idle.empty()) {
+    return absl::StrCat(
+        "While the GPU waited for the host, the launching "
+        "thread was in ",
+        idle);
+  }
+  const std::string lines =
+      UserLinesText(report.host_code, ThreadRole::kLaunching);
+  if (!lines.empty()) {
+    return absl::StrCat("The launching thread's time went most to ", lines);
+  }
+  return "";
+}
+
+}  // namespace
 
 std::vector<TaggedNextStep> NextStepsFor(const Report& report,
                                          const VerdictSignals& signals) {
@@ -60,6 +119,19 @@ std::vector<TaggedNextStep> NextStepsFor(const Report& report,
                         ": cut the number of launches on that thread first."),
            "cheaper_launches"});
     }
+    if (!l.sites.empty()) {
+      std::vector<std::string> sites;
+      for (size_t i = 0; i < l.sites.size() && i < kNamedLocations; ++i) {
+        sites.push_back(absl::StrCat(l.sites[i].location, " (",
+                                     common::Counted(l.sites[i].count, "call"),
+                                     ")"));
+      }
+      steps.insert(
+          steps.begin() + 1,
+          {absl::StrCat("Most launches come from ", absl::StrJoin(sites, ", "),
+                        ": fuse or capture the work of these lines first."),
+           "cheaper_launches"});
+    }
   } else if (v == VerdictClass::kPreprocessingBound) {
     // DataLoader advice fits PyTorch runs; other programs get the general
     // form of it.
@@ -92,7 +164,17 @@ std::vector<TaggedNextStep> NextStepsFor(const Report& report,
           },
           "input_ready");
     }
-    if (const ThreadReport* t = BusiestProgramThread(report.host)) {
+    const std::string where = HostLocationsSentence(report);
+    if (!where.empty()) {
+      steps.insert(
+          steps.begin(),
+          {absl::StrCat(where, ": move that work off the launching thread ",
+                        pytorch ? "(into DataLoader workers or "
+                                  "another thread)"
+                                : "(into other threads or processes)",
+                        " or make it cheaper."),
+           "input_ready"});
+    } else if (const ThreadReport* t = BusiestProgramThread(report.host)) {
       steps.insert(
           steps.begin(),
           {absl::StrCat("Profile what ", ThreadName(*t),
@@ -124,6 +206,20 @@ std::vector<TaggedNextStep> NextStepsFor(const Report& report,
             "I/O overlaps GPU work.",
         },
         "input_ready");
+    // The reading line: where the input pipeline's time went, else where
+    // the launching thread was while the GPU waited.
+    const std::string loader =
+        UserLinesText(report.host_code, ThreadRole::kDataLoader);
+    const std::string where =
+        loader.empty()
+            ? HostLocationsSentence(report)
+            : absl::StrCat("The input pipeline's time went most to ", loader);
+    if (!where.empty()) {
+      steps.insert(
+          steps.begin(),
+          {absl::StrCat(where, ": start with the reads these lines make."),
+           "input_ready"});
+    }
   } else if (v == VerdictClass::kSyncBound) {
     steps.push_back(remove_sync(
         "Remove synchronizations from the steady-state loop: avoid .item(), "

@@ -161,8 +161,13 @@ absl::StatusOr<PreparedTimeline> PreparedTimeline::Build(
   p.events_ = CountEvents(timeline);
   p.range_digest_ =
       DigestRanges(timeline, p.pids_, p.window_, options.step_range_name);
-  p.code_spans_ = CodeSpans::Build(timeline, p.range_digest_.python_ranges);
+  p.user_code_ = options.user_code;
+  p.code_spans_ =
+      CodeSpans::Build(timeline, p.range_digest_.python_ranges, p.user_code_);
   std::vector<uint32_t>().swap(p.range_digest_.python_ranges);
+  p.code_profiles_ = CodeProfiles::Build(timeline, p.range_digest_.stack_ranges,
+                                         p.pids_, p.window_, p.user_code_);
+  std::vector<uint32_t>().swap(p.range_digest_.stack_ranges);
   // Nothing reads the ranges or marks from here on: where the owner let
   // them go, the views below take their place.
   if (p.releasable_ != nullptr) {

@@ -18,6 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "analysis/api_classifier.h"
+#include "analysis/code_profile.h"
 #include "analysis/code_spans.h"
 #include "analysis/range_digest.h"
 #include "analysis/record_prefetch.h"
@@ -94,6 +95,9 @@ class PreparedTimeline {
   // Where each thread's Python code was over time (empty without Python
   // function ranges), taken with the digest.
   const CodeSpans& code_spans() const { return code_spans_; }
+  const CodeProfiles& code_profiles() const { return code_profiles_; }
+  // Which code is the user's (AnalysisOptions::user_code).
+  const UserCodeRule& user_code() const { return user_code_; }
 
   ApiClass ClassOf(const ApiCall& call) const {
     return call.name < api_class_.size() ? api_class_[call.name]
@@ -187,6 +191,8 @@ class PreparedTimeline {
   Window window_;
   RangeDigest range_digest_;
   CodeSpans code_spans_;
+  CodeProfiles code_profiles_;
+  UserCodeRule user_code_;
   std::vector<int32_t> pids_;  // sorted; empty: all processes
   std::vector<ApiClass> api_class_;
   std::vector<int32_t> op_api_;

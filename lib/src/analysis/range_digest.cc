@@ -217,6 +217,10 @@ RangeDigest DigestRanges(const Timeline& timeline,
     if (r.source == RangeSource::kPythonFunction) {
       digest.python_ranges.push_back(i);
     }
+    if (r.source == RangeSource::kPythonFunction ||
+        r.source == RangeSource::kCpuOp) {
+      digest.stack_ranges.push_back(i);
+    }
     if (r.source == RangeSource::kDataLoader) {
       const TimeNs d = std::min(r.end, w.end) - std::max(r.start, w.start);
       if (d > 0) {

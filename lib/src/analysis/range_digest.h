@@ -45,6 +45,9 @@ struct RangeDigest {
   // Timeline::ranges, in its order), for CodeSpans (code_spans.h), which
   // takes them while the ranges are still there.
   std::vector<uint32_t> python_ranges;
+  // The same with the framework operator ranges among them, for the code
+  // profiles (code_profile.h).
+  std::vector<uint32_t> stack_ranges;
 };
 
 // The digest of `timeline`'s ranges for the processes `pids` (sorted;

@@ -16,6 +16,28 @@ int GapBucketOf(TimeNs gap_ns) {
   return kGapBuckets - 1;
 }
 
+const char* ThreadRoleName(ThreadRole role) {
+  switch (role) {
+    case ThreadRole::kLaunching:
+      return "launching";
+    case ThreadRole::kDataLoader:
+      return "dataloader";
+    case ThreadRole::kOther:
+      return "other";
+  }
+  return "other";
+}
+
+const char* CodeProfileBasisName(CodeProfileBasis basis) {
+  switch (basis) {
+    case CodeProfileBasis::kStackTimeline:
+      return "stack_timeline";
+    case CodeProfileBasis::kStackSamples:
+      return "stack_samples";
+  }
+  return "stack_timeline";
+}
+
 const char* VerdictClassName(VerdictClass verdict) {
   switch (verdict) {
     case VerdictClass::kInconclusive:

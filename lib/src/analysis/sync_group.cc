@@ -10,7 +10,8 @@ SyncGroupKey SyncGroupOf(const PreparedTimeline& prepared,
   const ApiCall& outer = tl.api_calls[call.api];
   const uint32_t site =
       outer.call_site != 0 ? outer.call_site : named.call_site;
-  return SyncGroupKey{named.name, call.sync, CallSiteText(tl, site)};
+  return SyncGroupKey{named.name, call.sync,
+                      CallSiteText(tl, site, prepared.user_code())};
 }
 
 }  // namespace feedprof::analysis

@@ -117,7 +117,7 @@ void AddLegacyDefaultStreamWork(const PreparedTimeline& prepared,
           }
         }
         Group& g = (*groups)[{name, SyncReason::kLegacyDefaultStream,
-                              CallSiteText(tl, site)}];
+                              CallSiteText(tl, site, prepared.user_code())}];
         ++g.count;
         if (known) g.blocked += others.BusyIn(ready, op->start);
         previous_end = has_previous ? std::max(previous_end, op->end) : op->end;

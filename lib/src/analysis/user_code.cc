@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
+#include <string>
+#include <vector>
 #include <string_view>
 
 namespace feedprof::analysis {
@@ -359,10 +362,27 @@ bool UnderPythonLibrary(std::string_view path) {
   return false;
 }
 
+// What `rule` says of `path`: not_user first, then user; unset when it
+// says nothing.
+std::optional<bool> Overridden(std::string_view path,
+                               const UserCodeRule& rule) {
+  const auto any_in = [path](const std::vector<std::string>& parts) {
+    return std::any_of(parts.begin(), parts.end(), [path](const auto& part) {
+      return !part.empty() && path.find(part) != std::string_view::npos;
+    });
+  };
+  if (any_in(rule.not_user)) return false;
+  if (any_in(rule.user)) return true;
+  return std::nullopt;
+}
+
 }  // namespace
 
-bool IsUserPythonFile(std::string_view file) {
+bool IsUserPythonFile(std::string_view file, const UserCodeRule& rule) {
   if (file.empty() || file.front() == '<') return false;
+  if (const std::optional<bool> chosen = Overridden(file, rule)) {
+    return *chosen;
+  }
   for (std::string_view packages : {"/site-packages/", "/dist-packages/"}) {
     const size_t at = file.rfind(packages);
     if (at != std::string_view::npos) {
@@ -372,6 +392,34 @@ bool IsUserPythonFile(std::string_view file) {
   if (file.front() == '/') return !UnderPythonLibrary(file);
   const std::string_view top = TopModule(file);
   return !IsStandardModule(top) && !IsFramework(top);
+}
+
+bool IsUserNativeModule(std::string_view module, const UserCodeRule& rule) {
+  if (module.empty() || module.front() == '[') return false;  // [kernel]
+  if (const std::optional<bool> chosen = Overridden(module, rule)) {
+    return *chosen;
+  }
+  for (std::string_view system :
+       {"/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/", "/usr/local/cuda",
+        "/opt/nvidia/", "/usr/local/nvidia/"}) {
+    if (module.starts_with(system)) return false;
+  }
+  const size_t slash = module.rfind('/');
+  const std::string_view name =
+      slash == std::string_view::npos ? module : module.substr(slash + 1);
+  for (std::string_view runtime :
+       {"ld-linux", "libc.", "libc-", "libm.", "libpthread", "libdl.",
+        "libstdc++", "libgcc_s", "libcuda", "libcudart", "libcupti",
+        "libnvToolsExt", "libnvrtc", "libcublas", "libcudnn", "libnccl",
+        "libpython", "libtorch", "libc10", "libfeedprof", "python",
+        // MPI and the interconnects' libraries.
+        "libmpi", "libfabric", "libucp", "libucs", "libuct", "libibverbs",
+        "libcxi", "libhwloc", "libpmi", "libnvidia-",
+        // Profilers' own: Nsight Systems' injection libraries.
+        "libToolsInjection"}) {
+    if (name.starts_with(runtime)) return false;
+  }
+  return true;
 }
 
 }  // namespace feedprof::analysis

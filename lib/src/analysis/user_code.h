@@ -13,6 +13,8 @@
 
 #include <string_view>
 
+#include "feedprof/analysis_report.h"
+
 namespace feedprof::analysis {
 
 // Whether a Python frame's file is the user's code: false for no file (C
@@ -21,7 +23,16 @@ namespace feedprof::analysis {
 // profiler writes paths, or a file under a "pythonX.Y" directory outside
 // site-packages) and for the frameworks (torch, torchvision, torchaudio,
 // triton, jax, jaxlib, tensorflow, keras).
-bool IsUserPythonFile(std::string_view file);
+// `rule` (UserCodeRule) overrides that first.
+bool IsUserPythonFile(std::string_view file, const UserCodeRule& rule = {});
+
+// Whether a native module is the user's code: false for the system's
+// libraries (under /lib, /usr/lib, the CUDA toolkit), the C and C++
+// runtimes, CUDA's libraries, the Python interpreter, PyTorch's native
+// libraries, MPI and the interconnects' libraries and the kernel; true for
+// the rest (the program, its own libraries).
+bool IsUserNativeModule(std::string_view module,
+                        const UserCodeRule& rule = {});
 
 // The frame a report names for a Python stack: the first of [innermost,
 // end) (innermost first) that `is_user` says is the user's code, else the

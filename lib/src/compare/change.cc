@@ -21,6 +21,8 @@ const char* PresenceName(Presence presence) {
       return "new";
     case Presence::kVanished:
       return "vanished";
+    case Presence::kMoved:
+      return "moved";
   }
   return "both";
 }

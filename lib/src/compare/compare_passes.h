@@ -45,6 +45,10 @@ CopyComparison CompareCopies(const CopyReport& before, const CopyReport& after,
 SyncComparison CompareSyncPoints(const std::vector<SyncPoint>& before,
                                  const std::vector<SyncPoint>& after,
                                  const PerUnit& per);
+// code_comparison.cc
+CodeComparison CompareCode(const Report& before, const Report& after,
+                           const PerUnit& per);
+
 HostComparison CompareHosts(const HostReport& before, const HostReport& after,
                             const PerUnit& per);
 std::vector<DeviceChange> CompareDevices(const Report& before,

@@ -45,6 +45,7 @@ Comparison Compare(const AnalyzedRun& before, const AnalyzedRun& after,
   c.kernels = compare::CompareKernels(before.kernels, after.kernels, per);
   c.copies = compare::CompareCopies(b.copies, a.copies, per);
   c.syncs = compare::CompareSyncPoints(b.sync_points, a.sync_points, per);
+  c.code = compare::CompareCode(b, a, per);
   c.host = compare::CompareHosts(b.host, a.host, per);
   if (b.devices.size() > 1 || a.devices.size() > 1) {
     c.devices = compare::CompareDevices(b, a, per);

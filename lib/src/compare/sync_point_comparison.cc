@@ -1,4 +1,5 @@
-// Sync points matched by (API, reason, call site) before and after: count,
+// Sync points matched by (API, reason, call site) before and after (a call
+// site at another line of the same function counts as moved): count,
 // blocked time and the GPU idle that followed, per unit; the ones a change
 // removed and the ones it introduced (a new .item() in the loop).
 #include <algorithm>
@@ -7,6 +8,7 @@
 #include <string>
 #include <tuple>
 
+#include "compare/code_location_move.h"
 #include "compare/compare_passes.h"
 
 namespace feedprof::compare {
@@ -31,7 +33,25 @@ SyncComparison CompareSyncPoints(const std::vector<SyncPoint>& before,
     if (p.blocks_host) blocked_after += static_cast<double>(p.blocked_ns);
   }
   c.blocked_per_unit_ns = per.Of(blocked_before, blocked_after);
+  // A group only in AFTER whose call site is a vanished group's at another
+  // line of the same function (same API and reason) moved with the code
+  // around it: one row.
+  for (auto& [key, pair] : by_key) {
+    if (pair.before != nullptr) continue;
+    for (auto& [old_key, old_pair] : by_key) {
+      if (old_pair.after != nullptr || old_pair.before == nullptr ||
+          std::get<0>(old_key) != std::get<0>(key) ||
+          std::get<1>(old_key) != std::get<1>(key) ||
+          !MovedLine(std::get<2>(old_key), std::get<2>(key))) {
+        continue;
+      }
+      pair.before = old_pair.before;
+      old_pair.before = nullptr;  // taken: no vanished row
+      break;
+    }
+  }
   for (const auto& [key, pair] : by_key) {
+    if (pair.before == nullptr && pair.after == nullptr) continue;
     const SyncPoint& any = pair.before != nullptr ? *pair.before : *pair.after;
     SyncPointChange s;
     s.api = any.api;
@@ -40,7 +60,13 @@ SyncComparison CompareSyncPoints(const std::vector<SyncPoint>& before,
     s.kind = SyncKindName(any.kind);
     s.presence = pair.before == nullptr  ? Presence::kNew
                  : pair.after == nullptr ? Presence::kVanished
-                                         : Presence::kBoth;
+                 : pair.before->call_site != pair.after->call_site
+                     ? Presence::kMoved
+                     : Presence::kBoth;
+    if (s.presence == Presence::kMoved) {
+      s.call_site = pair.after->call_site;
+      s.moved_from = pair.before->call_site;
+    }
     auto get = [](const SyncPoint* p, auto field) {
       return p != nullptr ? static_cast<double>(p->*field) : 0.0;
     };
@@ -61,6 +87,7 @@ SyncComparison CompareSyncPoints(const std::vector<SyncPoint>& before,
   for (const SyncPointChange& s : c.points) {
     if (s.presence == Presence::kNew) c.added.push_back(s);
     if (s.presence == Presence::kVanished) c.vanished.push_back(s);
+    if (s.presence == Presence::kMoved) c.moved.push_back(s);
   }
   return c;
 }

@@ -26,6 +26,7 @@ struct ThreadEvents {
   std::vector<uint32_t> calls;
   std::vector<uint32_t> ranges;
   std::vector<uint32_t> marks;
+  std::vector<uint32_t> stack_samples;
   std::vector<uint32_t> samples;
 };
 
@@ -155,6 +156,24 @@ void WriteCall(ExportContext& ctx, uint32_t index, int64_t tid) {
   ctx.api_track[index] = tid;
 }
 
+// A sampled stack as an instant on the thread's sample track, named by its
+// innermost frame, its frames (innermost first) in `stack`.
+void WriteStackSample(ExportContext& ctx, const StackSample& s, int64_t pid,
+                      int64_t tid) {
+  const std::vector<std::string> frames = CallStackText(ctx.tl, s.stack);
+  ctx.out.Begin("i", "stack_sample", frames.empty() ? "sample" : frames.front(),
+                pid, tid);
+  ctx.out.Ts(s.ts);
+  ctx.out.Field("s", "t");
+  ctx.out.BeginArgs();
+  if (s.weight_ns > 0) ctx.out.Arg("weight_ns", s.weight_ns);
+  ctx.out.BeginArgList("stack");
+  for (const std::string& f : frames) ctx.out.ListString(f);
+  ctx.out.EndArgList();
+  ctx.out.EndArgs();
+  ctx.out.End();
+}
+
 void WriteRange(ExportContext& ctx, const Range& r, int64_t tid) {
   const Timeline& tl = ctx.tl;
   TraceEventWriter& out = ctx.out;
@@ -274,6 +293,12 @@ void WriteHostThreads(ExportContext& ctx) {
     const ThreadSample& s = tl.thread_samples[i];
     if (ctx.Selected(s.pid)) threads[{s.pid, s.tid}].samples.push_back(i);
   }
+  for (uint32_t i = 0; i < tl.stack_samples.size(); ++i) {
+    const StackSample& s = tl.stack_samples[i];
+    if (ctx.Selected(s.pid) && ctx.InWindow(s.ts, s.ts)) {
+      threads[{s.pid, s.tid}].stack_samples.push_back(i);
+    }
+  }
   std::map<std::pair<int32_t, int32_t>, const Thread*> named;
   for (const Thread& t : tl.threads) named[{t.pid, t.tid}] = &t;
 
@@ -320,6 +345,15 @@ void WriteHostThreads(ExportContext& ctx) {
       ctx.out.Ts(m.ts);
       ctx.out.Field("s", "t");
       ctx.out.End();
+    }
+    if (!events.stack_samples.empty()) {
+      const int64_t stack_tid = ctx.NewTrackId();
+      WriteNameMetadata(ctx.out, "thread_name", pid, stack_tid,
+                        absl::StrCat(name, " stack samples"));
+      WriteSortIndex(ctx.out, "thread_sort_index", pid, stack_tid, base + 2);
+      for (uint32_t index : events.stack_samples) {
+        WriteStackSample(ctx, tl.stack_samples[index], pid, stack_tid);
+      }
     }
     if (events.samples.size() >= 2) {
       std::stable_sort(events.samples.begin(), events.samples.end(),

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <type_traits>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "common/parallel_for.h"
@@ -89,6 +90,7 @@ void FeedprofTimelineBuilder::StartSection() {
   section_.marks_begin = t.marks.size();
   section_.counters_begin = t.counters.size();
   section_.call_sites_begin = t.call_sites.size();
+  section_.native_modules_begin = t.native_modules.size();
   section_.nvtx_categories_begin = t.nvtx_categories.size();
   section_.streams_begin = t.streams.size();
 }
@@ -263,12 +265,28 @@ void FeedprofTimelineBuilder::AddCallSites(const trace::CallSites& sites) {
     mapped.frames.reserve(static_cast<size_t>(site.frames_size()));
     for (const trace::Frame& frame : site.frames()) {
       // File and function ids stay file-local until the section ends.
-      mapped.frames.push_back(Frame{frame.file_id(), frame.function_id(),
-                                    frame.line(), frame.pc()});
+      Frame mapped_frame;
+      mapped_frame.function = frame.function_id();
+      mapped_frame.line = frame.line();
+      mapped_frame.pc = frame.pc();
+      if (site.python()) {
+        mapped_frame.kind = FrameKind::kPython;
+        mapped_frame.file = frame.file_id();
+      } else {
+        // A native frame's file_id names its module.
+        mapped_frame.kind = FrameKind::kNative;
+        mapped_frame.module = frame.file_id();
+      }
+      mapped.frames.push_back(mapped_frame);
     }
     section_.call_sites[site.id()] =
         static_cast<uint32_t>(timeline_->call_sites.size());
     timeline_->call_sites.push_back(std::move(mapped));
+  }
+  // Path ids stay file-local until the section ends, as the frames' do.
+  for (const trace::NativeModule& module : sites.modules()) {
+    timeline_->native_modules.push_back(NativeModule{
+        module.path_id(), absl::BytesToHexString(module.build_id())});
   }
 }
 
@@ -570,8 +588,27 @@ void FeedprofTimelineBuilder::ResolveSectionIds() {
     for (Frame& frame : t.call_sites[i].frames) {
       frame.file = ResolveString(frame.file);
       frame.function = ResolveString(frame.function);
+      frame.module = ResolveString(frame.module);
     }
   }
+  // A module several processes loaded is kept once.
+  const auto modules_begin =
+      t.native_modules.begin() +
+      static_cast<std::ptrdiff_t>(section_.native_modules_begin);
+  for (auto it = modules_begin; it != t.native_modules.end(); ++it) {
+    it->path = ResolveString(it->path);
+  }
+  auto kept = modules_begin;
+  for (auto it = modules_begin; it != t.native_modules.end(); ++it) {
+    const bool seen = std::any_of(
+        t.native_modules.begin(), kept, [&it](const NativeModule& m) {
+          return m.path == it->path && m.build_id == it->build_id;
+        });
+    if (seen) continue;
+    if (kept != it) *kept = std::move(*it);
+    ++kept;
+  }
+  t.native_modules.erase(kept, t.native_modules.end());
   for (const auto& [key, local_name] : section_.sampled_thread_names) {
     Thread& thread = ThreadFor(static_cast<int32_t>(key >> 32),
                                static_cast<int32_t>(key & 0xFFFFFFFFu));

@@ -83,6 +83,7 @@ class FeedprofTimelineBuilder {
     size_t marks_begin = 0;
     size_t counters_begin = 0;
     size_t call_sites_begin = 0;
+    size_t native_modules_begin = 0;
     size_t nvtx_categories_begin = 0;
     size_t streams_begin = 0;
     // File-local string id -> timeline id; kUndefined where not (yet)
@@ -195,6 +196,7 @@ void FeedprofTimelineBuilder::ForEachEventVector(Timeline& t, Visit visit) {
   visit(t.process_samples, ts, as_read);
   visit(t.system_samples, ts, as_read);
   visit(t.counters, ts, as_read);
+  visit(t.stack_samples, ts, as_read);
 }
 
 }  // namespace feedprof::fpt

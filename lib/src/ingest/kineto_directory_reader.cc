@@ -87,12 +87,14 @@ class KinetoRunMerge {
     sizes.push_back(timeline::PartEventCount<ThreadSample>(parts_) +
                     timeline::PartEventCount<ProcessSample>(parts_) +
                     timeline::PartEventCount<SystemSample>(parts_) +
-                    timeline::PartEventCount<CounterSample>(parts_));
+                    timeline::PartEventCount<CounterSample>(parts_) +
+                    timeline::PartEventCount<StackSample>(parts_));
     jobs.emplace_back([this, &t](unsigned) {
       timeline::AppendPartEvents(parts_, &t.thread_samples);
       timeline::AppendPartEvents(parts_, &t.process_samples);
       timeline::AppendPartEvents(parts_, &t.system_samples);
       timeline::AppendPartEvents(parts_, &t.counters);
+      timeline::AppendPartEvents(parts_, &t.stack_samples);
     });
     common::ParallelForLongestFirstSharing(
         sizes, threads,

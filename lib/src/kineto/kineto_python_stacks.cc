@@ -26,6 +26,7 @@ struct ThreadEvents {
 Frame PythonFrameOf(std::string_view name, StringTable& strings) {
   const timeline::PythonFrameName parsed = timeline::ParsePythonFrameName(name);
   Frame frame;
+  frame.kind = FrameKind::kPython;
   if (!parsed.file.empty()) frame.file = strings.Intern(parsed.file);
   frame.line = parsed.line;
   frame.function = strings.Intern(parsed.function);

@@ -101,9 +101,10 @@ std::unordered_map<int64_t, uint32_t> ReadCudaCallSites(
         continue;
       }
       Frame frame;
+      frame.kind = FrameKind::kNative;
       frame.function = ctx.strings.Intern(
           f.symbol >= 0 ? std::optional<int64_t>(f.symbol) : std::nullopt);
-      frame.file = ctx.strings.Intern(
+      frame.module = ctx.strings.Intern(
           f.module >= 0 ? std::optional<int64_t>(f.module) : std::nullopt);
       site.frames.push_back(frame);
     }

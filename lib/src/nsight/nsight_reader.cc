@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/read_progress.h"
 #include "nsight/nsight_import_context.h"
+#include "nsight/nsight_stack_samples.h"
 #include "nsight/sqlite_database.h"
 #include "timeline/event_vector_room.h"
 #include "timeline/time_limits.h"
@@ -100,6 +101,8 @@ absl::StatusOr<Timeline> ReadNsightTrace(const std::string& path) {
   }
   table_rows += db.EstimatedRows(nsight::kCallChainsTable);
   table_rows += db.EstimatedRows(nsight::kSchedEventsTable);
+  table_rows += db.EstimatedRows(nsight::kCompositeEventsTable);
+  table_rows += db.EstimatedRows(nsight::kSamplingCallchainsTable);
   const uint64_t file_bytes = db.file_bytes();
   common::ReadProgress progress(path, file_bytes);
   if (table_rows > 0) {
@@ -141,6 +144,7 @@ absl::StatusOr<Timeline> ReadNsightTrace(const std::string& path) {
   nsight::ReadNvtx(ctx);
   nsight::ReadProcessesAndThreads(ctx);
   nsight::ReadThreadScheduling(ctx);
+  nsight::ReadStackSamples(ctx);  // after processes
   db.SetProgress(nullptr);
   ctx.room = nullptr;
   room.Finish();

@@ -343,6 +343,10 @@ void AppendSyncTable(const char* id, const char* title,
                     Escaped(p.api), " <span class=\"note\">", Escaped(p.kind),
                     p.reason.empty() ? "" : ", ", Escaped(p.reason),
                     "</span></td><td class=\"name\">", Escaped(p.call_site),
+                    p.moved_from.empty()
+                        ? std::string()
+                        : absl::StrCat(" <span class=\"note\">moved from ",
+                                       Escaped(p.moved_from), "</span>"),
                     "</td>");
     AppendChangeCells(p.blocked_per_unit_ns, Fmt::kDuration, out);
     absl::StrAppend(out, "<td>", Show(p.count_per_unit.before, Fmt::kCount),
@@ -350,6 +354,33 @@ void AppendSyncTable(const char* id, const char* title,
                     "</td></tr>");
   }
   out->append("</table>");
+}
+
+// Code locations before and after: their time per unit, and whether each
+// is new, vanished or moved.
+void AppendCodeTable(const char* id, const char* title,
+                     const std::vector<CodeLocationChange>& rows,
+                     const std::string& unit, int max_rows, std::string* out) {
+  if (rows.empty()) return;
+  absl::StrAppend(out, "<h3>", title, "</h3><table class=\"num\" id=\"", id,
+                  "\"><tr><th>location</th><th>in the runs</th>", kChangeHead,
+                  "</tr>");
+  int n = 0;
+  for (const CodeLocationChange& row : rows) {
+    if (n++ >= max_rows) break;
+    absl::StrAppend(out, "<tr data-presence=\"", PresenceName(row.presence),
+                    "\"", ChangeData("time", row.per_unit_ns),
+                    "><td class=\"name\">", Escaped(row.location), "</td><td>",
+                    PresenceName(row.presence),
+                    row.moved_from.empty()
+                        ? std::string()
+                        : absl::StrCat(" from ", Escaped(row.moved_from)),
+                    "</td>");
+    AppendChangeCells(row.per_unit_ns, Fmt::kDuration, out);
+    out->append("</tr>");
+  }
+  absl::StrAppend(out, "</table><p class=\"note\">Per ", Escaped(unit),
+                  "; each run's top ten locations.</p>");
 }
 
 void AppendCopies(const Comparison& c, std::string* out) {
@@ -594,8 +625,17 @@ std::string WriteHtmlDiff(const Comparison& c) {
                   &out);
   AppendSyncTable("sync-vanished", "Vanished", c.syncs.vanished, c.unit,
                   kMaxRows, &out);
+  AppendSyncTable("sync-moved", "Moved to another line", c.syncs.moved, c.unit,
+                  kMaxRows, &out);
   AppendSyncTable("sync-changed", "Changed most", c.syncs.points, c.unit,
                   kMaxRows, &out);
+  if (c.code.available) {
+    out.append("<h2>Code locations</h2>");
+    AppendCodeTable("code-idle", "GPU idle by code location", c.code.idle,
+                    c.unit, kMaxRows, &out);
+    AppendCodeTable("code-lines", "Launching threads' time by line",
+                    c.code.launching_lines, c.unit, kMaxRows, &out);
+  }
   out.append("<h2>Copies</h2>");
   AppendCopies(c, &out);
   out.append("<h2>Host</h2>");

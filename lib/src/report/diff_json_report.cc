@@ -150,12 +150,43 @@ void WriteSyncList(JsonWriter& w, const char* key,
     w.Key("reason").String(s.reason);
     w.Key("call_site").String(s.call_site);
     w.Key("presence").String(PresenceName(s.presence));
+    if (s.presence == Presence::kMoved) {
+      w.Key("moved_from").String(s.moved_from);
+    }
     WriteChange(w, "count_per_unit", s.count_per_unit);
     WriteChange(w, "blocked_per_unit_ns", s.blocked_per_unit_ns);
     WriteChange(w, "idle_after_per_unit_ns", s.idle_after_per_unit_ns);
     w.EndObject();
   }
   w.EndArray();
+}
+
+void WriteCodeLocationList(JsonWriter& w, const char* key,
+                           const std::vector<CodeLocationChange>& list) {
+  w.Key(key).BeginArray();
+  for (const CodeLocationChange& row : list) {
+    w.BeginObject();
+    w.Key("location").String(row.location);
+    w.Key("presence").String(PresenceName(row.presence));
+    if (row.presence == Presence::kMoved) {
+      w.Key("moved_from").String(row.moved_from);
+    }
+    WriteChange(w, "per_unit_ns", row.per_unit_ns);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+// Null when neither run says where its code was.
+void WriteCodeComparison(JsonWriter& w, const CodeComparison& c) {
+  if (!c.available) {
+    w.Null();
+    return;
+  }
+  w.BeginObject();
+  WriteCodeLocationList(w, "idle", c.idle);
+  WriteCodeLocationList(w, "launching_lines", c.launching_lines);
+  w.EndObject();
 }
 
 // A string that may be absent (no call site, no reason): null.
@@ -270,7 +301,11 @@ std::string WriteJsonDiff(const Comparison& c) {
   WriteSyncList(w, "points", c.syncs.points);
   WriteSyncList(w, "new", c.syncs.added);
   WriteSyncList(w, "vanished", c.syncs.vanished);
+  WriteSyncList(w, "moved", c.syncs.moved);
   w.EndObject();
+
+  w.Key("code");
+  WriteCodeComparison(w, c.code);
 
   w.Key("host").BeginObject();
   w.Key("samples_before").Bool(c.host.samples_before);

@@ -68,8 +68,36 @@ std::string SideLine(const RunSide& s, const std::string& unit) {
 }
 
 std::string SyncName(const SyncPointChange& s) {
-  return absl::StrCat(s.api, " (", s.reason, ")",
-                      s.call_site.empty() ? "" : " at " + s.call_site);
+  return absl::StrCat(
+      s.api, " (", s.reason, ")",
+      s.call_site.empty() ? "" : " at " + s.call_site,
+      s.moved_from.empty() ? "" : " (moved from " + s.moved_from + ")");
+}
+
+// A code location's row: "location [presence]: before -> after".
+std::string CodeLocationLine(const CodeLocationChange& row) {
+  return absl::StrCat("  ", row.location, " [", PresenceName(row.presence), "]",
+                      row.moved_from.empty() ? "" : " from " + row.moved_from,
+                      ": ", Pair(row.per_unit_ns, Duration));
+}
+
+void CodeLines(const Comparison& c, const std::string& per, size_t rows,
+               std::string* out) {
+  if (!c.code.available) return;
+  const auto section = [&](const std::vector<CodeLocationChange>& list,
+                           const std::string& title) {
+    if (list.empty()) return;
+    Line(out, "");
+    Line(out, title);
+    for (size_t i = 0; i < list.size() && i < rows; ++i) {
+      Line(out, CodeLocationLine(list[i]));
+    }
+  };
+  section(c.code.idle, absl::StrCat("GPU idle by code location", per,
+                                    " (each run's top ten):"));
+  section(c.code.launching_lines,
+          absl::StrCat("Launching threads' time by line of the user's code",
+                       per, " (each run's top ten):"));
 }
 
 void StepLines(const Comparison& c, std::string* out) {
@@ -202,6 +230,7 @@ void Summary(const Comparison& c, std::string* out) {
   };
   syncs(c.syncs.added, "New sync points:");
   syncs(c.syncs.vanished, "Vanished sync points:");
+  syncs(c.syncs.moved, "Moved sync points:");
   auto kernels = [out, &c](const std::vector<KernelChange>& list,
                            const char* title) {
     if (list.empty()) return;
@@ -293,6 +322,7 @@ void Details(const Comparison& c, const DiffTextOptions& options,
                       Pair(s.blocked_per_unit_ns, Duration), "; idle after ",
                       Pair(s.idle_after_per_unit_ns, Duration)));
   }
+  CodeLines(c, per, rows, out);
   if (c.what_if.available) {
     Line(out, "");
     Line(out, absl::StrCat("Causes the what-if scenarios edit, fall", per,

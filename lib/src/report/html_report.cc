@@ -16,6 +16,7 @@
 #include "absl/strings/str_format.h"
 #include "common/units.h"
 #include "feedprof/report.h"
+#include "report/code_location_html.h"
 #include "report/html_page.h"
 #include "report/platform_block.h"
 #include "report/svg_plot.h"
@@ -786,9 +787,11 @@ std::string WriteHtmlReport(const Report& r) {
     for (const LegendEntry& e : CauseLegend(present)) legend.push_back(e);
     AppendLegend(legend, &out);
     AppendIdleByCause(r, plotted, &out);
+    report::AppendIdleByCodeSection(r, &out);
     out.append("<h3>Idle gaps by length</h3>");
     for (size_t i : plotted) AppendGapHistogram(r, i, &out);
   }
+  report::AppendHostCodeSection(r, &out);
 
   if (r.steps.available && !r.steps.steps.empty()) {
     absl::StrAppend(

@@ -157,6 +157,15 @@ void WriteLaunch(JsonWriter& w, const LaunchStats& l) {
     w.EndObject();
   }
   w.EndArray();
+  w.Key("sites").BeginArray();
+  for (const LaunchSite& site : l.sites) {
+    w.BeginObject();
+    w.Key("location").String(site.location);
+    w.Key("count").Uint(site.count);
+    w.Key("api_ns").Int(site.api_ns);
+    w.EndObject();
+  }
+  w.EndArray();
   w.EndObject();
 }
 
@@ -229,6 +238,47 @@ void WriteIdleByCode(JsonWriter& w, const IdleByCode& c) {
     w.Key("location").String(row.location);
     w.Key("idle_ns").Int(row.idle_ns);
     w.Key("idle_share").Double(row.idle_share);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
+void WriteCodeLocations(JsonWriter& w,
+                        const std::vector<CodeLocationTime>& rows,
+                        bool totals) {
+  w.BeginArray();
+  for (const CodeLocationTime& row : rows) {
+    w.BeginObject();
+    w.Key("location").String(row.location);
+    w.Key("user_code").Bool(row.user_code);
+    w.Key(totals ? "self_ns" : "time_ns").Int(row.self_ns);
+    if (totals) w.Key("total_ns").Int(row.total_ns);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+// The roles' top locations; the folded stacks stay out (--format folded
+// prints them).
+void WriteHostCode(JsonWriter& w, const HostCode& c) {
+  if (!c.available) {
+    w.Null();
+    return;
+  }
+  w.BeginObject();
+  w.Key("basis").String(CodeProfileBasisName(c.basis));
+  w.Key("roles").BeginArray();
+  for (const RoleCodeProfile& role : c.roles) {
+    w.BeginObject();
+    w.Key("role").String(ThreadRoleName(role.role));
+    w.Key("threads").Uint(role.threads);
+    w.Key("located_ns").Int(role.located_ns);
+    w.Key("top");
+    WriteCodeLocations(w, role.top, true);
+    w.Key("user_lines");
+    WriteCodeLocations(w, role.user_lines, false);
+    w.Key("stacks").Uint(role.stacks.size());
     w.EndObject();
   }
   w.EndArray();
@@ -491,6 +541,8 @@ std::string WriteJsonReport(const Report& r) {
   WriteHost(w, r);
   w.Key("idle_by_code");
   WriteIdleByCode(w, r.idle_by_code);
+  w.Key("host_code");
+  WriteHostCode(w, r.host_code);
   w.Key("steps");
   WriteSteps(w, r.steps);
   w.Key("timeline");

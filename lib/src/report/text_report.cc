@@ -304,11 +304,52 @@ void IdleByCodeLines(const Report& r, const TextReportOptions& o,
   }
 }
 
+// Each role's top locations: where the time went, not only that it went.
+void HostCodeLines(const Report& r, const TextReportOptions& o,
+                   std::string* out) {
+  const HostCode& c = r.host_code;
+  if (!c.available) return;
+  const bool sampled = c.basis == CodeProfileBasis::kStackSamples;
+  for (const RoleCodeProfile& role : c.roles) {
+    Line(out, "");
+    Line(out,
+         absl::StrCat(
+             "Where the ", ThreadRoleName(role.role), " threads (",
+             role.threads, ") spent ", common::FormatDuration(role.located_ns),
+             sampled ? " of sampled CPU time" : " of time in traced code",
+             " (self, total):"));
+    for (size_t i = 0;
+         i < role.top.size() && i < static_cast<size_t>(o.max_rows); ++i) {
+      const CodeLocationTime& row = role.top[i];
+      Line(out, absl::StrFormat(
+                    "  %10s %10s  %s", common::FormatDuration(row.self_ns),
+                    common::FormatDuration(row.total_ns), row.location));
+    }
+    if (!role.user_lines.empty()) {
+      Line(out, "  in the user's code, by the innermost line of it:");
+      for (size_t i = 0;
+           i < role.user_lines.size() && i < static_cast<size_t>(o.max_rows);
+           ++i) {
+        const CodeLocationTime& row = role.user_lines[i];
+        Line(out, absl::StrFormat(
+                      "  %10s %6s  %s", common::FormatDuration(row.self_ns),
+                      common::FormatPercent(
+                          role.located_ns > 0
+                              ? static_cast<double>(row.self_ns) /
+                                    static_cast<double>(role.located_ns)
+                              : 0),
+                      row.location));
+      }
+    }
+  }
+}
+
 void Details(const Report& r, const TextReportOptions& o, std::string* out) {
   Line(out, "");
   Line(out, "---- details ----");
   Devices(r, out);
   IdleByCodeLines(r, o, out);
+  HostCodeLines(r, o, out);
   const LaunchStats& l = r.launch;
   if (r.has_gpu_activity) {
     Line(out, "");
@@ -317,6 +358,12 @@ void Details(const Report& r, const TextReportOptions& o, std::string* out) {
       Line(out, absl::StrFormat("  %10s %6d x  %s",
                                 common::FormatDuration(k.total_ns), k.count,
                                 common::ShortKernelName(k.name, 100)));
+    }
+    if (!l.sites.empty()) Line(out, "  launched from:");
+    for (const LaunchSite& site : l.sites) {
+      Line(out, absl::StrFormat("  %10s %6d x  %s",
+                                common::FormatDuration(site.api_ns), site.count,
+                                site.location));
     }
     Line(out, "");
     Line(out, absl::StrCat("Sync points (",

@@ -1,5 +1,6 @@
 #include "timeline/timeline_append.h"
 
+#include <algorithm>
 #include <iterator>
 #include <utility>
 #include <vector>
@@ -46,6 +47,7 @@ PartEvents TakeTimelineTables(Timeline& part, Timeline* into) {
       for (Frame& frame : site.frames) {
         frame.file = ids.strings[frame.file];
         frame.function = ids.strings[frame.function];
+        frame.module = ids.strings[frame.module];
       }
       t.call_sites.push_back(std::move(site));
     }
@@ -54,6 +56,16 @@ PartEvents TakeTimelineTables(Timeline& part, Timeline* into) {
       e.name = ids.strings[e.name];
     }
   }
+  for (NativeModule& module : part.native_modules) {
+    if (!ids.strings.empty()) module.path = ids.strings[module.path];
+    const bool known = std::any_of(
+        t.native_modules.begin(), t.native_modules.end(),
+        [&module](const NativeModule& m) {
+          return m.path == module.path && m.build_id == module.build_id;
+        });
+    if (!known) t.native_modules.push_back(std::move(module));
+  }
+  std::vector<NativeModule>().swap(part.native_modules);
   part.strings = StringTable();
   std::vector<CallSite>().swap(part.call_sites);
 
@@ -73,6 +85,7 @@ PartEvents TakeTimelineTables(Timeline& part, Timeline* into) {
   taken.Of<ProcessSample>() = std::move(part.process_samples);
   taken.Of<SystemSample>() = std::move(part.system_samples);
   taken.Of<CounterSample>() = std::move(part.counters);
+  taken.Of<StackSample>() = std::move(part.stack_samples);
 
   MoveAppend(part.nvtx_categories, t.nvtx_categories);
   MoveAppend(part.streams, t.streams);

@@ -57,6 +57,9 @@ struct PartIds {
     Id(e.domain);
   }
   void Fix(CounterSample& e) const { Id(e.name); }
+  void Fix(StackSample& e) const {
+    if (e.stack != 0) e.stack += call_site_offset;
+  }
   // Syncs and samples name nothing. (Each type is listed: an event type
   // added later does not compile here until its ids are considered.)
   void Fix(SyncRecord&) const {}
@@ -76,7 +79,7 @@ struct PartEvents {
   std::tuple<std::vector<GpuOp>, std::vector<ApiCall>, std::vector<SyncRecord>,
              std::vector<Range>, std::vector<Mark>, std::vector<ThreadSample>,
              std::vector<ProcessSample>, std::vector<SystemSample>,
-             std::vector<CounterSample>>
+             std::vector<CounterSample>, std::vector<StackSample>>
       events;
   PartIds ids;
 
@@ -86,7 +89,8 @@ struct PartEvents {
   }
 };
 
-// Moves the strings, call sites, launch shapes, processes, streams, NVTX
+// Moves the strings, call sites, native modules, launch shapes, processes,
+// streams, NVTX
 // category names, warnings and drop counts of `part` to the end of
 // `into`'s, with string ids and call-site indices rewritten to `into`'s,
 // and returns `part`'s
@@ -150,6 +154,7 @@ void ForEachPid(Timeline& timeline, Visit visit) {
   for (ProcessSample& e : t.process_samples) visit(e.pid);
   for (SystemSample& e : t.system_samples) visit(e.pid);
   for (CounterSample& e : t.counters) visit(e.pid);
+  for (StackSample& e : t.stack_samples) visit(e.pid);
   for (NvtxCategoryName& e : t.nvtx_categories) visit(e.pid);
   for (StreamInfo& e : t.streams) visit(e.pid);
   for (Platform::NvmlDevice& e : t.platform.nvml_devices) visit(e.pid);
@@ -179,6 +184,7 @@ void ForEachTime(Timeline& timeline, Visit visit) {
   instant(t.process_samples);
   instant(t.system_samples);
   instant(t.counters);
+  instant(t.stack_samples);
   for (Process& p : t.processes) {
     if (p.start == 0 && p.end == 0) continue;
     visit(p.start);

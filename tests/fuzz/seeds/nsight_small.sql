@@ -1,13 +1,15 @@
 -- A small Nsight Systems export, built into a seed database by
 -- tests/fuzz/make_seeds.py: one process (pid 42, thread 43), kernels,
--- copies, a memset, a sync, NVTX ranges, a call chain and thread scheduling.
+-- copies, a memset, a sync, NVTX ranges, a call chain, thread scheduling
+-- and CPU samples of two threads with their stacks.
 -- globalTid = (1 << 48) | (pid << 24) | tid.
 CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);
 INSERT INTO StringIds VALUES (0, '[Unknown]'), (1, 'cudaLaunchKernel_v7000'),
   (2, 'cudaMemcpyAsync_v3020'), (3, 'cudaStreamSynchronize_v3020'),
   (4, 'gemm_kernel'), (5, 'gemm'), (6, 'main'), (7, '/app/a.out'),
   (8, 'train_step'), (9, 'python3'), (10, 'cudaMemsetAsync_v3020'),
-  (11, '/usr/lib/libcudart.so.12');
+  (11, '/usr/lib/libcudart.so.12'), (12, 'decode_batch'),
+  (13, '/usr/lib/libjpeg.so'), (14, 'do_syscall_64'), (15, '[kernel.kallsyms]');
 CREATE TABLE ThreadNames (nameId INTEGER NOT NULL, priority INTEGER,
   globalTid INTEGER);
 INSERT INTO ThreadNames VALUES (9, 10, 281475681353771);
@@ -99,3 +101,20 @@ CREATE TABLE SCHED_EVENTS (start INTEGER NOT NULL, cpu INTEGER NOT NULL,
   isSchedIn INTEGER NOT NULL, globalTid INTEGER);
 INSERT INTO SCHED_EVENTS VALUES (950, 3, 1, 281475681353771),
   (1125, 3, 0, 281475681353771), (1395, 5, 1, 281475681353771);
+CREATE TABLE COMPOSITE_EVENTS (id INTEGER NOT NULL PRIMARY KEY,
+  start INTEGER NOT NULL, cpu INTEGER, threadState INTEGER, globalTid INTEGER,
+  cpuCycles INTEGER NOT NULL);
+INSERT INTO COMPOSITE_EVENTS VALUES (1, 1000, 3, 1, 281475681353771, 0),
+  (2, 1050, 4, 1, 281475681353772, 0), (3, 1200, 3, 1, 281475681353771, 0),
+  (4, 1250, 4, 1, 281475681353772, 0), (5, 1400, 5, 1, 281475681353771, 0);
+CREATE TABLE SAMPLING_CALLCHAINS (id INTEGER NOT NULL, symbol INTEGER NOT NULL,
+  module INTEGER NOT NULL, kernelMode INTEGER, thumbCode INTEGER,
+  unresolved INTEGER, specialEntry INTEGER, originalIP INTEGER,
+  unwindMethod INTEGER, stackDepth INTEGER NOT NULL,
+  PRIMARY KEY (id, stackDepth));
+INSERT INTO SAMPLING_CALLCHAINS VALUES
+  (1, 5, 7, 0, 0, 0, 0, 4096, 7, 0), (1, 6, 7, 0, 0, 0, 0, 8192, 7, 1),
+  (2, 12, 13, 0, 0, 0, 0, 12288, 7, 0), (2, 6, 7, 0, 0, 0, 0, 8200, 7, 1),
+  (3, 5, 7, 0, 0, 0, 0, 4096, 7, 0), (3, 6, 7, 0, 0, 0, 0, 8192, 7, 1),
+  (4, 14, 15, 1, 0, 0, 0, 16384, 5, 0), (4, 12, 13, 0, 0, 0, 0, 12288, 7, 1),
+  (4, 6, 7, 0, 0, 0, 0, 8200, 7, 2), (5, 6, 7, 0, 0, 0, 0, 8192, 7, 0);
