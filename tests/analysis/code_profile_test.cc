@@ -45,10 +45,13 @@ const CodeLocationTime* Row(const std::vector<CodeLocationTime>& rows,
   return nullptr;
 }
 
-std::map<std::string, TimeNs> Folded(const RoleCodeProfile& role) {
+std::map<std::string, TimeNs> Folded(const HostCode& code,
+                                     const RoleCodeProfile& role) {
   std::map<std::string, TimeNs> out;
   for (const FoldedStack& s : role.stacks) {
-    out[absl::StrJoin(s.frames, ";")] += s.self_ns;
+    std::vector<std::string> labels;
+    for (const uint32_t f : s.frames) labels.push_back(code.frames[f].label);
+    out[absl::StrJoin(labels, ";")] += s.self_ns;
   }
   return out;
 }
@@ -120,7 +123,7 @@ TEST(HostCode, SelfTotalAndUserTimesOfNestedEvents) {
   const std::string m = "<module> (main.py:1)", s = "step (train.py:10)",
                     ci = "_call_impl (torch/nn/modules/module.py:1501)";
   EXPECT_EQ(
-      Folded(*launching),
+      Folded(c, *launching),
       (std::map<std::string, TimeNs>{
           {m, Us(40)},
           {m + ";" + s, Us(20)},
@@ -153,11 +156,12 @@ TEST(HostCode, SelfTotalAndUserTimesOfNestedEvents) {
 
 TEST(HostCode, EachFrameHasTheKindTheAnalysisGaveIt) {
   const Report r = MustAnalyze(Nested());
-  const auto& kinds = r.host_code.frame_kinds;
-  const auto kind = [&kinds](const std::string& label) {
-    const auto it = kinds.find(label);
-    EXPECT_NE(it, kinds.end()) << label;
-    return it == kinds.end() ? CodeFrameKind::kNative : it->second;
+  const auto kind = [&r](const std::string& label) {
+    for (const CodeFrame& f : r.host_code.frames) {
+      if (f.label == label) return f.kind;
+    }
+    ADD_FAILURE() << "no frame " << label;
+    return CodeFrameKind::kNative;
   };
   EXPECT_EQ(kind("<module> (main.py:1)"), CodeFrameKind::kUserCode);
   EXPECT_EQ(kind("step (train.py:10)"), CodeFrameKind::kUserCode);

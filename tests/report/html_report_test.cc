@@ -12,6 +12,7 @@
 #include <map>
 #include <regex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -674,38 +675,64 @@ TEST(HtmlReportTest, ATwentyDayWindowIsLabelledInDays) {
   EXPECT_NE(html.find(">step time (d)</text>"), std::string::npos);
 }
 
+// The kinds the analysis gives KnownRole's frames.
+CodeFrameKind KnownKind(const std::string& label) {
+  static const std::map<std::string, CodeFrameKind> kKinds = {
+      {"main (train.py:10)", CodeFrameKind::kUserCode},
+      {"step (train.py:20)", CodeFrameKind::kUserCode},
+      {"<module> (train.py:1)", CodeFrameKind::kUserCode},
+      {"load (torch/utils/data/dataloader.py:5)", CodeFrameKind::kPython},
+      {"aten::mm", CodeFrameKind::kOperator},
+      {"cudaLaunchKernel", CodeFrameKind::kCudaCall}};
+  const auto it = kKinds.find(label);
+  return it == kKinds.end() ? CodeFrameKind::kNative : it->second;
+}
+
+// A stack of `labels` (outermost first) with its frames interned in
+// `code`, as the analysis hands them over.
+FoldedStack Stack(HostCode* code, const std::vector<std::string>& labels,
+                  TimeNs ns) {
+  FoldedStack stack;
+  stack.self_ns = ns;
+  for (const std::string& label : labels) {
+    size_t at = 0;
+    while (at < code->frames.size() && code->frames[at].label != label) ++at;
+    if (at == code->frames.size()) {
+      code->frames.push_back({label, KnownKind(label)});
+    }
+    stack.frames.push_back(static_cast<uint32_t>(at));
+  }
+  return stack;
+}
+
 // The code-location sections: a hand-made profile of the launching threads
-// with known stacks (times in ns).
-RoleCodeProfile KnownRole() {
+// with known stacks (times in ns), its frames interned in `code`.
+RoleCodeProfile KnownRole(HostCode* code) {
   RoleCodeProfile role;
   role.role = ThreadRole::kLaunching;
   role.threads = 1;
   role.stacks = {
-      {{"main (train.py:10)", "step (train.py:20)", "aten::mm",
-        "cudaLaunchKernel"},
-       400},
-      {{"main (train.py:10)", "step (train.py:20)"}, 100},
-      {{"main (train.py:10)", "load (torch/utils/data/dataloader.py:5)"}, 300},
-      {{"<module> (train.py:1)"}, 150},
+      Stack(code,
+            {"main (train.py:10)", "step (train.py:20)", "aten::mm",
+             "cudaLaunchKernel"},
+            400),
+      Stack(code, {"main (train.py:10)", "step (train.py:20)"}, 100),
+      Stack(code,
+            {"main (train.py:10)", "load (torch/utils/data/dataloader.py:5)"},
+            300),
+      Stack(code, {"<module> (train.py:1)"}, 150),
   };
   role.other_ns = 50;
   role.located_ns = 1000;
-  role.top = {{"cudaLaunchKernel", false, 400, 400},
-              {"load (torch/utils/data/dataloader.py:5)", false, 300, 300},
-              {"<module> (train.py:1)", true, 150, 150}};
-  role.user_lines = {{"step (train.py:20)", true, 500, 500},
-                     {"main (train.py:10)", true, 300, 800}};
+  role.top = {
+      {"cudaLaunchKernel", false, CodeFrameKind::kCudaCall, 400, 400},
+      {"load (torch/utils/data/dataloader.py:5)", false, CodeFrameKind::kPython,
+       300, 300},
+      {"<module> (train.py:1)", true, CodeFrameKind::kUserCode, 150, 150}};
+  role.user_lines = {
+      {"step (train.py:20)", true, CodeFrameKind::kUserCode, 500, 500},
+      {"main (train.py:10)", true, CodeFrameKind::kUserCode, 300, 800}};
   return role;
-}
-
-// The kinds the analysis gives KnownRole's frames.
-std::map<std::string, CodeFrameKind, std::less<>> KnownKinds() {
-  return {{"main (train.py:10)", CodeFrameKind::kUserCode},
-          {"step (train.py:20)", CodeFrameKind::kUserCode},
-          {"<module> (train.py:1)", CodeFrameKind::kUserCode},
-          {"load (torch/utils/data/dataloader.py:5)", CodeFrameKind::kPython},
-          {"aten::mm", CodeFrameKind::kOperator},
-          {"cudaLaunchKernel", CodeFrameKind::kCudaCall}};
 }
 
 struct IcicleBox {
@@ -752,9 +779,8 @@ TEST(HtmlReportTest, CodeSectionsOnlyWhenAvailable) {
   r.idle_by_code.top = {{"step (train.py:20)", 1000, 0.25},
                         {"main (train.py:10)", 500, 0.125}};
   r.host_code.available = true;
-  r.host_code.roles = {KnownRole()};
-  r.host_code.frame_kinds = KnownKinds();
-  RoleCodeProfile loader = KnownRole();
+  r.host_code.roles = {KnownRole(&r.host_code)};
+  RoleCodeProfile loader = KnownRole(&r.host_code);
   loader.role = ThreadRole::kDataLoader;
   r.host_code.roles.push_back(loader);
   html = WriteHtmlReport(r);
@@ -803,8 +829,7 @@ TEST(HtmlReportTest, CodeSectionsOnlyWhenAvailable) {
 TEST(HtmlReportTest, IcicleBoxesAreAsWideAsTheirTime) {
   Report r = MustAnalyze(LoopTimeline());
   r.host_code.available = true;
-  r.host_code.roles = {KnownRole()};
-  r.host_code.frame_kinds = KnownKinds();
+  r.host_code.roles = {KnownRole(&r.host_code)};
   const std::string html = WriteHtmlReport(r);
   const std::vector<IcicleBox> boxes = IcicleBoxes(html, "icicle-launching");
   ASSERT_EQ(boxes.size(), 8u);  // root, 6 frames, the rest
@@ -874,23 +899,13 @@ TEST(HtmlReportTest, IcicleLabelsAreCutToFitTheirBox) {
 }
 
 TEST(HtmlReportTest, FramesAreColouredByWhatTheAnalysisSaidTheyAre) {
-  using report::ClassifyFrame;
+  using report::ColourOf;
   using report::FrameKind;
-  const report::FrameKinds kinds = {
-      {"main (train.py:10)", CodeFrameKind::kUserCode},
-      {"forward (torch/nn/modules/linear.py:116)", CodeFrameKind::kPython},
-      {"aten::mm", CodeFrameKind::kOperator},
-      {"cudaLaunchKernel", CodeFrameKind::kCudaCall},
-      {"memcpy (libc.so.6+0x1f)", CodeFrameKind::kNative}};
-  EXPECT_EQ(ClassifyFrame("main (train.py:10)", kinds), FrameKind::kUser);
-  EXPECT_EQ(ClassifyFrame("forward (torch/nn/modules/linear.py:116)", kinds),
-            FrameKind::kPython);
-  EXPECT_EQ(ClassifyFrame("aten::mm", kinds), FrameKind::kOperator);
-  EXPECT_EQ(ClassifyFrame("cudaLaunchKernel", kinds), FrameKind::kCuda);
-  EXPECT_EQ(ClassifyFrame("memcpy (libc.so.6+0x1f)", kinds),
-            FrameKind::kNative);
-  // A label the analysis did not judge is drawn as other native code.
-  EXPECT_EQ(ClassifyFrame("main (train.py:11)", kinds), FrameKind::kNative);
+  EXPECT_EQ(ColourOf(CodeFrameKind::kUserCode), FrameKind::kUser);
+  EXPECT_EQ(ColourOf(CodeFrameKind::kPython), FrameKind::kPython);
+  EXPECT_EQ(ColourOf(CodeFrameKind::kOperator), FrameKind::kOperator);
+  EXPECT_EQ(ColourOf(CodeFrameKind::kCudaCall), FrameKind::kCuda);
+  EXPECT_EQ(ColourOf(CodeFrameKind::kNative), FrameKind::kNative);
 }
 
 TEST(HtmlReportTest, EscapesCodeLocations) {
@@ -902,10 +917,11 @@ TEST(HtmlReportTest, EscapesCodeLocations) {
   r.idle_by_code.located_ns = 100;
   r.idle_by_code.top = {{hostile, 100, 1.0}};
   r.host_code.available = true;
-  RoleCodeProfile role = KnownRole();
-  role.stacks.push_back({{hostile, "<img src=x>"}, 5000});
-  role.top.push_back({hostile, true, 5000, 5000});
-  role.user_lines.push_back({"\"><iframe>", true, 5000, 5000});
+  RoleCodeProfile role = KnownRole(&r.host_code);
+  role.stacks.push_back(Stack(&r.host_code, {hostile, "<img src=x>"}, 5000));
+  role.top.push_back({hostile, true, CodeFrameKind::kUserCode, 5000, 5000});
+  role.user_lines.push_back(
+      {"\"><iframe>", true, CodeFrameKind::kUserCode, 5000, 5000});
   r.host_code.roles = {role};
   const std::string html = WriteHtmlReport(r);
   EXPECT_EQ(html.find("<script>alert"), std::string::npos);
@@ -927,7 +943,8 @@ TEST(HtmlReportTest, EscapesCodeLocations) {
 // roles: 500 branches of 0.2 % each, every one a chain of distinct frames
 // (tens of thousands of boxes wide enough to draw), so the box cap, the
 // row cap and the width threshold all apply. The page stays under 2 MiB.
-RoleCodeProfile DeepRole(ThreadRole which) {
+RoleCodeProfile DeepRole(ThreadRole which, HostCode* code) {
+  std::unordered_map<std::string, uint32_t> index;
   RoleCodeProfile role;
   role.role = which;
   role.threads = 4;
@@ -935,10 +952,16 @@ RoleCodeProfile DeepRole(ThreadRole which) {
     FoldedStack s;
     const int branch = i % 500;
     for (int d = 0; d < 120; ++d) {
-      s.frames.push_back(absl::StrCat(
+      std::string label = absl::StrCat(
           "function_with_a_long_name_", d, "_", d < 3 ? 0 : branch,
           d > 60 ? i : 0, " (site-packages/some_library/some_module/file_", d,
-          ".py:", 100 + d, ")"));
+          ".py:", 100 + d, ")");
+      const auto [it, fresh] =
+          index.try_emplace(label, static_cast<uint32_t>(code->frames.size()));
+      if (fresh) {
+        code->frames.push_back({std::move(label), CodeFrameKind::kPython});
+      }
+      s.frames.push_back(it->second);
     }
     s.self_ns = 1000 + i % 7;
     role.located_ns += s.self_ns;
@@ -947,8 +970,10 @@ RoleCodeProfile DeepRole(ThreadRole which) {
   role.other_ns = 12345;
   role.located_ns += role.other_ns;
   for (int i = 0; i < 10; ++i) {
-    role.top.push_back({role.stacks[i].frames.back(), true, 1000, 2000});
-    role.user_lines.push_back({role.stacks[i].frames[5], true, 1000, 2000});
+    role.top.push_back({code->frames[role.stacks[i].frames.back()].label, true,
+                        CodeFrameKind::kUserCode, 1000, 2000});
+    role.user_lines.push_back({code->frames[role.stacks[i].frames[5]].label,
+                               true, CodeFrameKind::kUserCode, 1000, 2000});
   }
   return role;
 }
@@ -960,7 +985,7 @@ TEST(HtmlReportTest, DeepStacksMakeABoundedPage) {
   r.host_code.basis = CodeProfileBasis::kStackSamples;
   for (ThreadRole role :
        {ThreadRole::kLaunching, ThreadRole::kDataLoader, ThreadRole::kOther}) {
-    r.host_code.roles.push_back(DeepRole(role));
+    r.host_code.roles.push_back(DeepRole(role, &r.host_code));
   }
   const auto t0 = std::chrono::steady_clock::now();
   const std::string html = WriteHtmlReport(r);

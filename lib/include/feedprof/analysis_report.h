@@ -15,7 +15,6 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -605,13 +604,19 @@ enum class CodeFrameKind : uint8_t {
 struct CodeLocationTime {
   std::string location;    // "function (file:line)", as call sites print
   bool user_code = false;  // a Python frame in the user's code (user_code.h)
+  CodeFrameKind kind = CodeFrameKind::kNative;
   TimeNs self_ns = 0;      // time it was the innermost frame
   TimeNs total_ns = 0;     // time it was on the stack (recursion once)
+};
+// A frame of the stacks of a code profile.
+struct CodeFrame {
+  std::string label;  // "function (file:line)", an operator or a CUDA call
+  CodeFrameKind kind = CodeFrameKind::kNative;
 };
 // A distinct stack and the time it was the whole stack, outermost frame
 // first: the input of flame graphs (`--format folded`, the HTML icicle).
 struct FoldedStack {
-  std::vector<std::string> frames;
+  std::vector<uint32_t> frames;  // indices into HostCode::frames
   TimeNs self_ns = 0;
 };
 inline constexpr size_t kHostCodeRows = 10;
@@ -632,8 +637,8 @@ struct HostCode {
   bool available = false;
   CodeProfileBasis basis = CodeProfileBasis::kStackTimeline;
   std::vector<RoleCodeProfile> roles;  // in ThreadRole order, non-empty ones
-  // The kind of every frame of the roles' rows and stacks, by location.
-  std::map<std::string, CodeFrameKind, std::less<>> frame_kinds;
+  // The frames the roles' stacks name, each once.
+  std::vector<CodeFrame> frames;
 };
 
 struct Report {

@@ -31,13 +31,6 @@ struct FrameTimes {
   TimeNs user_ns = 0;
 };
 
-struct RoleTally {
-  uint32_t threads = 0;
-  TimeNs located_ns = 0;
-  std::unordered_map<uint32_t, FrameTimes> frames;
-  std::map<std::vector<uint32_t>, TimeNs> stacks;  // outermost frame first
-};
-
 bool MoreTime(const CodeLocationTime& a, const CodeLocationTime& b) {
   return a.self_ns != b.self_ns ? a.self_ns > b.self_ns
                                 : a.location < b.location;
@@ -73,6 +66,14 @@ CodeFrameKind SampledFrameKind(const Timeline& timeline, const CallSite& site,
 }
 
 }  // namespace
+
+// A role's threads merged: their trees into one, their frames' times.
+struct CodeProfiles::RoleTally {
+  uint32_t threads = 0;
+  TimeNs located_ns = 0;
+  std::unordered_map<uint32_t, FrameTimes> frames;
+  ThreadTree tree;
+};
 
 uint32_t CodeProfiles::ThreadTree::Child(uint32_t parent, uint32_t frame) {
   const uint64_t key = (static_cast<uint64_t>(parent) << 32) | frame;
@@ -255,7 +256,12 @@ HostCode CodeProfiles::Finish(
   out.basis = basis_;
   constexpr size_t kRoles = 3;
   std::vector<RoleTally> tallies(kRoles);
-  std::vector<uint32_t> path;  // innermost first
+  // The thread's nodes merged into its role's tree, by its own node index.
+  std::vector<uint32_t> role_node;
+  // Which node last counted a frame's total: a frame that recurs on one
+  // stack counts once.
+  std::vector<uint32_t> counted(frames_.size(), 0);
+  uint32_t stamp = 0;
   for (const ThreadTree& tree : threads_) {
     TimeNs located = 0;
     for (const Node& n : tree.nodes) AddTime(&located, n.self_ns);
@@ -264,29 +270,39 @@ HostCode CodeProfiles::Finish(
         tallies[static_cast<size_t>(role_of(tree.pid, tree.tid))];
     ++tally.threads;
     AddTime(&tally.located_ns, located);
+    // A node's parent comes before it, so one pass maps the tree.
+    role_node.assign(tree.nodes.size(), 0);
     for (uint32_t i = 1; i < tree.nodes.size(); ++i) {
-      const TimeNs self = tree.nodes[i].self_ns;
+      const Node& n = tree.nodes[i];
+      role_node[i] = tally.tree.Child(role_node[n.parent], n.frame);
+      const TimeNs self = n.self_ns;
       if (self == 0) continue;
-      path.clear();
-      for (uint32_t n = i; n != 0; n = tree.nodes[n].parent) {
-        path.push_back(tree.nodes[n].frame);
-      }
-      AddTime(&tally.frames[path.front()].self_ns, self);
-      // Total: once per frame on the stack, however often it recurs.
-      for (size_t d = 0; d < path.size(); ++d) {
-        if (std::find(path.begin(), path.begin() + d, path[d]) ==
-            path.begin() + d) {
-          AddTime(&tally.frames[path[d]].total_ns, self);
+      AddTime(&tally.tree.nodes[role_node[i]].self_ns, self);
+      AddTime(&tally.frames[n.frame].self_ns, self);
+      ++stamp;
+      bool user_found = false;
+      for (uint32_t at = i; at != 0; at = tree.nodes[at].parent) {
+        const uint32_t f = tree.nodes[at].frame;
+        if (counted[f] != stamp) {
+          counted[f] = stamp;
+          AddTime(&tally.frames[f].total_ns, self);
+        }
+        if (!user_found && frames_[f].user()) {
+          user_found = true;
+          AddTime(&tally.frames[f].user_ns, self);
         }
       }
-      const auto user = std::find_if(path.begin(), path.end(), [&](uint32_t f) {
-        return frames_[f].user();
-      });
-      if (user != path.end()) AddTime(&tally.frames[*user].user_ns, self);
-      AddTime(&tally.stacks[std::vector<uint32_t>(path.rbegin(), path.rend())],
-              self);
     }
   }
+  // Frames as the report holds them: each used one once, by first use.
+  std::vector<uint32_t> out_index(frames_.size(), UINT32_MAX);
+  const auto frame_out = [&](uint32_t f) {
+    if (out_index[f] == UINT32_MAX) {
+      out_index[f] = static_cast<uint32_t>(out.frames.size());
+      out.frames.push_back(CodeFrame{frames_[f].label, frames_[f].kind});
+    }
+    return out_index[f];
+  };
   for (size_t r = 0; r < kRoles; ++r) {
     RoleTally& tally = tallies[r];
     if (tally.threads == 0) continue;
@@ -297,38 +313,42 @@ HostCode CodeProfiles::Finish(
     for (const auto& [frame, t] : tally.frames) {
       const FrameInfo& info = frames_[frame];
       if (t.self_ns > 0) {
-        role.top.push_back({info.label, info.user(), t.self_ns, t.total_ns});
-        out.frame_kinds.emplace(info.label, info.kind);
+        role.top.push_back(
+            {info.label, info.user(), info.kind, t.self_ns, t.total_ns});
       }
       if (t.user_ns > 0) {
-        role.user_lines.push_back({info.label, true, t.user_ns, t.total_ns});
-        out.frame_kinds.emplace(info.label, info.kind);
+        role.user_lines.push_back(
+            {info.label, true, info.kind, t.user_ns, t.total_ns});
       }
     }
     for (auto* rows : {&role.top, &role.user_lines}) {
       std::sort(rows->begin(), rows->end(), MoreTime);
       if (rows->size() > kHostCodeRows) rows->resize(kHostCodeRows);
     }
-    std::vector<std::pair<TimeNs, const std::vector<uint32_t>*>> stacks;
-    stacks.reserve(tally.stacks.size());
-    for (const auto& [frames, ns] : tally.stacks)
-      stacks.push_back({ns, &frames});
-    // Heaviest first; equal times in stack order (the map's), so the
-    // output is the same on every run.
-    std::stable_sort(
-        stacks.begin(), stacks.end(),
-        [](const auto& a, const auto& b) { return a.first > b.first; });
-    for (size_t i = 0; i < stacks.size(); ++i) {
-      if (i >= kFoldedStacksKept) {
-        AddTime(&role.other_ns, stacks[i].first);
+    // The stacks: the role tree's nodes with time of their own, heaviest
+    // first; equal times in node order, so the output is the same on
+    // every run.
+    const std::vector<Node>& nodes = tally.tree.nodes;
+    std::vector<uint32_t> heavy;
+    for (uint32_t i = 1; i < nodes.size(); ++i) {
+      if (nodes[i].self_ns > 0) heavy.push_back(i);
+    }
+    std::stable_sort(heavy.begin(), heavy.end(), [&](uint32_t a, uint32_t b) {
+      return nodes[a].self_ns > nodes[b].self_ns;
+    });
+    for (size_t k = 0; k < heavy.size(); ++k) {
+      const Node& n = nodes[heavy[k]];
+      if (k >= kFoldedStacksKept) {
+        AddTime(&role.other_ns, n.self_ns);
         continue;
       }
       FoldedStack folded;
-      folded.self_ns = stacks[i].first;
-      for (const uint32_t f : *stacks[i].second) {
-        folded.frames.push_back(frames_[f].label);
-        out.frame_kinds.emplace(frames_[f].label, frames_[f].kind);
+      folded.self_ns = n.self_ns;
+      for (uint32_t at = heavy[k]; at != 0; at = nodes[at].parent) {
+        folded.frames.push_back(nodes[at].frame);
       }
+      std::reverse(folded.frames.begin(), folded.frames.end());
+      for (uint32_t& f : folded.frames) f = frame_out(f);
       role.stacks.push_back(std::move(folded));
     }
     out.roles.push_back(std::move(role));

@@ -70,6 +70,8 @@ class CodeProfiles {
     uint32_t Child(uint32_t parent, uint32_t frame);
   };
 
+  struct RoleTally;
+
   void AddRanges(const Timeline& timeline,
                  const std::vector<uint32_t>& stack_ranges,
                  const std::vector<int32_t>& pids, const Window& window,

@@ -128,7 +128,7 @@ void AppendRole(const RoleCodeProfile& role, const HostCode& code,
       "it called are below it, the space to the right of them is its own "
       "time. Hover a box for its location and time.</p>");
   const IcicleSummary summary =
-      AppendIcicle(role, code.frame_kinds, absl::StrCat("icicle-", name), out);
+      AppendIcicle(role, code.frames, absl::StrCat("icicle-", name), out);
   AppendIcicleNote(summary, out);
 
   out->append(
@@ -138,8 +138,7 @@ void AppendRole(const RoleCodeProfile& role, const HostCode& code,
     absl::StrAppend(
         out, "<tr data-self-ns=\"", row.self_ns, "\" data-total-ns=\"",
         row.total_ns, "\"", row.user_code ? " data-user-code=\"true\"" : "",
-        "><td class=\"name\">",
-        Swatch(ClassifyFrame(row.location, code.frame_kinds)),
+        "><td class=\"name\">", Swatch(ColourOf(row.kind)),
         Escaped(row.location), "</td><td>", FormatDuration(row.self_ns),
         "</td><td>", FormatDuration(row.total_ns), "</td></tr>");
   }

@@ -26,9 +26,11 @@ std::string WriteFoldedStacks(const Report& report) {
     for (const FoldedStack& stack : role.stacks) {
       if (stack.self_ns <= 0) continue;
       out.append(name);
-      for (const std::string& frame : stack.frames) {
+      for (const uint32_t frame : stack.frames) {
         out.push_back(';');
-        AppendFrame(frame, &out);
+        if (frame < report.host_code.frames.size()) {
+          AppendFrame(report.host_code.frames[frame].label, &out);
+        }
       }
       absl::StrAppend(&out, " ", stack.self_ns, "\n");
     }

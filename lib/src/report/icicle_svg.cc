@@ -16,8 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "analysis/user_code.h"
 #include "common/units.h"
 #include "report/svg_plot.h"
 
@@ -57,6 +57,7 @@ std::string_view WherePart(std::string_view label) {
 
 struct Node {
   std::string_view label;
+  FrameKind kind = FrameKind::kRoot;
   TimeNs total = 0;
   uint32_t depth = 0;
   std::vector<int32_t> children;
@@ -104,10 +105,8 @@ const char* FrameKindLabel(FrameKind kind) {
   return kKindLabels[static_cast<size_t>(kind)];
 }
 
-FrameKind ClassifyFrame(std::string_view label, const FrameKinds& kinds) {
-  const auto it = kinds.find(label);
-  if (it == kinds.end()) return FrameKind::kNative;
-  switch (it->second) {
+FrameKind ColourOf(CodeFrameKind kind) {
+  switch (kind) {
     case CodeFrameKind::kUserCode:
       return FrameKind::kUser;
     case CodeFrameKind::kPython:
@@ -122,7 +121,8 @@ FrameKind ClassifyFrame(std::string_view label, const FrameKinds& kinds) {
   return FrameKind::kNative;
 }
 
-IcicleSummary AppendIcicle(const RoleCodeProfile& role, const FrameKinds& kinds,
+IcicleSummary AppendIcicle(const RoleCodeProfile& role,
+                           const std::vector<CodeFrame>& frames,
                            std::string_view plot_id, std::string* out) {
   const std::string root_label =
       absl::StrCat("all ", ThreadRoleName(role.role), " threads");
@@ -133,12 +133,13 @@ IcicleSummary AppendIcicle(const RoleCodeProfile& role, const FrameKinds& kinds,
   std::vector<Node> nodes(1);
   nodes[0].label = root_label;
   absl::flat_hash_map<std::pair<int32_t, std::string_view>, int32_t> index;
-  auto child_of = [&](int32_t parent, std::string_view label) {
+  auto child_of = [&](int32_t parent, std::string_view label, FrameKind kind) {
     const auto [it, added] = index.try_emplace(
         std::pair{parent, label}, static_cast<int32_t>(nodes.size()));
     if (added) {
       Node node;
       node.label = label;
+      node.kind = kind;
       node.depth = nodes[static_cast<size_t>(parent)].depth + 1;
       nodes.push_back(std::move(node));
       nodes[static_cast<size_t>(parent)].children.push_back(it->second);
@@ -154,13 +155,17 @@ IcicleSummary AppendIcicle(const RoleCodeProfile& role, const FrameKinds& kinds,
     const size_t shown = std::min(stack.frames.size(), kIcicleRows - 1);
     if (shown < stack.frames.size()) ++summary.too_deep;
     for (size_t d = 0; d < shown; ++d) {
-      at = child_of(at, stack.frames[d]);
+      const uint32_t f = stack.frames[d];
+      at = f < frames.size()
+               ? child_of(at, frames[f].label, ColourOf(frames[f].kind))
+               : child_of(at, "?", FrameKind::kNative);
       nodes[static_cast<size_t>(at)].total += stack.self_ns;
     }
   }
   if (role.other_ns > 0) {
     nodes[0].total += role.other_ns;
-    nodes[static_cast<size_t>(child_of(0, rest_label))].total += role.other_ns;
+    nodes[static_cast<size_t>(child_of(0, rest_label, FrameKind::kRoot))]
+        .total += role.other_ns;
   }
 
   const TimeNs total = nodes[0].total;
@@ -222,9 +227,7 @@ IcicleSummary AppendIcicle(const RoleCodeProfile& role, const FrameKinds& kinds,
     const double x = static_cast<double>(x_ns) * scale;
     const double w = static_cast<double>(n.total) * scale;
     const int y = static_cast<int>(n.depth) * kIcicleRowH;
-    const FrameKind kind = id == 0 || n.label == rest_label
-                               ? FrameKind::kRoot
-                               : ClassifyFrame(n.label, kinds);
+    const FrameKind kind = id == 0 ? FrameKind::kRoot : n.kind;
     absl::StrAppend(&body, "<rect x=\"", Num(x, 2), "\" y=\"", y, "\" width=\"",
                     Num(w, 2), "\" height=\"", kIcicleRowH - 1, "\" class=\"k",
                     static_cast<int>(kind), "\" data-ns=\"", n.total,

@@ -14,8 +14,8 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "feedprof/analysis_report.h"
 
 namespace feedprof::report {
@@ -42,10 +42,8 @@ inline constexpr int kFrameKinds = 6;
 const char* FrameKindColor(FrameKind kind);
 const char* FrameKindLabel(FrameKind kind);
 
-// The colour of the frame labelled `label`: the kind the analysis gave it
-// (HostCode::frame_kinds); kNative for a label it did not judge.
-using FrameKinds = std::map<std::string, CodeFrameKind, std::less<>>;
-FrameKind ClassifyFrame(std::string_view label, const FrameKinds& kinds);
+// The colour of a frame of the kind the analysis gave it.
+FrameKind ColourOf(CodeFrameKind kind);
 
 // A code location with its path cut to the file name: "forward
 // (modeling_qwen2.py:150)" for "forward
@@ -77,8 +75,9 @@ struct IcicleSummary {
 // "location — time (share of the root)" and the label inside when it fits
 // (cut with an ellipsis by an estimated character width). Every string is
 // escaped.
-// `kinds` as for ClassifyFrame.
-IcicleSummary AppendIcicle(const RoleCodeProfile& role, const FrameKinds& kinds,
+// `frames` are the stacks' frames (HostCode::frames).
+IcicleSummary AppendIcicle(const RoleCodeProfile& role,
+                           const std::vector<CodeFrame>& frames,
                            std::string_view plot_id, std::string* out);
 
 }  // namespace feedprof::report
