@@ -899,13 +899,13 @@ TEST(HtmlReportTest, IcicleLabelsAreCutToFitTheirBox) {
 }
 
 TEST(HtmlReportTest, FramesAreColouredByWhatTheAnalysisSaidTheyAre) {
+  using report::BoxColour;
   using report::ColourOf;
-  using report::FrameKind;
-  EXPECT_EQ(ColourOf(CodeFrameKind::kUserCode), FrameKind::kUser);
-  EXPECT_EQ(ColourOf(CodeFrameKind::kPython), FrameKind::kPython);
-  EXPECT_EQ(ColourOf(CodeFrameKind::kOperator), FrameKind::kOperator);
-  EXPECT_EQ(ColourOf(CodeFrameKind::kCudaCall), FrameKind::kCuda);
-  EXPECT_EQ(ColourOf(CodeFrameKind::kNative), FrameKind::kNative);
+  EXPECT_EQ(ColourOf(CodeFrameKind::kUserCode), BoxColour::kUser);
+  EXPECT_EQ(ColourOf(CodeFrameKind::kPython), BoxColour::kPython);
+  EXPECT_EQ(ColourOf(CodeFrameKind::kOperator), BoxColour::kOperator);
+  EXPECT_EQ(ColourOf(CodeFrameKind::kCudaCall), BoxColour::kCuda);
+  EXPECT_EQ(ColourOf(CodeFrameKind::kNative), BoxColour::kNative);
 }
 
 TEST(HtmlReportTest, EscapesCodeLocations) {

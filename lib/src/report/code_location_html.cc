@@ -57,7 +57,7 @@ void AppendIdleBars(const IdleByCode& c, std::string* out) {
         std::min(1.0, static_cast<double>(row.idle_ns) / full) * kTrackW;
     absl::StrAppend(out, "<rect x=\"", kTrackX, "\" y=\"", y + 3, "\" width=\"",
                     Num(std::max(w, 1.0), 2), "\" height=\"", kRowH - 6,
-                    "\" fill=\"", FrameKindColor(FrameKind::kUser), "\"/>");
+                    "\" fill=\"", BoxColourHex(BoxColour::kUser), "\"/>");
     Text(out, kFiguresX, y + 15,
          absl::StrCat(FormatDuration(row.idle_ns), " \xC2\xB7 ",
                       FormatPercent(row.idle_share), " of idle"),
@@ -80,9 +80,9 @@ const char* RoleTitle(ThreadRole role) {
   return "the other threads";
 }
 
-std::string Swatch(FrameKind kind) {
-  return absl::StrCat(
-      "<i class=\"sw\" style=\"background:", FrameKindColor(kind), "\"></i>");
+std::string Swatch(BoxColour kind) {
+  return absl::StrCat("<i class=\"sw\" style=\"background:", BoxColourHex(kind),
+                      "\"></i>");
 }
 
 void AppendIcicleNote(const IcicleSummary& s, std::string* out) {
@@ -214,10 +214,10 @@ void AppendHostCodeSection(const Report& report, std::string* out) {
             "whether the thread ran or waited. Time outside any traced "
             "frame is not in these graphs.</p>");
   std::vector<LegendEntry> legend;
-  for (const FrameKind kind :
-       {FrameKind::kUser, FrameKind::kPython, FrameKind::kOperator,
-        FrameKind::kCuda, FrameKind::kNative, FrameKind::kRoot}) {
-    legend.push_back({FrameKindColor(kind), FrameKindLabel(kind)});
+  for (const BoxColour kind :
+       {BoxColour::kUser, BoxColour::kPython, BoxColour::kOperator,
+        BoxColour::kCuda, BoxColour::kNative, BoxColour::kRoot}) {
+    legend.push_back({BoxColourHex(kind), BoxColourLabel(kind)});
   }
   AppendLegend(legend, out);
   for (const RoleCodeProfile& role : c.roles) AppendRole(role, c, out);

@@ -25,7 +25,7 @@ namespace feedprof::report {
 namespace {
 
 // Light fills, so that dark labels read on every one.
-constexpr const char* kKindColors[kFrameKinds] = {
+constexpr const char* kKindColors[kBoxColours] = {
     "#f5a25d",  // user code: orange
     "#a6cee3",  // frameworks' Python: light blue
     "#b2df8a",  // operators: light green
@@ -33,7 +33,7 @@ constexpr const char* kKindColors[kFrameKinds] = {
     "#dcdcc6",  // native libraries, other: beige-grey
     "#c8c8c8",  // root, the rest: grey
 };
-constexpr const char* kKindLabels[kFrameKinds] = {
+constexpr const char* kKindLabels[kBoxColours] = {
     "the user's code (Python or native)",
     "framework and standard-library Python, built-ins, modules",
     "framework operators (aten::…)",
@@ -57,7 +57,7 @@ std::string_view WherePart(std::string_view label) {
 
 struct Node {
   std::string_view label;
-  FrameKind kind = FrameKind::kRoot;
+  BoxColour kind = BoxColour::kRoot;
   TimeNs total = 0;
   uint32_t depth = 0;
   std::vector<int32_t> children;
@@ -98,27 +98,27 @@ std::string FitCodeLabel(std::string_view text, double width_px) {
   return std::string(text);
 }
 
-const char* FrameKindColor(FrameKind kind) {
+const char* BoxColourHex(BoxColour kind) {
   return kKindColors[static_cast<size_t>(kind)];
 }
-const char* FrameKindLabel(FrameKind kind) {
+const char* BoxColourLabel(BoxColour kind) {
   return kKindLabels[static_cast<size_t>(kind)];
 }
 
-FrameKind ColourOf(CodeFrameKind kind) {
+BoxColour ColourOf(CodeFrameKind kind) {
   switch (kind) {
     case CodeFrameKind::kUserCode:
-      return FrameKind::kUser;
+      return BoxColour::kUser;
     case CodeFrameKind::kPython:
-      return FrameKind::kPython;
+      return BoxColour::kPython;
     case CodeFrameKind::kOperator:
-      return FrameKind::kOperator;
+      return BoxColour::kOperator;
     case CodeFrameKind::kCudaCall:
-      return FrameKind::kCuda;
+      return BoxColour::kCuda;
     case CodeFrameKind::kNative:
-      return FrameKind::kNative;
+      return BoxColour::kNative;
   }
-  return FrameKind::kNative;
+  return BoxColour::kNative;
 }
 
 IcicleSummary AppendIcicle(const RoleCodeProfile& role,
@@ -133,7 +133,7 @@ IcicleSummary AppendIcicle(const RoleCodeProfile& role,
   std::vector<Node> nodes(1);
   nodes[0].label = root_label;
   absl::flat_hash_map<std::pair<int32_t, std::string_view>, int32_t> index;
-  auto child_of = [&](int32_t parent, std::string_view label, FrameKind kind) {
+  auto child_of = [&](int32_t parent, std::string_view label, BoxColour kind) {
     const auto [it, added] = index.try_emplace(
         std::pair{parent, label}, static_cast<int32_t>(nodes.size()));
     if (added) {
@@ -158,13 +158,13 @@ IcicleSummary AppendIcicle(const RoleCodeProfile& role,
       const uint32_t f = stack.frames[d];
       at = f < frames.size()
                ? child_of(at, frames[f].label, ColourOf(frames[f].kind))
-               : child_of(at, "?", FrameKind::kNative);
+               : child_of(at, "?", BoxColour::kNative);
       nodes[static_cast<size_t>(at)].total += stack.self_ns;
     }
   }
   if (role.other_ns > 0) {
     nodes[0].total += role.other_ns;
-    nodes[static_cast<size_t>(child_of(0, rest_label, FrameKind::kRoot))]
+    nodes[static_cast<size_t>(child_of(0, rest_label, BoxColour::kRoot))]
         .total += role.other_ns;
   }
 
@@ -227,7 +227,7 @@ IcicleSummary AppendIcicle(const RoleCodeProfile& role,
     const double x = static_cast<double>(x_ns) * scale;
     const double w = static_cast<double>(n.total) * scale;
     const int y = static_cast<int>(n.depth) * kIcicleRowH;
-    const FrameKind kind = id == 0 ? FrameKind::kRoot : n.kind;
+    const BoxColour kind = id == 0 ? BoxColour::kRoot : n.kind;
     absl::StrAppend(&body, "<rect x=\"", Num(x, 2), "\" y=\"", y, "\" width=\"",
                     Num(w, 2), "\" height=\"", kIcicleRowH - 1, "\" class=\"k",
                     static_cast<int>(kind), "\" data-ns=\"", n.total,
@@ -275,7 +275,7 @@ IcicleSummary AppendIcicle(const RoleCodeProfile& role,
                   "pointer-events:none}svg.icicle rect{stroke:#fff;"
                   "stroke-width:.5}",
                   kCodeLabelCss);
-  for (int k = 0; k < kFrameKinds; ++k) {
+  for (int k = 0; k < kBoxColours; ++k) {
     absl::StrAppend(out, "svg.icicle .k", k, "{fill:", kKindColors[k], "}");
   }
   out->append("</style>");

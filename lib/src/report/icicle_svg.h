@@ -29,8 +29,9 @@ inline constexpr double kIcicleMinShare = 0.001;
 // At most this many boxes per graph; past it the narrowest are not drawn.
 inline constexpr size_t kIcicleMaxBoxes = 2500;
 
-// What a frame's label says it is, for its colour.
-enum class FrameKind : uint8_t {
+// The colour of an icicle box: what its frame is (CodeFrameKind), or the
+// root.
+enum class BoxColour : uint8_t {
   kUser,      // a frame in the user's code (Python or native)
   kPython,    // the frameworks' and the standard library's Python, builtins
   kOperator,  // framework operators ("aten::mm")
@@ -38,12 +39,12 @@ enum class FrameKind : uint8_t {
   kNative,    // other native library frames, anything else
   kRoot,      // the role itself, and the lighter stacks not kept
 };
-inline constexpr int kFrameKinds = 6;
-const char* FrameKindColor(FrameKind kind);
-const char* FrameKindLabel(FrameKind kind);
+inline constexpr int kBoxColours = 6;
+const char* BoxColourHex(BoxColour kind);
+const char* BoxColourLabel(BoxColour kind);
 
 // The colour of a frame of the kind the analysis gave it.
-FrameKind ColourOf(CodeFrameKind kind);
+BoxColour ColourOf(CodeFrameKind kind);
 
 // A code location with its path cut to the file name: "forward
 // (modeling_qwen2.py:150)" for "forward
@@ -71,7 +72,7 @@ struct IcicleSummary {
 
 // Appends the graph of `role` as <svg class="plot icicle" data-plot=
 // `plot_id`>: one <rect> per box (x, width in pixels of kIcicleWidth for
-// the root's time; data-ns its time; class "k<FrameKind>"), a <title>
+// the root's time; data-ns its time; class "k<BoxColour>"), a <title>
 // "location — time (share of the root)" and the label inside when it fits
 // (cut with an ellipsis by an estimated character width). Every string is
 // escaped.
