@@ -90,5 +90,26 @@ TEST(SymbolsTraceTest, CliPrintsTheSourceLineOfAMovedModule) {
   EXPECT_EQ(found.err.find("module not found"), std::string::npos) << found.err;
 }
 
+// `feedprof dump` shows each module line with its path and build id.
+TEST(SymbolsTraceTest, DumpListsTheModulesWithTheirBuildIds) {
+  testing::TempDir dir;
+  int line = 0;
+  const std::string path = WriteNativeTrace(dir, SYMBOLS_TEST_MODULE, &line);
+  const testing::CliResult dump = testing::RunFeedprofCli("dump " + path);
+  ASSERT_EQ(dump.exit_code, 0) << dump.err;
+  const size_t at = dump.out.find("\"type\":\"native_module\"");
+  ASSERT_NE(at, std::string::npos) << dump.out.substr(0, 2000);
+  const std::string module_line =
+      dump.out.substr(at, dump.out.find('\n', at) - at);
+  EXPECT_NE(
+      module_line.find(std::string("\"path\":\"") + SYMBOLS_TEST_MODULE + "\""),
+      std::string::npos)
+      << module_line;
+  EXPECT_NE(module_line.find(std::string("\"build_id\":\"") +
+                             SYMBOLS_TEST_BUILD_ID + "\""),
+            std::string::npos)
+      << module_line;
+}
+
 }  // namespace
 }  // namespace feedprof

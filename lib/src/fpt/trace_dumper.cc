@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/status/status.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "common/json_writer.h"
@@ -332,6 +333,15 @@ class FileDumper {
         for (const trace::CallSite& site : packet.call_sites().call_sites()) {
           BeginLine("call_site", 0);
           Fields(site, {});
+          EndLine();
+        }
+        // The modules native frames point into, with their build ids.
+        for (const trace::NativeModule& module :
+             packet.call_sites().modules()) {
+          BeginLine("native_module", 0);
+          json_.Key("path").String(Text(module.path_id()));
+          json_.Key("build_id")
+              .String(absl::BytesToHexString(module.build_id()));
           EndLine();
         }
         break;
