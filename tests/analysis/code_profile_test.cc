@@ -441,6 +441,40 @@ void ExpectTotalsAreUnions(const std::string& name) {
   }
 }
 
+// The Qwen trace's device syncs: the group names the user's line and keeps
+// the whole stack under it, from the C function up to the interpreter.
+TEST(HostCode, TraceLensSyncPointsKeepTheirWholeStack) {
+  const std::string path = std::string(FEEDPROF_SHARED_TRACES_DIR) +
+                           "/tracelens_h100/Qwen_Qwen1.5-0.5B-Chat__1016005"
+                           ".json.gz";
+  absl::StatusOr<Timeline> t = ReadKinetoTrace(path);
+  if (!t.ok()) GTEST_SKIP() << "shared trace not readable: " << t.status();
+  const Report r = MustAnalyze(*t);
+  const SyncPoint* sync = nullptr;
+  for (const SyncPoint& p : r.sync_points) {
+    if (p.call_site ==
+        "run_torch_profiler (moca/library/profiling/profile.py:34)") {
+      sync = &p;
+    }
+  }
+  ASSERT_NE(sync, nullptr);
+  ASSERT_GE(sync->call_stack.size(), 4u);
+  EXPECT_EQ(sync->call_stack.front(), "<built-in function _cuda_synchronize>");
+  EXPECT_EQ(sync->call_stack[1], "synchronize (torch/cuda/__init__.py:975)");
+  EXPECT_NE(std::find(sync->call_stack.begin(), sync->call_stack.end(),
+                      sync->call_site),
+            sync->call_stack.end());
+  const std::string json = WriteJsonReport(r);
+  EXPECT_NE(json.find("\"call_stack\": [\n        \"<built-in function "
+                      "_cuda_synchronize>\""),
+            std::string::npos);
+  const std::string html = WriteHtmlReport(r);
+  EXPECT_NE(html.find("<details class=\"stack\"><summary>run_torch_profiler "
+                      "(moca/library/profiling/profile.py:34)</summary><ol>"
+                      "<li>&lt;built-in function _cuda_synchronize&gt;</li>"),
+            std::string::npos);
+}
+
 TEST(HostCode, TraceLensBertTotalsAreUnions) {
   ExpectTotalsAreUnions("gaunernst_bert-small-uncased__1016001");
 }

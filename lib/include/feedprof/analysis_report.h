@@ -224,6 +224,9 @@ struct SyncPoint {
   SyncKind kind = SyncKind::kExplicit;
   std::string reason;
   std::string call_site;  // as printed (docs/report-json.md), "" if unknown
+  // The whole stack of the group's first call, innermost frame first, each
+  // frame printed as call sites are; empty when unknown.
+  std::vector<std::string> call_stack;
   uint64_t count = 0;
   TimeNs blocked_ns = 0;
   double wall_share = 0;

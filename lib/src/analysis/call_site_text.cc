@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "analysis/user_code.h"
@@ -76,6 +77,17 @@ std::string FrameText(const Timeline& timeline, const Frame& frame,
                       bool python) {
   return python || frame.line != 0 ? FrameWithLine(timeline, frame)
                                    : NativeFrame(timeline, frame);
+}
+
+std::vector<std::string> CallStackText(const Timeline& timeline, uint32_t id) {
+  std::vector<std::string> frames;
+  if (id == 0 || id >= timeline.call_sites.size()) return frames;
+  const CallSite& site = timeline.call_sites[id];
+  for (const Frame& f : site.frames) {
+    std::string text = FrameText(timeline, f, site.python);
+    if (!text.empty()) frames.push_back(std::move(text));
+  }
+  return frames;
 }
 
 std::string CallSiteText(const Timeline& timeline, uint32_t id,

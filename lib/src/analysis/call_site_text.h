@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "feedprof/analysis_report.h"
 #include "feedprof/timeline.h"
@@ -34,6 +35,10 @@ std::string CallSiteText(const Timeline& timeline, uint32_t id,
 // (code_spans.h) print through it, so one line reads the same in both.
 std::string LineFrameText(std::string_view function, std::string_view file,
                           uint32_t line);
+
+// Every frame of call site `id` as printed, innermost first (frames that
+// print as nothing left out); empty for an unknown site.
+std::vector<std::string> CallStackText(const Timeline& timeline, uint32_t id);
 
 // One frame of a site as printed (see above); `python` is the site's.
 std::string FrameText(const Timeline& timeline, const Frame& frame,

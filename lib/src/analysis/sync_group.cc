@@ -11,7 +11,7 @@ SyncGroupKey SyncGroupOf(const PreparedTimeline& prepared,
   const uint32_t site =
       outer.call_site != 0 ? outer.call_site : named.call_site;
   return SyncGroupKey{named.name, call.sync,
-                      CallSiteText(tl, site, prepared.user_code())};
+                      CallSiteText(tl, site, prepared.user_code()), site};
 }
 
 }  // namespace feedprof::analysis

@@ -22,6 +22,9 @@ struct SyncGroupKey {
   StringId api = 0;
   SyncReason reason = SyncReason::kNone;
   std::string call_site;  // as printed (call_site_text.h), "" when unknown
+  // The call site of the call that made the group: its whole stack is the
+  // group's example. Not part of the group's identity.
+  uint32_t site = 0;
 
   friend bool operator<(const SyncGroupKey& a, const SyncGroupKey& b) {
     return std::tie(a.api, a.reason, a.call_site) <

@@ -116,8 +116,9 @@ void AddLegacyDefaultStreamWork(const PreparedTimeline& prepared,
             site = tl.api_calls[static_cast<size_t>(top)].call_site;
           }
         }
-        Group& g = (*groups)[{name, SyncReason::kLegacyDefaultStream,
-                              CallSiteText(tl, site, prepared.user_code())}];
+        Group& g =
+            (*groups)[{name, SyncReason::kLegacyDefaultStream,
+                       CallSiteText(tl, site, prepared.user_code()), site}];
         ++g.count;
         if (known) g.blocked += others.BusyIn(ready, op->start);
         previous_end = has_previous ? std::max(previous_end, op->end) : op->end;
@@ -186,6 +187,7 @@ SyncPointResult ComputeSyncPoints(const PreparedTimeline& prepared,
     p.kind = SyncKindOf(key.reason);
     p.reason = SyncReasonText(key.reason);
     p.call_site = key.call_site;
+    p.call_stack = CallStackText(tl, key.site);
     p.count = g.count;
     p.blocked_ns = g.blocked;
     p.wall_share = static_cast<double>(g.blocked) / wall;

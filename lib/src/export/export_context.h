@@ -121,9 +121,6 @@ void WriteIdleGaps(ExportContext& ctx);
 void WriteCounters(ExportContext& ctx);
 void WriteTopLevelFields(ExportContext& ctx);
 
-// Every frame of a call site, as the reports print them
-// (analysis/call_site_text.h).
-std::vector<std::string> CallStackText(const Timeline& tl, uint32_t call_site);
 
 // A metadata event ("ph":"M") with one string or integer arg.
 void WriteNameMetadata(TraceEventWriter& out, std::string_view what,

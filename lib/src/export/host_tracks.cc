@@ -140,7 +140,8 @@ void WriteCall(ExportContext& ctx, uint32_t index, int64_t tid) {
     out.ArgUint("idle_gaps_after", note->second.gaps_after);
   }
   if (c.call_site != 0) {
-    const std::vector<std::string> frames = CallStackText(tl, c.call_site);
+    const std::vector<std::string> frames =
+        analysis::CallStackText(tl, c.call_site);
     if (!frames.empty()) {
       // The frame the report's sync points name.
       out.Arg("call_site", analysis::CallSiteText(tl, c.call_site));
@@ -160,7 +161,8 @@ void WriteCall(ExportContext& ctx, uint32_t index, int64_t tid) {
 // innermost frame, its frames (innermost first) in `stack`.
 void WriteStackSample(ExportContext& ctx, const StackSample& s, int64_t pid,
                       int64_t tid) {
-  const std::vector<std::string> frames = CallStackText(ctx.tl, s.stack);
+  const std::vector<std::string> frames =
+      analysis::CallStackText(ctx.tl, s.stack);
   ctx.out.Begin("i", "stack_sample", frames.empty() ? "sample" : frames.front(),
                 pid, tid);
   ctx.out.Ts(s.ts);

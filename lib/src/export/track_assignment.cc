@@ -91,17 +91,6 @@ void ExportContext::EnsureProcessName(int64_t pid) {
   WriteNameMetadata(out, "process_name", pid, 0, absl::StrCat("process ", pid));
 }
 
-std::vector<std::string> CallStackText(const Timeline& tl, uint32_t call_site) {
-  std::vector<std::string> frames;
-  if (call_site == 0 || call_site >= tl.call_sites.size()) return frames;
-  const CallSite& site = tl.call_sites[call_site];
-  for (const Frame& f : site.frames) {
-    std::string text = analysis::FrameText(tl, f, site.python);
-    if (!text.empty()) frames.push_back(std::move(text));
-  }
-  return frames;
-}
-
 void WriteNameMetadata(TraceEventWriter& out, std::string_view what,
                        int64_t pid, int64_t tid, std::string_view name) {
   out.Begin("M", "", what, pid, tid);

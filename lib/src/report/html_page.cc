@@ -60,6 +60,8 @@ svg .axis path{stroke:#666;fill:none}svg path.grid{stroke:#ddd;fill:none}
 svg path.steps{stroke:#333;stroke-opacity:.7;stroke-width:1;stroke-dasharray:3 2;fill:none}
 svg rect.step{fill:none;stroke:#999;stroke-dasharray:2 2}
 details summary{cursor:pointer;color:#444}
+details.stack ol{margin:4px 0 2px;padding-left:22px;font-size:11.5px;color:#333}
+details.stack summary{color:inherit}
 td.scenario{min-width:180px;max-width:320px;overflow-wrap:anywhere;font-weight:600}
 #platform table{width:100%;table-layout:fixed}#platform td{overflow-wrap:anywhere}
 #platform th:nth-child(1){width:7%}#platform th:nth-child(2){width:13%}#platform th:nth-child(3){width:11%}

@@ -505,21 +505,34 @@ void AppendLaunchTables(const Report& r, std::string* out) {
   out->append("</table>");
 }
 
+// A sync point's call site, with its whole stack to unfold when there is
+// more than the one frame.
+std::string CallSiteCell(const SyncPoint& p) {
+  if (p.call_site.empty()) return "unknown";
+  if (p.call_stack.size() < 2) return Escaped(p.call_site);
+  std::string cell = absl::StrCat("<details class=\"stack\"><summary>",
+                                  Escaped(p.call_site), "</summary><ol>");
+  for (const std::string& frame : p.call_stack) {
+    absl::StrAppend(&cell, "<li>", Escaped(frame), "</li>");
+  }
+  cell.append("</ol></details>");
+  return cell;
+}
+
 void AppendSyncTable(const Report& r, std::string* out) {
   out->append(
       "<table class=\"num\" id=\"sync-points\"><tr><th>call</th><th>kind</th>"
       "<th>reason</th><th>call site</th><th>count</th><th>blocked</th>"
       "<th>share of wall</th><th>GPU idle after</th></tr>");
   for (const SyncPoint& p : r.sync_points) {
-    absl::StrAppend(
-        out, "<tr data-blocked-ns=\"", p.blocked_ns, "\"><td>", Escaped(p.api),
-        "</td><td>", SyncKindName(p.kind),
-        p.blocks_host ? "" : " (device-side)", "</td><td>", Escaped(p.reason),
-        "</td><td class=\"name\">",
-        p.call_site.empty() ? std::string("unknown") : Escaped(p.call_site),
-        "</td><td>", p.count, "</td><td>", common::FormatDuration(p.blocked_ns),
-        "</td><td>", common::FormatPercent(p.wall_share), "</td><td>",
-        common::FormatDuration(p.idle_after_ns), "</td></tr>");
+    absl::StrAppend(out, "<tr data-blocked-ns=\"", p.blocked_ns, "\"><td>",
+                    Escaped(p.api), "</td><td>", SyncKindName(p.kind),
+                    p.blocks_host ? "" : " (device-side)", "</td><td>",
+                    Escaped(p.reason), "</td><td class=\"name\">",
+                    CallSiteCell(p), "</td><td>", p.count, "</td><td>",
+                    common::FormatDuration(p.blocked_ns), "</td><td>",
+                    common::FormatPercent(p.wall_share), "</td><td>",
+                    common::FormatDuration(p.idle_after_ns), "</td></tr>");
   }
   if (r.sync_points.empty()) {
     out->append("<tr><td colspan=\"8\">no blocking calls</td></tr>");

@@ -526,6 +526,9 @@ std::string WriteJsonReport(const Report& r) {
     w.Key("kind").String(SyncKindName(p.kind));
     w.Key("reason").String(p.reason);
     StringOrNull(w, "call_site", p.call_site);
+    w.Key("call_stack").BeginArray();
+    for (const std::string& frame : p.call_stack) w.String(frame);
+    w.EndArray();
     w.Key("count").Uint(p.count);
     w.Key("blocked_ns").Int(p.blocked_ns);
     w.Key("wall_share").Double(p.wall_share);
