@@ -148,6 +148,11 @@ TEST(HostCode, SelfTotalAndUserTimesOfNestedEvents) {
   const std::string json = WriteJsonReport(r);
   EXPECT_NE(json.find("\"host_code\": {"), std::string::npos);
   EXPECT_NE(json.find("\"role\": \"launching\""), std::string::npos);
+  EXPECT_NE(json.find("\"location\": \"aten::linear\",\n            "
+                      "\"user_code\": false,\n            \"kind\": "
+                      "\"operator\""),
+            std::string::npos)
+      << json;
   const std::string text = WriteTextReport(r, {});
   EXPECT_NE(text.find("Where the launching threads (1) spent 100 µs"),
             std::string::npos)

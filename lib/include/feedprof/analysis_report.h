@@ -602,6 +602,8 @@ enum class CodeFrameKind : uint8_t {
   kCudaCall,  // a CUDA runtime or driver call
   kNative,    // other native frames
 };
+// "user_code", "python", "operator", "cuda_call", "native".
+const char* CodeFrameKindName(CodeFrameKind kind);
 
 // One code location of a role's profile.
 struct CodeLocationTime {

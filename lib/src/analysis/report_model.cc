@@ -16,6 +16,22 @@ int GapBucketOf(TimeNs gap_ns) {
   return kGapBuckets - 1;
 }
 
+const char* CodeFrameKindName(CodeFrameKind kind) {
+  switch (kind) {
+    case CodeFrameKind::kUserCode:
+      return "user_code";
+    case CodeFrameKind::kPython:
+      return "python";
+    case CodeFrameKind::kOperator:
+      return "operator";
+    case CodeFrameKind::kCudaCall:
+      return "cuda_call";
+    case CodeFrameKind::kNative:
+      return "native";
+  }
+  return "native";
+}
+
 const char* ThreadRoleName(ThreadRole role) {
   switch (role) {
     case ThreadRole::kLaunching:

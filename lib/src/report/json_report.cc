@@ -252,6 +252,7 @@ void WriteCodeLocations(JsonWriter& w,
     w.BeginObject();
     w.Key("location").String(row.location);
     w.Key("user_code").Bool(row.user_code);
+    w.Key("kind").String(CodeFrameKindName(row.kind));
     w.Key(totals ? "self_ns" : "time_ns").Int(row.self_ns);
     if (totals) w.Key("total_ns").Int(row.total_ns);
     w.EndObject();
