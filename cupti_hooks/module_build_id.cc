@@ -19,19 +19,9 @@ struct Lookup {
   size_t size;
 };
 
-bool HoldsAddress(const dl_phdr_info& info, uintptr_t address) {
-  for (ElfW(Half) i = 0; i < info.dlpi_phnum; ++i) {
-    const ElfW(Phdr)& ph = info.dlpi_phdr[i];
-    if (ph.p_type != PT_LOAD) continue;
-    const uintptr_t start = info.dlpi_addr + ph.p_vaddr;
-    if (address >= start && address - start < ph.p_memsz) return true;
-  }
-  return false;
-}
-
 int FindModule(dl_phdr_info* info, size_t, void* data) {
   auto* lookup = static_cast<Lookup*>(data);
-  if (info->dlpi_phdr == nullptr || !HoldsAddress(*info, lookup->address)) {
+  if (!ModuleHoldsAddress(*info, lookup->address)) {
     return 0;
   }
   for (ElfW(Half) i = 0; i < info->dlpi_phnum && lookup->size == 0; ++i) {
@@ -47,6 +37,17 @@ int FindModule(dl_phdr_info* info, size_t, void* data) {
 }
 
 }  // namespace
+
+bool ModuleHoldsAddress(const dl_phdr_info& info, uintptr_t address) {
+  for (ElfW(Half) i = 0; info.dlpi_phdr != nullptr && i < info.dlpi_phnum;
+       ++i) {
+    const ElfW(Phdr)& ph = info.dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD) continue;
+    const uintptr_t start = info.dlpi_addr + ph.p_vaddr;
+    if (address >= start && address - start < ph.p_memsz) return true;
+  }
+  return false;
+}
 
 size_t FindBuildIdNote(const uint8_t* notes, size_t size, size_t align,
                        uint8_t* out, size_t capacity) {

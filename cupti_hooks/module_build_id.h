@@ -9,6 +9,8 @@
 #ifndef FEEDPROF_CUPTI_HOOKS_MODULE_BUILD_ID_H_
 #define FEEDPROF_CUPTI_HOOKS_MODULE_BUILD_ID_H_
 
+#include <link.h>
+
 #include <cstddef>
 #include <cstdint>
 
@@ -20,6 +22,9 @@ inline constexpr size_t kMaxBuildIdBytes = 64;
 // (at most `capacity` bytes) and returns its length; 0 when no loaded
 // module holds the address or the module has no build id note.
 size_t LoadedModuleBuildId(uintptr_t address, uint8_t* out, size_t capacity);
+
+// Whether one of the loaded module's PT_LOAD segments holds `address`.
+bool ModuleHoldsAddress(const dl_phdr_info& info, uintptr_t address);
 
 // The build id in one note area (the contents of a PT_NOTE segment,
 // `align` its p_align), or 0. Bounds-checked: a malformed note area gives 0.

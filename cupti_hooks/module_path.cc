@@ -3,6 +3,8 @@
 #include <link.h>
 #include <unistd.h>
 
+#include "cupti_hooks/module_build_id.h"
+
 namespace feedprof::cupti {
 namespace {
 
@@ -14,15 +16,7 @@ struct MainLookup {
 // The first object dl_iterate_phdr reports is the main program.
 int CheckMainProgram(dl_phdr_info* info, size_t, void* data) {
   auto* lookup = static_cast<MainLookup*>(data);
-  for (ElfW(Half) i = 0; info->dlpi_phdr != nullptr && i < info->dlpi_phnum;
-       ++i) {
-    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
-    if (ph.p_type != PT_LOAD) continue;
-    const uintptr_t start = info->dlpi_addr + ph.p_vaddr;
-    if (lookup->address >= start && lookup->address - start < ph.p_memsz) {
-      lookup->in_main = true;
-    }
-  }
+  lookup->in_main = ModuleHoldsAddress(*info, lookup->address);
   return 1;
 }
 

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "analysis/call_site_text.h"
+#include "analysis/quantile.h"
 #include "analysis/range_digest.h"
 #include "analysis/time_sum.h"
 #include "analysis/user_code.h"
@@ -39,16 +40,12 @@ bool MoreTime(const CodeLocationTime& a, const CodeLocationTime& b) {
 // The middle gap between a thread's consecutive samples: what each sample
 // stands for when the export gives no period.
 TimeNs MedianGap(std::vector<TimeNs> times) {
-  if (times.size() < 2) return 0;
   std::sort(times.begin(), times.end());
   std::vector<TimeNs> gaps;
-  gaps.reserve(times.size() - 1);
   for (size_t i = 1; i < times.size(); ++i) {
     if (times[i] > times[i - 1]) gaps.push_back(times[i] - times[i - 1]);
   }
-  if (gaps.empty()) return 0;
-  std::nth_element(gaps.begin(), gaps.begin() + gaps.size() / 2, gaps.end());
-  return gaps[gaps.size() / 2];
+  return Quantile(gaps, 0.5);
 }
 
 // What a sampled stack's frame is.
