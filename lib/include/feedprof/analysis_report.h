@@ -610,8 +610,8 @@ struct CodeLocationTime {
   std::string location;    // "function (file:line)", as call sites print
   bool user_code = false;  // a Python frame in the user's code (user_code.h)
   CodeFrameKind kind = CodeFrameKind::kNative;
-  TimeNs self_ns = 0;      // time it was the innermost frame
-  TimeNs total_ns = 0;     // time it was on the stack (recursion once)
+  TimeNs self_ns = 0;   // time it was the innermost frame
+  TimeNs total_ns = 0;  // time it was on the stack (recursion once)
 };
 // A frame of the stacks of a code profile.
 struct CodeFrame {
@@ -642,6 +642,14 @@ struct HostCode {
   bool available = false;
   CodeProfileBasis basis = CodeProfileBasis::kStackTimeline;
   std::vector<RoleCodeProfile> roles;  // in ThreadRole order, non-empty ones
+
+  // The profile of `role`; null when the trace has none for it.
+  const RoleCodeProfile* Role(ThreadRole role) const {
+    for (const RoleCodeProfile& r : roles) {
+      if (r.role == role) return &r;
+    }
+    return nullptr;
+  }
   // The frames the roles' stacks name, each once.
   std::vector<CodeFrame> frames;
 };

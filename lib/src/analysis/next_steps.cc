@@ -37,18 +37,16 @@ std::string IdleLocationsText(const IdleByCode& idle) {
 
 // The same for the lines of the user's code a role's time went to.
 std::string UserLinesText(const HostCode& code, ThreadRole role) {
-  for (const RoleCodeProfile& r : code.roles) {
-    if (r.role != role) continue;
-    std::vector<std::string> parts;
-    for (size_t i = 0; i < r.user_lines.size() && i < kNamedLocations; ++i) {
-      const CodeLocationTime& row = r.user_lines[i];
-      parts.push_back(absl::StrCat(
-          row.location, " (", common::FormatDuration(row.self_ns), ", ",
-          common::FormatPercent(Share(row.self_ns, r.located_ns)), ")"));
-    }
-    return absl::StrJoin(parts, ", ");
+  const RoleCodeProfile* r = code.Role(role);
+  if (r == nullptr) return "";
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < r->user_lines.size() && i < kNamedLocations; ++i) {
+    const CodeLocationTime& row = r->user_lines[i];
+    parts.push_back(absl::StrCat(
+        row.location, " (", common::FormatDuration(row.self_ns), ", ",
+        common::FormatPercent(Share(row.self_ns, r->located_ns)), ")"));
   }
-  return "";
+  return absl::StrJoin(parts, ", ");
 }
 
 // Where the host kept the GPU waiting, as a step's first sentence: the

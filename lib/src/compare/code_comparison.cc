@@ -62,13 +62,6 @@ std::vector<CodeLocationChange> CompareRows(
   return out;
 }
 
-const RoleCodeProfile* Launching(const Report& r) {
-  for (const RoleCodeProfile& role : r.host_code.roles) {
-    if (role.role == ThreadRole::kLaunching) return &role;
-  }
-  return nullptr;
-}
-
 }  // namespace
 
 CodeComparison CompareCode(const Report& before, const Report& after,
@@ -77,33 +70,27 @@ CodeComparison CompareCode(const Report& before, const Report& after,
   c.available = before.idle_by_code.available || after.idle_by_code.available ||
                 before.host_code.available || after.host_code.available;
   if (!c.available) return c;
-  std::map<std::string, Times> idle;
-  for (const CodeIdle& row : before.idle_by_code.top) {
-    Times& t = idle[row.location];
-    t.before = static_cast<double>(row.idle_ns);
-    t.in_before = true;
-  }
-  for (const CodeIdle& row : after.idle_by_code.top) {
-    Times& t = idle[row.location];
-    t.after = static_cast<double>(row.idle_ns);
-    t.in_after = true;
+  // Each run's rows of a kind, by location.
+  std::map<std::string, Times> idle, lines;
+  const auto add = [](std::map<std::string, Times>& rows,
+                      const std::string& location, TimeNs ns, bool is_before) {
+    Times& t = rows[location];
+    (is_before ? t.before : t.after) = static_cast<double>(ns);
+    (is_before ? t.in_before : t.in_after) = true;
+  };
+  for (const bool is_before : {true, false}) {
+    const Report& r = is_before ? before : after;
+    for (const CodeIdle& row : r.idle_by_code.top) {
+      add(idle, row.location, row.idle_ns, is_before);
+    }
+    if (const RoleCodeProfile* role =
+            r.host_code.Role(ThreadRole::kLaunching)) {
+      for (const CodeLocationTime& row : role->user_lines) {
+        add(lines, row.location, row.self_ns, is_before);
+      }
+    }
   }
   c.idle = CompareRows(idle, per);
-  std::map<std::string, Times> lines;
-  if (const RoleCodeProfile* role = Launching(before)) {
-    for (const CodeLocationTime& row : role->user_lines) {
-      Times& t = lines[row.location];
-      t.before = static_cast<double>(row.self_ns);
-      t.in_before = true;
-    }
-  }
-  if (const RoleCodeProfile* role = Launching(after)) {
-    for (const CodeLocationTime& row : role->user_lines) {
-      Times& t = lines[row.location];
-      t.after = static_cast<double>(row.self_ns);
-      t.in_after = true;
-    }
-  }
   c.launching_lines = CompareRows(lines, per);
   return c;
 }
