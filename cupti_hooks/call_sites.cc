@@ -25,7 +25,8 @@ _Unwind_Reason_Code CollectFrame(_Unwind_Context* context, void* arg) {
   const uintptr_t ip = _Unwind_GetIP(context);
   if (ip == 0) return _URC_END_OF_STACK;
   site->address[site->count] = ip;
-  site->line[site->count] = 0;
+  site->offset[site->count] = 0;
+  site->identity[site->count] = 0;
   ++site->count;
   return _URC_NO_REASON;
 }
@@ -72,8 +73,8 @@ void CallSiteRecorder::Capture(RawCallSite* site) {
   site->count = 0;
   site->python = false;
   if (python_enabled_) {
-    site->count =
-        python_.Capture(site->address, site->line, kMaxReportedFrames);
+    site->count = python_.Capture(site->address, site->offset, site->identity,
+                                  kMaxReportedFrames);
     if (site->count > 0) {
       site->python = true;
       return;
@@ -87,7 +88,7 @@ uint64_t CallSiteRecorder::Hash(const RawCallSite& site) {
   uint64_t h = site.python ? 0x5079ULL : 0x4e61ULL;
   for (uint32_t i = 0; i < site.count; ++i) {
     h = Mix(h, site.address[i]);
-    if (site.python) h = Mix(h, site.line[i]);
+    if (site.python) h = Mix(Mix(h, site.offset[i]), site.identity[i]);
   }
   return h == 0 ? 1 : h;  // 0 marks an empty slot
 }
@@ -168,11 +169,12 @@ bool CallSiteRecorder::EmitPacket(const RawCallSite& site, uint32_t id) {
   char function[256];
   if (site.python) {
     for (uint32_t i = 0; i < site.count; ++i) {
-      python_.Describe(site.address[i], file, sizeof file, function,
-                       sizeof function);
+      uint32_t line = 0;
+      python_.Describe(site.address[i], site.offset[i], file, sizeof file,
+                       function, sizeof function, &line);
       const auto frame = w.BeginNested(kCallSiteFrames, 1);
       w.Uint(kFrameFile, file[0] != '\0' ? sink_.intern_string(file) : 0);
-      w.Uint(kFrameLine, site.line[i]);
+      w.Uint(kFrameLine, line);
       w.Uint(kFrameFunction,
              function[0] != '\0' ? sink_.intern_string(function) : 0);
       w.EndNested(frame);

@@ -33,8 +33,9 @@ struct RawCallSite {
   static constexpr uint32_t kMaxFrames = 24;
   bool python = false;
   uint32_t count = 0;
-  uint64_t address[kMaxFrames];  // return address, or Python code object
-  uint32_t line[kMaxFrames];     // Python only
+  uint64_t address[kMaxFrames];   // return address, or Python code object
+  uint32_t offset[kMaxFrames];    // Python: bytecode offset of the frame
+  uint64_t identity[kMaxFrames];  // Python: tells reused addresses apart
 };
 
 class CallSiteRecorder {

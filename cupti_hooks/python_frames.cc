@@ -1,118 +1,104 @@
 #include "cupti_hooks/python_frames.h"
 
-#include <dlfcn.h>
-
-#include <cstdio>
+#include "preload/python/line_table.h"
+#include "preload/python/process_memory.h"
+#include "preload/python/python_frame_walker.h"
+#include "preload/python/python_objects.h"
+#include "preload/python/python_runtime.h"
 
 namespace feedprof::cupti {
 namespace {
 
-template <typename Fn>
-bool Lookup(const char* name, Fn* slot) {
-  *slot = reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, name));
-  return *slot != nullptr;
+using preload::python::CodeFields;
+using preload::python::DirectMemory;
+using preload::python::PythonFrameRef;
+using preload::python::RuntimeState;
+
+uint64_t Identity(const CodeFields& f) {
+  uint64_t h = f.filename * 0x9e3779b97f4a7c15ULL;
+  h ^= f.name + 0x632be59bd9b4e019ULL + (h << 6) + (h >> 2);
+  h ^= static_cast<uint64_t>(static_cast<uint32_t>(f.first_line)) +
+       (f.linetable << 1) + (h << 6) + (h >> 2);
+  return h;
 }
 
 }  // namespace
 
-bool PythonFrames::Resolve() {
-  int expected = kUnknown;
-  if (!state_.compare_exchange_strong(expected, kResolving,
-                                      std::memory_order_acquire)) {
-    return expected == kAvailable;
+uint32_t PythonFrames::Capture(uint64_t* code, uint32_t* offset,
+                               uint64_t* identity, uint32_t max) {
+  auto& runtime = preload::python::Runtime();
+  if (runtime.Resolve() != RuntimeState::kReady) return 0;
+  const uint64_t tstate = runtime.ThisThreadState();
+  if (tstate == 0) return 0;
+  const auto& layout = runtime.layout();
+  const DirectMemory memory;
+  uint8_t tstate_bytes[512];
+  if (layout.tstate_read_size > sizeof tstate_bytes ||
+      !memory.Read(tstate, tstate_bytes, layout.tstate_read_size)) {
+    return 0;
   }
-  // Py_IsInitialized alone says "a libpython is mapped"; the frame API
-  // (3.9+) is required for anything else.
-  if (!Lookup("Py_IsInitialized", &is_initialized_)) {
-    state_.store(kAbsent, std::memory_order_release);
-    return false;
+  uint64_t frame = 0;
+  if (!preload::python::CurrentFrame(layout, memory, tstate_bytes, &frame) ||
+      frame == 0) {
+    return 0;
   }
-  const bool complete =
-      Lookup("PyGILState_Check", &gil_check_) &&
-      Lookup("PyGILState_GetThisThreadState", &this_thread_state_) &&
-      Lookup("PyThreadState_GetFrame", &thread_state_get_frame_) &&
-      Lookup("PyFrame_GetCode", &frame_get_code_) &&
-      Lookup("PyFrame_GetBack", &frame_get_back_) &&
-      Lookup("PyFrame_GetLineNumber", &frame_get_line_number_) &&
-      Lookup("Py_DecRef", &dec_ref_) &&
-      Lookup("PyObject_GetAttrString", &get_attr_string_) &&
-      Lookup("PyUnicode_AsUTF8", &unicode_as_utf8_) &&
-      Lookup("PyErr_Clear", &err_clear_);
-  // Public from 3.13, private before; either tells a shutting-down
-  // interpreter (whose frames must not be walked) apart.
-  if (!Lookup("Py_IsFinalizing", &is_finalizing_)) {
-    Lookup("_Py_IsFinalizing", &is_finalizing_);
-  }
-  if (!complete) {
-    state_.store(kAbsent, std::memory_order_release);
-    return false;
-  }
-  if (is_initialized_() == 0) {
-    // Loaded but not started yet (embedding host): look again later.
-    state_.store(kUnknown, std::memory_order_release);
-    return false;
-  }
-  state_.store(kAvailable, std::memory_order_release);
-  return true;
-}
-
-bool PythonFrames::Available() {
-  const int state = state_.load(std::memory_order_acquire);
-  if (state == kAvailable) return true;
-  if (state != kUnknown) return false;
-  return Resolve();
-}
-
-uint32_t PythonFrames::Capture(uint64_t* code, uint32_t* line, uint32_t max) {
-  if (!Available() || is_initialized_() == 0) return 0;
-  if (is_finalizing_ != nullptr && is_finalizing_() != 0) return 0;
-  if (gil_check_() != 1) return 0;
-  PyObject* thread_state = this_thread_state_();
-  if (thread_state == nullptr) return 0;
-  PyObject* frame = thread_state_get_frame_(thread_state);  // new reference
+  constexpr uint32_t kMax = 32;
+  PythonFrameRef frames[kMax];
   uint32_t n = 0;
-  while (frame != nullptr && n < max) {
-    PyObject* code_object = frame_get_code_(frame);  // new reference
-    code[n] = reinterpret_cast<uintptr_t>(code_object);
-    const int number = frame_get_line_number_(frame);
-    line[n] = number > 0 ? static_cast<uint32_t>(number) : 0;
-    ++n;
-    // The frame keeps its code object alive; the reference is not needed.
-    if (code_object != nullptr) dec_ref_(code_object);
-    PyObject* back = frame_get_back_(frame);  // new reference
-    dec_ref_(frame);
-    frame = back;
+  const auto result = preload::python::WalkFrames(layout, memory, frame, frames,
+                                                  max < kMax ? max : kMax, &n);
+  if (result == preload::python::WalkResult::kTorn) return 0;
+  uint32_t kept = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    CodeFields fields;
+    if (!preload::python::ReadCodeFields(layout, memory, frames[i].code,
+                                         runtime.code_type(), &fields)) {
+      continue;
+    }
+    code[kept] = frames[i].code;
+    offset[kept] =
+        frames[i].offset >= 0 ? static_cast<uint32_t>(frames[i].offset) : 0;
+    identity[kept] = Identity(fields);
+    ++kept;
   }
-  if (frame != nullptr) dec_ref_(frame);
-  return n;
+  return kept;
 }
 
-bool PythonFrames::Describe(uint64_t code, char* file, size_t file_size,
-                            char* function, size_t function_size) {
+bool PythonFrames::Describe(uint64_t code, uint32_t offset, char* file,
+                            size_t file_size, char* function,
+                            size_t function_size, uint32_t* line) {
   file[0] = '\0';
   function[0] = '\0';
-  if (!Available() || gil_check_() != 1 || code == 0) return false;
-  auto* code_object = reinterpret_cast<PyObject*>(static_cast<uintptr_t>(code));
-  const auto copy_attr = [&](const char* attr, char* out, size_t out_size) {
-    PyObject* value = get_attr_string_(code_object, attr);  // new reference
-    if (value == nullptr) {
-      err_clear_();
-      return false;
-    }
-    const char* text = unicode_as_utf8_(value);
-    if (text == nullptr) {
-      err_clear_();
-    } else {
-      std::snprintf(out, out_size, "%s", text);
-    }
-    dec_ref_(value);
-    return text != nullptr;
-  };
-  copy_attr("co_filename", file, file_size);
-  if (!copy_attr("co_qualname", function, function_size)) {
-    copy_attr("co_name", function, function_size);
+  *line = 0;
+  auto& runtime = preload::python::Runtime();
+  if (runtime.state() != RuntimeState::kReady) return false;
+  const auto& layout = runtime.layout();
+  const DirectMemory memory;
+  CodeFields fields;
+  if (!preload::python::ReadCodeFields(layout, memory, code,
+                                       runtime.code_type(), &fields)) {
+    return false;
+  }
+  preload::python::ReadUnicode(layout, memory, fields.filename,
+                               runtime.unicode_type(), file, file_size);
+  preload::python::ReadUnicode(layout, memory, fields.name,
+                               runtime.unicode_type(), function, function_size);
+  uint8_t table[16384];
+  const int64_t size =
+      preload::python::ReadBytes(layout, memory, fields.linetable,
+                                 runtime.bytes_type(), table, sizeof table);
+  if (size > 0) {
+    *line = preload::python::LineOfOffset(layout.line_table, table,
+                                          static_cast<size_t>(size),
+                                          fields.first_line, offset);
   }
   return file[0] != '\0' || function[0] != '\0';
+}
+
+const char* PythonFrames::UnsupportedReason() {
+  auto& runtime = preload::python::Runtime();
+  return runtime.state() == RuntimeState::kUnsupported ? runtime.why()
+                                                       : nullptr;
 }
 
 }  // namespace feedprof::cupti

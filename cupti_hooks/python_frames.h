@@ -1,20 +1,21 @@
 // Reads the innermost Python frames of the calling thread, when the
-// process runs CPython, without linking libpython.
+// process runs CPython, without the GIL.
 //
 // A blocking CUDA call in a PyTorch program is issued from C++, but the
 // line the user can change is the Python line that called `.item()` or
-// `.to(device)`. The interpreter's own stable C API (Python 3.9+:
-// PyThreadState_GetFrame, PyFrame_GetCode, PyFrame_GetBack,
-// PyFrame_GetLineNumber) is looked up with dlsym in the running process;
-// nothing is done unless the interpreter is initialized and the calling
-// thread holds the GIL (PyGILState_Check), so no Python object is touched
-// without the lock that protects it. The hot path records (code object,
-// line) pairs only; turning a code object into file and function names is
-// a separate step taken once per new call site.
+// `.to(device)` — and PyTorch releases the GIL around such calls. So the
+// frames are read from the interpreter's own structures
+// (preload/python/): the thread's state from the interpreter's
+// thread-specific slot, then its frame chain, with plain loads. That is
+// safe because only the owning thread pushes and pops its frames, and it
+// is sitting in the call; each code object is still checked against the
+// code type before it is described. No Python API, no allocation, no
+// reference count, no lock. The hot path records (code object, bytecode
+// offset, code identity) triples; file, function and line are decoded once
+// per new call site.
 #ifndef FEEDPROF_CUPTI_HOOKS_PYTHON_FRAMES_H_
 #define FEEDPROF_CUPTI_HOOKS_PYTHON_FRAMES_H_
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
@@ -22,38 +23,21 @@ namespace feedprof::cupti {
 
 class PythonFrames {
  public:
-  // Looks the C API up in the process (cheap after the first call). True
-  // when CPython >= 3.9 is loaded and initialized.
-  bool Available();
+  // Innermost frames of this thread, innermost first: code object address,
+  // byte offset of the current instruction, and a value that changes when
+  // another code object reuses the address. Returns 0 without Python (or
+  // with a CPython whose layout is unknown; UnsupportedReason() says why).
+  uint32_t Capture(uint64_t* code, uint32_t* offset, uint64_t* identity,
+                   uint32_t max);
 
-  // Innermost frames of this thread, innermost first: code object address
-  // and current line. Returns 0 without the GIL or without Python.
-  uint32_t Capture(uint64_t* code, uint32_t* line, uint32_t max);
+  // File, function (qualified from 3.11) and line of a frame this thread
+  // captured and is still in.
+  bool Describe(uint64_t code, uint32_t offset, char* file, size_t file_size,
+                char* function, size_t function_size, uint32_t* line);
 
-  // File and function (qualified when the interpreter has co_qualname) of
-  // a code object captured by this thread just now, GIL still held.
-  bool Describe(uint64_t code, char* file, size_t file_size, char* function,
-                size_t function_size);
-
- private:
-  using PyObject = void;
-  enum State : int { kUnknown, kResolving, kAvailable, kAbsent };
-
-  bool Resolve();
-
-  std::atomic<int> state_{kUnknown};
-  int (*is_initialized_)() = nullptr;
-  int (*gil_check_)() = nullptr;
-  int (*is_finalizing_)() = nullptr;  // optional
-  PyObject* (*this_thread_state_)() = nullptr;
-  PyObject* (*thread_state_get_frame_)(PyObject*) = nullptr;
-  PyObject* (*frame_get_code_)(PyObject*) = nullptr;
-  PyObject* (*frame_get_back_)(PyObject*) = nullptr;
-  int (*frame_get_line_number_)(PyObject*) = nullptr;
-  void (*dec_ref_)(PyObject*) = nullptr;
-  PyObject* (*get_attr_string_)(PyObject*, const char*) = nullptr;
-  const char* (*unicode_as_utf8_)(PyObject*) = nullptr;
-  void (*err_clear_)() = nullptr;
+  // Why Python frames are not read in this process (a CPython feedprof
+  // cannot read), or nullptr.
+  static const char* UnsupportedReason();
 };
 
 }  // namespace feedprof::cupti

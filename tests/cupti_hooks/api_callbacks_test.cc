@@ -233,7 +233,8 @@ TEST(CallSiteRecorderTest, HashDependsOnEveryFrame) {
   b.address[2] = 0x3001;
   RawCallSite c = a;
   c.python = true;
-  c.line[0] = c.line[1] = c.line[2] = 0;
+  c.offset[0] = c.offset[1] = c.offset[2] = 0;
+  c.identity[0] = c.identity[1] = c.identity[2] = 0;
   EXPECT_NE(CallSiteRecorder::Hash(a), CallSiteRecorder::Hash(b));
   EXPECT_NE(CallSiteRecorder::Hash(a), CallSiteRecorder::Hash(c));
   EXPECT_EQ(CallSiteRecorder::Hash(a), CallSiteRecorder::Hash(RawCallSite(a)));

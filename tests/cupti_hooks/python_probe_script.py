@@ -1,5 +1,6 @@
 # Drives python_probe.cc from a real interpreter. PyDLL keeps the GIL during
-# the call; CDLL releases it (as PyTorch does around its CUDA calls).
+# the call; CDLL releases it (as PyTorch does around its CUDA calls): the
+# recorder must find the same Python frames either way.
 import ctypes
 import sys
 
@@ -11,7 +12,7 @@ no_gil.probe_call_site.restype = ctypes.c_uint
 
 def capture(lib):
     out = ctypes.create_string_buffer(4096)
-    site = lib.probe_call_site(out, 4096)
+    site = lib.probe_call_site(out, 4096)  # CAPTURE_LINE
     return site, out.value.decode()
 
 
@@ -31,5 +32,5 @@ for step in range(3):
     if text:
         print("first:" + text)
 print("distinct:%d" % len(ids))
-site, text = capture(no_gil)
+site, text = capture(no_gil)  # NOGIL_LINE
 print("nogil:" + text)
