@@ -82,6 +82,9 @@ void ParseConfig(EnvLookup lookup, void* context, Config* config) {
 
   ParseRange(kEnvSamplingHz, lookup(context, kEnvSamplingHz), kMinSamplingHz,
              kMaxSamplingHz, &config->sampling_hz, warnings);
+  ParseRange(kEnvPythonStacksHz, lookup(context, kEnvPythonStacksHz),
+             kMinPythonStacksHz, kMaxSamplingHz, &config->python_stacks_hz,
+             warnings);
   ParseRange(kEnvBufferMb, lookup(context, kEnvBufferMb), kMinBufferMb,
              kMaxBufferMb, &config->buffer_mb, warnings);
   const int warnings_before = *warnings;

@@ -23,6 +23,7 @@ inline constexpr char kEnvSamplingHz[] = "FEEDPROF_SAMPLING_HZ";
 inline constexpr char kEnvBufferMb[] = "FEEDPROF_BUFFER_MB";
 inline constexpr char kEnvLogLevel[] = "FEEDPROF_LOG_LEVEL";
 inline constexpr char kEnvFlushIntervalMs[] = "FEEDPROF_FLUSH_INTERVAL_MS";
+inline constexpr char kEnvPythonStacksHz[] = "FEEDPROF_PYTHON_STACKS_HZ";
 
 struct Config {
   bool disabled = false;
@@ -32,6 +33,8 @@ struct Config {
   // that created it (FEEDPROF_SESSION_DIR); empty: none.
   char session_dir[PATH_MAX] = {};
   uint32_t sampling_hz = 100;
+  // Python stacks sampled per second (0: none); at most sampling_hz.
+  uint32_t python_stacks_hz = 100;
   uint32_t buffer_mb = 32;
   uint32_t flush_interval_ms = 1000;
   // FEEDPROF_FLUSH_INTERVAL_MS was given (and valid).
@@ -41,6 +44,13 @@ struct Config {
   int warnings = 0;
 
   uint64_t sampling_interval_ns() const { return 1000000000ull / sampling_hz; }
+  // Host sampling rounds between two Python stack samples; 0: none.
+  uint32_t python_stack_every_rounds() const {
+    if (python_stacks_hz == 0) return 0;
+    const uint32_t every =
+        (sampling_hz + python_stacks_hz / 2) / python_stacks_hz;
+    return every == 0 ? 1 : every;
+  }
 };
 
 // A forked child usually ends with _exit (multiprocessing and PyTorch
@@ -53,6 +63,7 @@ inline constexpr uint32_t kForkedChildFlushIntervalMs = 200;
 
 inline constexpr uint32_t kMinSamplingHz = 1;
 inline constexpr uint32_t kMaxSamplingHz = 10000;
+inline constexpr uint32_t kMinPythonStacksHz = 0;
 inline constexpr uint32_t kMinBufferMb = 1;
 inline constexpr uint32_t kMaxBufferMb = 16384;
 inline constexpr uint32_t kMinFlushIntervalMs = 10;

@@ -30,6 +30,8 @@ enum PacketField : uint32_t {
   kPacketStream = 13,
   kPacketGpuCollection = 14,
   kPacketNvmlFacts = 15,
+  kPacketStackNodes = 16,
+  kPacketPythonStackStatus = 17,
 };
 
 inline constexpr uint32_t kTracePacketField = 1;

@@ -54,6 +54,7 @@ bool HostSampleBatchEncoder::AddThread(const ThreadSampleRecord& s) {
   writer_.Uint(7, s.voluntary_switches);
   writer_.Uint(8, s.involuntary_switches);
   writer_.Uint(9, s.io_wait_ns);
+  writer_.Uint(10, s.python_stack_id);
   writer_.EndNested(m);
   return Commit(mark, s.ts_ns, &last_thread_ts_);
 }

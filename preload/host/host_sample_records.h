@@ -31,6 +31,9 @@ struct ThreadSampleRecord {
   uint64_t voluntary_switches = 0;
   uint64_t involuntary_switches = 0;
   uint64_t io_wait_ns = 0;
+  // The innermost node of its Python stack (python_stack_sampler.h); 0:
+  // none taken this round.
+  uint32_t python_stack_id = 0;
 };
 
 struct ProcessSampleRecord {

@@ -41,13 +41,14 @@ void LogOneLine(const char* what, const char* why) {
 
 }  // namespace
 
-bool StartSampler(uint64_t interval_ns) {
+bool StartSampler(uint64_t interval_ns, uint32_t python_stack_every_rounds) {
   pthread_mutex_lock(&g_lifecycle_mutex);
   if (g_sampler == nullptr) g_sampler = new (g_storage) HostSamplerThread();
   bool ok = g_sampler->running();
   if (!ok) {
     SamplerOptions options;
     options.interval_ns = interval_ns == 0 ? kDefaultIntervalNs : interval_ns;
+    options.python_stack_every_rounds = python_stack_every_rounds;
     SamplerSinks sinks;
     sinks.submit_packet = &SubmitToRecorder;
     sinks.intern_string = &InternWithRecorder;

@@ -15,10 +15,11 @@
 namespace feedprof::preload::host {
 
 // Starts the sampling thread (interval 0 means the default, 10 ms = 100 Hz;
-// intervals under 1 ms are raised to 1 ms). Returns false, after one
+// intervals under 1 ms are raised to 1 ms), taking Python stacks every
+// `python_stack_every_rounds` rounds (0: never). Returns false, after one
 // stderr line, when sampling cannot run. Calling it while running is a
 // no-op returning true.
-bool StartSampler(uint64_t interval_ns);
+bool StartSampler(uint64_t interval_ns, uint32_t python_stack_every_rounds = 1);
 
 // Stops the thread after a last round and submits the open batch.
 // Idempotent; safe when never started.

@@ -48,6 +48,19 @@ bool HostSamplerThread::Init(const SamplerOptions& options,
     Release();
     return false;
   }
+  // Python stacks are an addition: without memory for them, host sampling
+  // still runs.
+  python_stacks_on_ = false;
+  if (options_.python_stack_every_rounds != 0) {
+    python::PythonStackSinks python_sinks;
+    python_sinks.submit_packet = sinks_.submit_packet;
+    python_sinks.intern_string = sinks_.intern_string;
+    python_sinks.context = sinks_.context;
+    thread_stacks_ = static_cast<python::ThreadStack*>(std::calloc(
+        python::PythonStackSampler::kMaxThreads, sizeof(python::ThreadStack)));
+    python_stacks_on_ =
+        thread_stacks_ != nullptr && python_stacks_.Init(python_sinks);
+  }
   rounds_ = 0;
   skipped_reported_ = 0;
   initialized_ = true;
@@ -56,6 +69,10 @@ bool HostSamplerThread::Init(const SamplerOptions& options,
 
 void HostSamplerThread::Release() {
   collector_.Close();
+  python_stacks_.Release();
+  std::free(thread_stacks_);
+  thread_stacks_ = nullptr;
+  python_stacks_on_ = false;
   std::free(packet_buf_);
   packet_buf_ = nullptr;
   encoder_ = HostSampleBatchEncoder(nullptr, 0);
@@ -136,6 +153,7 @@ bool HostSamplerThread::RestartAfterFork() {
     error_ = collector_.error();
     return false;
   }
+  if (python_stacks_on_) python_stacks_.ResetAfterFork();
   return Start();
 }
 
@@ -240,8 +258,22 @@ void HostSamplerThread::SampleRound() {
       sinks_.submit_packet(buf, n, sinks_.context);
     }
   }
+  size_t stacks = 0;
+  if (python_stacks_on_ && rounds_.load(std::memory_order_relaxed) %
+                                   options_.python_stack_every_rounds ==
+                               0) {
+    stacks = python_stacks_.SampleRound(
+        thread_stacks_, python::PythonStackSampler::kMaxThreads);
+  }
   for (size_t i = 0; i < collector_.thread_count(); ++i) {
-    Append(collector_.thread(i), &HostSampleBatchEncoder::AddThread);
+    ThreadSampleRecord record = collector_.thread(i);
+    for (size_t s = 0; s < stacks; ++s) {
+      if (thread_stacks_[s].tid == record.tid) {
+        record.python_stack_id = thread_stacks_[s].stack_id;
+        break;
+      }
+    }
+    Append(record, &HostSampleBatchEncoder::AddThread);
   }
   ProcessSampleRecord process;
   if (collector_.CollectProcess(&process)) {
@@ -262,6 +294,12 @@ void HostSamplerThread::SampleRound() {
 }
 
 void HostSamplerThread::FlushBatch() {
+  // The Python stack counters travel with each batch: the last one read
+  // holds the totals.
+  if (python_stacks_on_ &&
+      python_stacks_.state() == python::PythonStackState::kOn) {
+    python_stacks_.SubmitStatus();
+  }
   if (!encoder_.begun()) return;
   const size_t samples = encoder_.sample_count();
   const size_t size = encoder_.Finish();

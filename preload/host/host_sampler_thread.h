@@ -38,6 +38,7 @@
 
 #include "preload/host/host_sample_batch_encoder.h"
 #include "preload/host/sample_collector.h"
+#include "preload/python/python_stack_sampler.h"
 #include "preload/signal_safe_request.h"
 
 namespace feedprof::preload::host {
@@ -60,6 +61,8 @@ struct SamplerOptions {
   uint64_t flush_interval_ns = 500000000;  // a packet every 0.5 s
   size_t packet_bytes = 64 * 1024;
   CollectorOptions collector;
+  // Python stacks are taken every this many rounds; 0: never.
+  uint32_t python_stack_every_rounds = 1;
 };
 
 class HostSamplerThread {
@@ -106,6 +109,9 @@ class HostSamplerThread {
   // Rounds taken since Init (readable from any thread).
   uint64_t rounds() const { return rounds_.load(std::memory_order_relaxed); }
   const SampleCollector& collector() const { return collector_; }
+  const python::PythonStackSampler& python_stacks() const {
+    return python_stacks_;
+  }
 
  private:
   static void* ThreadMain(void* self);
@@ -121,6 +127,9 @@ class HostSamplerThread {
   SamplerSinks sinks_;
   const char* error_ = "";
   SampleCollector collector_;
+  python::PythonStackSampler python_stacks_;
+  python::ThreadStack* thread_stacks_ = nullptr;  // kMaxThreads
+  bool python_stacks_on_ = false;
   uint8_t* packet_buf_ = nullptr;
   HostSampleBatchEncoder encoder_{nullptr, 0};
   uint64_t batch_start_ns_ = 0;

@@ -337,6 +337,23 @@ enum class GpuCollectionState : uint8_t {
   kOff = 3,           // no GPU activity recorded; see the detail
 };
 
+// What a recording library's Python stack sampling did in a process.
+enum class PythonStackState : uint8_t {
+  kUnknown = 0,      // not recorded, or no CPython in the process
+  kOn = 1,           // stacks were sampled
+  kUnsupported = 2,  // a CPython the recorder cannot read (detail says why)
+  kUnreadable = 3,   // the process's memory could not be read (detail)
+  kDisabled = 4,     // turned off by the user
+};
+
+struct PythonStacks {
+  PythonStackState state = PythonStackState::kUnknown;
+  std::string detail;
+  uint32_t version_hex = 0;  // PY_VERSION_HEX
+  uint64_t stacks = 0;       // stacks taken
+  uint64_t torn = 0;         // dropped: changed while being read
+};
+
 struct Process {
   int32_t pid = 0;
   int32_t ppid = 0;
@@ -351,6 +368,7 @@ struct Process {
   std::string trace_path;  // file it came from
   GpuCollectionState gpu_collection = GpuCollectionState::kUnknown;
   std::string gpu_collection_detail;  // the line the library printed
+  PythonStacks python_stacks;
 };
 
 struct Device {

@@ -132,6 +132,12 @@ void FeedprofTimelineBuilder::AddPacket(const trace::Packet& packet) {
     case trace::Packet::kFooter:
       AddFooter(packet.footer());
       break;
+    case trace::Packet::kStackNodes:
+      AddStackNodes(packet.stack_nodes());
+      break;
+    case trace::Packet::kPythonStacks:
+      AddPythonStackStatus(packet.python_stacks());
+      break;
     case trace::Packet::kCallSites:
       AddCallSites(packet.call_sites());
       break;
@@ -290,6 +296,79 @@ void FeedprofTimelineBuilder::AddCallSites(const trace::CallSites& sites) {
   }
 }
 
+void FeedprofTimelineBuilder::AddStackNodes(const trace::StackNodes& nodes) {
+  for (const trace::StackNode& node : nodes.nodes()) {
+    if (node.id() == 0) continue;
+    section_.stack_nodes[node.id()] = {node.parent_id(), node.file_id(),
+                                       node.function_id(), node.line()};
+  }
+}
+
+void FeedprofTimelineBuilder::AddPythonStackStatus(
+    const trace::PythonStackStatus& status) {
+  if (!section_.has_header) return;  // no process to attach it to
+  PythonStacks& out =
+      timeline_->processes[section_.process_index].python_stacks;
+  switch (status.state()) {
+    case trace::PYTHON_STACKS_ON:
+      out.state = PythonStackState::kOn;
+      break;
+    case trace::PYTHON_STACKS_UNSUPPORTED:
+      out.state = PythonStackState::kUnsupported;
+      break;
+    case trace::PYTHON_STACKS_UNREADABLE:
+      out.state = PythonStackState::kUnreadable;
+      break;
+    case trace::PYTHON_STACKS_DISABLED:
+      out.state = PythonStackState::kDisabled;
+      break;
+    default:
+      return;  // unknown, or a state from a newer writer
+  }
+  out.detail = status.detail();
+  out.version_hex = status.version_hex();
+  out.stacks = status.stacks();
+  out.torn = status.torn();
+}
+
+void FeedprofTimelineBuilder::AddSectionStackSamples() {
+  Timeline& t = *timeline_;
+  // Innermost node -> call site index; a node whose chain is broken (a
+  // packet lost) or loops gets none.
+  std::unordered_map<uint32_t, uint32_t> site_of;
+  constexpr size_t kMaxDepth = 4096;
+  for (const auto& sample : section_.stack_samples) {
+    auto [it, fresh] = site_of.try_emplace(sample.node, 0);
+    if (fresh) {
+      CallSite site;
+      site.python = true;
+      uint32_t node = sample.node;
+      while (node != 0 && site.frames.size() < kMaxDepth) {
+        auto found = section_.stack_nodes.find(node);
+        if (found == section_.stack_nodes.end()) {
+          site.frames.clear();
+          break;
+        }
+        Frame frame;
+        frame.kind = FrameKind::kPython;
+        frame.file = found->second.file;  // resolved with the section's ids
+        frame.function = found->second.function;
+        frame.line = found->second.line;
+        site.frames.push_back(frame);
+        node = found->second.parent;
+      }
+      if (node == 0 && !site.frames.empty()) {
+        it->second = static_cast<uint32_t>(t.call_sites.size());
+        t.call_sites.push_back(std::move(site));
+      }
+    }
+    if (it->second == 0) continue;
+    t.stack_samples.push_back(StackSample{sample.ts, section_.pid, sample.tid,
+                                          it->second, sample.cpu_ns});
+  }
+  section_.stack_samples.clear();
+}
+
 void FeedprofTimelineBuilder::AddEvents(const trace::EventBatch& batch) {
   Timeline& t = *timeline_;
   const size_t first_op = t.gpu_ops.size();
@@ -361,6 +440,18 @@ void FeedprofTimelineBuilder::AddHostSamples(
     out.involuntary_switches = sample.involuntary_switches();
     if (sample.name_id() != 0) {
       section_.sampled_thread_names[ThreadKey(pid, out.tid)] = sample.name_id();
+    }
+    // A Python stack stands for the CPU time the thread used since its
+    // previous sample.
+    const int64_t cpu = out.user_ns + out.system_ns;
+    auto [last, first] =
+        section_.thread_cpu_ns.try_emplace(ThreadKey(pid, out.tid), cpu);
+    if (!first) {
+      if (sample.python_stack_id() != 0 && cpu > last->second) {
+        section_.stack_samples.push_back(
+            {out.ts, out.tid, sample.python_stack_id(), cpu - last->second});
+      }
+      last->second = cpu;
     }
     section_.times.span.Add(out.ts, out.ts);
   }
@@ -638,6 +729,7 @@ void FeedprofTimelineBuilder::ApplyPcieLinks() {
 void FeedprofTimelineBuilder::EndSection() {
   Timeline& t = *timeline_;
   if (!section_.has_packets) return;
+  AddSectionStackSamples();
   ResolveSectionIds();
   ResolveSectionStreams();
   ApplyPcieLinks();

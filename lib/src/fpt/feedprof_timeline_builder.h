@@ -91,6 +91,24 @@ class FeedprofTimelineBuilder {
     std::vector<StringId> dense_strings;
     std::unordered_map<uint32_t, StringId> sparse_strings;
     std::unordered_map<uint32_t, uint32_t> call_sites;  // local -> index
+    // Python stacks: nodes by local id, the call site each sampled node
+    // became, the CPU time each thread had at its previous sample, and the
+    // samples waiting for their stacks (made when the section ends).
+    struct StackNodeRecord {
+      uint32_t parent = 0;
+      uint32_t file = 0;  // local string ids
+      uint32_t function = 0;
+      uint32_t line = 0;
+    };
+    struct PendingStackSample {
+      TimeNs ts = 0;
+      int32_t tid = 0;
+      uint32_t node = 0;
+      TimeNs cpu_ns = 0;  // the thread's CPU time since its previous sample
+    };
+    std::unordered_map<uint32_t, StackNodeRecord> stack_nodes;
+    std::unordered_map<uint64_t, int64_t> thread_cpu_ns;  // ThreadKey ->
+    std::vector<PendingStackSample> stack_samples;
     // Thread names only known from samples: (pid << 32 | tid) -> local id.
     std::unordered_map<uint64_t, uint32_t> sampled_thread_names;
     std::vector<size_t> devices;  // indices of devices this section added
@@ -109,6 +127,11 @@ class FeedprofTimelineBuilder {
   void AddHeader(const trace::Header& header);
   void AddStrings(const trace::InternedStrings& strings);
   void AddCallSites(const trace::CallSites& call_sites);
+  void AddStackNodes(const trace::StackNodes& nodes);
+  void AddPythonStackStatus(const trace::PythonStackStatus& status);
+  // Turns the section's sampled Python stacks into call sites and stack
+  // samples (before the section's string ids are resolved).
+  void AddSectionStackSamples();
   void AddEvents(const trace::EventBatch& batch);
   // Names the copies and memsets from `first_op` on (their kind's name,
   // interned here on first use).
