@@ -229,8 +229,9 @@ bool LayoutFromDebugOffsets(const uint8_t* bytes, size_t size,
   l.frame_code = at(kFrameExecutable);
   l.frame_instruction = at(kFrameInstrPtr);
   l.frame_owner = at(kFrameOwner);
-  l.frame_read_size = MaxPlus8(
-      {l.frame_previous, l.frame_code, l.frame_instruction, l.frame_owner});
+  // The owner is one byte: the read ends at the word that holds it.
+  l.frame_read_size = MaxPlus8({l.frame_previous, l.frame_code,
+                                l.frame_instruction, l.frame_owner / 8 * 8});
   l.owner_cstack = 3;
   l.code_filename = at(kCodeFilename);
   l.code_name = at(kCodeName);

@@ -47,6 +47,9 @@ constexpr uint32_t kMaxThreadStates = 4096;
 // How often to look for an initialized interpreter again: often at first
 // (an interpreter starts within tens of milliseconds), then rarely (a
 // program that is not Python, or embeds one late).
+// A visitor's answer that ends the walk (no thread state lives there).
+constexpr uint64_t kStopVisit = 1;
+
 constexpr uint64_t kResolveSoonNs = 20000000;
 constexpr uint64_t kResolveLaterNs = 1000000000;
 constexpr uint32_t kResolveSoonTries = 250;  // 5 s
@@ -230,23 +233,21 @@ uint32_t PythonStackSampler::ThreadTid(const uint8_t* tstate_bytes) {
   return tid > 0 ? static_cast<uint32_t>(tid) : 0;
 }
 
-WalkResult PythonStackSampler::ReadStack(uint64_t tstate,
+WalkResult PythonStackSampler::ReadStack(const uint8_t* tstate_bytes,
                                          PythonFrameRef* frames,
                                          uint32_t* count) {
   *count = 0;
   const PythonLayout& layout = Runtime().layout();
-  uint8_t bytes[512];
-  if (layout.tstate_read_size > sizeof bytes ||
-      !memory_.Read(tstate, bytes, layout.tstate_read_size)) {
+  uint64_t frame = 0;
+  if (!CurrentFrame(layout, memory_, tstate_bytes, &frame)) {
     return WalkResult::kTorn;
   }
-  uint64_t frame = 0;
-  if (!CurrentFrame(layout, memory_, bytes, &frame)) return WalkResult::kTorn;
   if (frame == 0) return WalkResult::kComplete;
   WindowMemory window(memory_, scratch_);
   if (layout.tstate_datastack_chunk != 0) {
     uint64_t chunk = 0;
-    std::memcpy(&chunk, bytes + layout.tstate_datastack_chunk, sizeof chunk);
+    std::memcpy(&chunk, tstate_bytes + layout.tstate_datastack_chunk,
+                sizeof chunk);
     const uint64_t end = frame + layout.frame_read_size;
     if (chunk != 0 && frame > chunk && frame - chunk < (uint64_t{1} << 30)) {
       window.Load(std::max(chunk, end > kWindowBytes ? end - kWindowBytes : 0),
@@ -256,8 +257,36 @@ WalkResult PythonStackSampler::ReadStack(uint64_t tstate,
   return WalkFrames(layout, window, frame, frames, kMaxDepth, count);
 }
 
-size_t PythonStackSampler::SampleRound(ThreadStack* out, size_t max) {
+uint32_t PythonStackSampler::SampleThread(uint64_t tstate, uint32_t* tid,
+                                          uint64_t* next) {
+  *tid = 0;
+  *next = 0;
   if (!Ready()) return 0;
+  const PythonLayout& layout = Runtime().layout();
+  uint8_t bytes[512];
+  if ((tstate & 7) != 0 || layout.tstate_read_size > sizeof bytes ||
+      !memory_.Read(tstate, bytes, layout.tstate_read_size)) {
+    ++torn_;
+    return 0;
+  }
+  std::memcpy(next, bytes + layout.tstate_next, sizeof *next);
+  *tid = ThreadTid(bytes);
+  PythonFrameRef frames[kMaxDepth];
+  uint32_t count = 0;
+  const WalkResult result = ReadStack(bytes, frames, &count);
+  if (result == WalkResult::kTorn) {
+    ++torn_;
+    return 0;
+  }
+  if (count == 0 || *tid == 0) return 0;
+  if (result == WalkResult::kTruncated) ++truncated_;
+  const uint32_t stack = InternStack(frames, count);
+  if (stack != 0) ++stacks_;
+  return stack;
+}
+
+template <typename Visit>
+bool PythonStackSampler::ForEachThreadState(Visit visit) {
   const PythonRuntime& runtime = Runtime();
   const PythonLayout& layout = runtime.layout();
   const uint64_t base = runtime.runtime_address();
@@ -268,11 +297,9 @@ size_t PythonStackSampler::SampleRound(ThreadStack* out, size_t max) {
       finalizing != 0 ||
       !memory_.Read(base + layout.runtime_interpreters_head, &interp,
                     sizeof interp)) {
-    return 0;  // shutting down: its threads' frames are being torn down
+    return false;  // shutting down: its threads' frames are being torn down
   }
-  size_t n = 0;
   uint32_t thread_states = 0;
-  PythonFrameRef frames[kMaxDepth];
   for (uint32_t i = 0; interp != 0 && i < kMaxInterpreters; ++i) {
     uint64_t tstate = 0;
     uint64_t next_interp = 0;
@@ -280,34 +307,49 @@ size_t PythonStackSampler::SampleRound(ThreadStack* out, size_t max) {
                       sizeof tstate) ||
         !memory_.Read(interp + layout.interp_next, &next_interp,
                       sizeof next_interp)) {
-      break;
+      return false;
     }
-    while (tstate != 0 && n < max && ++thread_states <= kMaxThreadStates) {
-      uint8_t bytes[512];
-      if ((tstate & 7) != 0 ||
-          !memory_.Read(tstate, bytes, layout.tstate_read_size)) {
-        ++torn_;
-        break;  // the list itself changed under us
-      }
-      uint64_t next = 0;
-      std::memcpy(&next, bytes + layout.tstate_next, sizeof next);
-      uint32_t count = 0;
-      const WalkResult result = ReadStack(tstate, frames, &count);
-      if (result == WalkResult::kTorn) {
-        ++torn_;
-      } else if (count > 0) {
-        if (result == WalkResult::kTruncated) ++truncated_;
-        const uint32_t tid = ThreadTid(bytes);
-        const uint32_t stack = tid != 0 ? InternStack(frames, count) : 0;
-        if (stack != 0) {
-          out[n++] = ThreadStack{tid, stack};
-          ++stacks_;
-        }
-      }
+    while (tstate != 0 && ++thread_states <= kMaxThreadStates) {
+      const uint64_t next = visit(tstate);
+      if (next == kStopVisit) return true;
       tstate = next;
     }
     interp = next_interp;
   }
+  return true;
+}
+
+uint64_t PythonStackSampler::ThreadStateOf(uint32_t tid) {
+  if (!Ready()) return 0;
+  const PythonLayout& layout = Runtime().layout();
+  uint64_t found = 0;
+  ForEachThreadState([&](uint64_t tstate) -> uint64_t {
+    uint8_t bytes[512];
+    if (!memory_.Read(tstate, bytes, layout.tstate_read_size)) {
+      return kStopVisit;
+    }
+    if (ThreadTid(bytes) == tid) {
+      found = tstate;
+      return kStopVisit;
+    }
+    uint64_t next = 0;
+    std::memcpy(&next, bytes + layout.tstate_next, sizeof next);
+    return next;
+  });
+  return found;
+}
+
+size_t PythonStackSampler::SampleRound(ThreadStack* out, size_t max) {
+  if (!Ready()) return 0;
+  size_t n = 0;
+  ForEachThreadState([&](uint64_t tstate) -> uint64_t {
+    if (n == max) return kStopVisit;
+    uint32_t tid = 0;
+    uint64_t next = 0;
+    const uint32_t stack = SampleThread(tstate, &tid, &next);
+    if (stack != 0) out[n++] = ThreadStack{tid, stack};
+    return next == 0 ? 0 : next;
+  });
   FlushNodes();
   return n;
 }

@@ -87,16 +87,28 @@ class PythonStackSampler {
   // Submits a PythonStackStatus packet (state, counters).
   void SubmitStatus();
 
-  // Reads one thread's stack into `frames` (for tests and benchmarks);
-  // returns the walk result. `tstate` is a PyThreadState address.
-  WalkResult ReadStack(uint64_t tstate, PythonFrameRef* frames,
-                       uint32_t* count);
+  // One thread's stack, interned: reads PyThreadState `tstate` and its
+  // frames and returns the innermost node id (0: no Python frames, or torn
+  // and counted). `*tid` gets the thread's kernel tid, `*next` the next
+  // thread state of its interpreter. Flushes no packet: SampleRound does.
+  uint32_t SampleThread(uint64_t tstate, uint32_t* tid, uint64_t* next);
+  // The PyThreadState of kernel thread `tid`, or 0 (tests, benchmarks).
+  uint64_t ThreadStateOf(uint32_t tid);
+  // Submits the StackNodes packet of the nodes made since the last one.
+  void FlushNodes();
 
  private:
   struct CodeEntry;
   struct NodeEntry;
 
   bool Ready();
+  // Calls `visit(tstate)` for each thread state of each interpreter until
+  // it returns false; false when the runtime could not be read.
+  template <typename Visit>
+  bool ForEachThreadState(Visit visit);
+  // The frames of the thread whose state bytes are `tstate_bytes`.
+  WalkResult ReadStack(const uint8_t* tstate_bytes, PythonFrameRef* frames,
+                       uint32_t* count);
   uint32_t ThreadTid(const uint8_t* tstate_bytes);
   // Validates the stack's code objects in one batched read and turns the
   // frames into the innermost node id; 0 when torn.
@@ -106,7 +118,6 @@ class PythonStackSampler {
   uint32_t NodeOf(uint32_t parent, uint32_t file, uint32_t function,
                   uint32_t line);
   void ClearCaches();
-  void FlushNodes();
 
   PythonStackSinks sinks_;
   SafeMemory memory_;
