@@ -73,8 +73,10 @@ void CallSiteRecorder::Capture(RawCallSite* site) {
   site->count = 0;
   site->python = false;
   if (python_enabled_) {
+    // The whole Python stack, up to kMaxFrames: the user's line may lie
+    // under several frames of framework code.
     site->count = python_.Capture(site->address, site->offset, site->identity,
-                                  kMaxReportedFrames);
+                                  RawCallSite::kMaxFrames);
     if (site->count > 0) {
       site->python = true;
       return;

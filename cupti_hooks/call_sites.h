@@ -41,6 +41,7 @@ struct RawCallSite {
 class CallSiteRecorder {
  public:
   static constexpr size_t kTableSlots = 8192;  // power of two
+  // Native frames written per call site (Python ones: all captured).
   static constexpr uint32_t kMaxReportedFrames = 8;
   static constexpr size_t kMaxModules = 512;  // announced with a build id
 

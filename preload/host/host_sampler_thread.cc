@@ -60,6 +60,12 @@ bool HostSamplerThread::Init(const SamplerOptions& options,
         python::PythonStackSampler::kMaxThreads, sizeof(python::ThreadStack)));
     python_stacks_on_ =
         thread_stacks_ != nullptr && python_stacks_.Init(python_sinks);
+  } else if (sinks_.submit_packet != nullptr) {
+    python::PythonStackSinks python_sinks;
+    python_sinks.submit_packet = sinks_.submit_packet;
+    python_sinks.intern_string = sinks_.intern_string;
+    python_sinks.context = sinks_.context;
+    python_stacks_.SubmitDisabled(python_sinks);
   }
   rounds_ = 0;
   skipped_reported_ = 0;

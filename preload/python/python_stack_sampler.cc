@@ -546,6 +546,12 @@ void PythonStackSampler::FlushNodes() {
   nodes_in_packet_ = 0;
 }
 
+void PythonStackSampler::SubmitDisabled(const PythonStackSinks& sinks) {
+  sinks_ = sinks;
+  state_ = PythonStackState::kDisabled;
+  SubmitStatus();
+}
+
 void PythonStackSampler::SubmitStatus() {
   uint8_t bytes[512];
   wire::WireWriter w(bytes, sizeof bytes);

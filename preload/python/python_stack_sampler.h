@@ -86,6 +86,8 @@ class PythonStackSampler {
   uint64_t truncated() const { return truncated_; }
   // Submits a PythonStackStatus packet (state, counters).
   void SubmitStatus();
+  // Says, once, that stacks were turned off by the user (no Init needed).
+  void SubmitDisabled(const PythonStackSinks& sinks);
 
   // One thread's stack, interned: reads PyThreadState `tstate` and its
   // frames and returns the innermost node id (0: no Python frames, or torn

@@ -309,6 +309,9 @@ void FeedprofTimelineBuilder::AddPythonStackStatus(
   if (!section_.has_header) return;  // no process to attach it to
   PythonStacks& out =
       timeline_->processes[section_.process_index].python_stacks;
+  // Said once per process, however often the status is repeated.
+  const bool said = out.state == PythonStackState::kUnsupported ||
+                    out.state == PythonStackState::kUnreadable;
   switch (status.state()) {
     case trace::PYTHON_STACKS_ON:
       out.state = PythonStackState::kOn;
@@ -327,6 +330,12 @@ void FeedprofTimelineBuilder::AddPythonStackStatus(
   }
   out.detail = status.detail();
   out.version_hex = status.version_hex();
+  if (!said && (out.state == PythonStackState::kUnsupported ||
+                out.state == PythonStackState::kUnreadable)) {
+    timeline_->warnings.push_back(absl::StrFormat(
+        "pid %d: no Python stacks were recorded (%s)", section_.pid,
+        out.detail.empty() ? std::string("no reason given") : out.detail));
+  }
   out.stacks = status.stacks();
   out.torn = status.torn();
 }
