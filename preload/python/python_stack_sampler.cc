@@ -176,6 +176,7 @@ void PythonStackSampler::ResetAfterFork() {
 
 void PythonStackSampler::ClearCaches() {
   if (codes_ == nullptr) return;
+  ++cache_generation_;
   for (size_t i = 0; i < kCodeSlots; ++i) codes_[i].code = 0;
   std::memset(line_keys_, 0, kLineSlots * sizeof(uint64_t));
   std::memset(nodes_, 0, kNodeSlots * sizeof(NodeEntry));
@@ -385,18 +386,27 @@ uint32_t PythonStackSampler::InternStack(const PythonFrameRef* frames,
     return 0;
   }
   CodeEntry* entries[kMaxDepth];
+  CodeFields fields[kMaxDepth];
   for (uint32_t u = 0; u < unique_count; ++u) {
-    CodeFields fields;
     if (!DecodeCodeFields(layout, heads + u * kHead, runtime.code_type(),
-                          &fields)) {
+                          &fields[u])) {
       ++torn_;
       return 0;
     }
-    entries[u] = CodeOf(unique[u], fields);
-    if (entries[u] == nullptr) {
-      ++torn_;
-      return 0;
+  }
+  // A cache reset while the entries are looked up invalidates those found
+  // before it: look them all up again (a second reset in one stack cannot
+  // happen: the caches then hold this stack's codes alone).
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    const uint32_t generation = cache_generation_;
+    for (uint32_t u = 0; u < unique_count; ++u) {
+      entries[u] = CodeOf(unique[u], fields[u]);
+      if (entries[u] == nullptr) {
+        ++torn_;
+        return 0;
+      }
     }
+    if (generation == cache_generation_) break;
   }
   uint32_t node = 0;
   for (uint32_t i = count; i-- > 0;) {

@@ -142,6 +142,7 @@ class PythonStackSampler {
   size_t node_count_ = 0;
   uint32_t next_node_id_ = 1;
   uint32_t code_serial_ = 0;
+  uint32_t cache_generation_ = 0;   // counts ClearCaches
   uint8_t* node_packet_ = nullptr;  // kNodePacketBytes
   uint8_t* scratch_ = nullptr;      // data stack window, code heads
   size_t node_packet_size_ = 0;
