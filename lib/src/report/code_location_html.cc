@@ -206,8 +206,10 @@ void AppendHostCodeSection(const Report& report, std::string* out) {
   out->append(
       c.basis == CodeProfileBasis::kStackSamples
           ? "<p class=\"note\">Sampled CPU time: each stack sample stands "
-            "for its sampling period, so time a thread spent off the CPU "
-            "(blocked, sleeping, in I/O) is not in these graphs.</p>"
+            "for the CPU time it sampled (the thread's CPU time since its "
+            "previous sample in feedprof's own traces, the sampling period "
+            "in others), so time a thread spent off the CPU (blocked, "
+            "sleeping, in I/O) is not in these graphs.</p>"
           : "<p class=\"note\">Wall time in traced code: the nested Python "
             "function, operator and CUDA-call events of the trace (a PyTorch "
             "profiler trace recorded with <code>with_stack=True</code>), "
