@@ -51,21 +51,17 @@ bool HostSamplerThread::Init(const SamplerOptions& options,
   // Python stacks are an addition: without memory for them, host sampling
   // still runs.
   python_stacks_on_ = false;
+  python::PythonStackSinks python_sinks;
+  python_sinks.submit_packet = sinks_.submit_packet;
+  python_sinks.intern_string = sinks_.intern_string;
+  python_sinks.context = sinks_.context;
   if (options_.python_stack_every_rounds != 0) {
-    python::PythonStackSinks python_sinks;
-    python_sinks.submit_packet = sinks_.submit_packet;
-    python_sinks.intern_string = sinks_.intern_string;
-    python_sinks.context = sinks_.context;
     thread_stacks_ = static_cast<python::ThreadStack*>(std::calloc(
         python::PythonStackSampler::kMaxThreads, sizeof(python::ThreadStack)));
     python_stacks_on_ =
         thread_stacks_ != nullptr && python_stacks_.Init(python_sinks);
   } else if (sinks_.submit_packet != nullptr) {
-    python::PythonStackSinks python_sinks;
-    python_sinks.submit_packet = sinks_.submit_packet;
-    python_sinks.intern_string = sinks_.intern_string;
-    python_sinks.context = sinks_.context;
-    python_stacks_.SubmitDisabled(python_sinks);
+    python_stacks_.MarkDisabled(python_sinks);
   }
   rounds_ = 0;
   skipped_reported_ = 0;
@@ -159,7 +155,7 @@ bool HostSamplerThread::RestartAfterFork() {
     error_ = collector_.error();
     return false;
   }
-  if (python_stacks_on_) python_stacks_.ResetAfterFork();
+  python_stacks_.ResetAfterFork();  // on, or to say again it is off
   return Start();
 }
 
@@ -264,6 +260,7 @@ void HostSamplerThread::SampleRound() {
       sinks_.submit_packet(buf, n, sinks_.context);
     }
   }
+  python_stacks_.SubmitDueStatus();
   size_t stacks = 0;
   if (python_stacks_on_ && rounds_.load(std::memory_order_relaxed) %
                                    options_.python_stack_every_rounds ==

@@ -168,10 +168,8 @@ void PythonStackSampler::ResetAfterFork() {
   node_packet_size_ = 0;
   nodes_in_packet_ = 0;
   stacks_ = torn_ = truncated_ = 0;
-  if (state_ == PythonStackState::kOn ||
-      state_ == PythonStackState::kUnsupported) {
-    SubmitStatus();
-  }
+  // Said again in the child's own trace, from its sampling thread.
+  status_due_ = state_ != PythonStackState::kUnknown;
 }
 
 void PythonStackSampler::ClearCaches() {
@@ -445,25 +443,34 @@ PythonStackSampler::CodeEntry* PythonStackSampler::CodeOf(
   const PythonRuntime& runtime = Runtime();
   const PythonLayout& layout = runtime.layout();
   CodeEntry& e = codes_[slot];
-  char text[512];
-  uint32_t file_id = 0;
-  uint32_t function_id = 0;
-  if (ReadUnicode(layout, memory_, fields.filename, runtime.unicode_type(),
-                  text, sizeof text)) {
-    file_id = sinks_.intern_string(text, sinks_.context);
-  }
-  if (ReadUnicode(layout, memory_, fields.name, runtime.unicode_type(), text,
-                  sizeof text)) {
-    function_id = sinks_.intern_string(text, sinks_.context);
-  }
-  if (file_id == 0 && function_id == 0) return nullptr;
   if (tables_used_ + kMaxTableBytes > kTableBytes) {
     ClearCaches();
     return CodeOf(code, fields);
   }
+  // A frame read a moment ago may point at a code object that was freed
+  // since (its memory keeps its type) or is being built again: every part
+  // must read, and the object must still hold the same fields afterwards,
+  // or the stack is dropped as torn.
+  char file[512];
+  char function[512];
+  CodeFields again;
   const int64_t table_size =
       ReadBytes(layout, memory_, fields.linetable, runtime.bytes_type(),
                 tables_ + tables_used_, kMaxTableBytes);
+  if (table_size < 0 ||
+      !ReadUnicode(layout, memory_, fields.filename, runtime.unicode_type(),
+                   file, sizeof file) ||
+      !ReadUnicode(layout, memory_, fields.name, runtime.unicode_type(),
+                   function, sizeof function) ||
+      !ReadCodeFields(layout, memory_, code, runtime.code_type(), &again) ||
+      !(again == fields)) {
+    return nullptr;
+  }
+  const uint32_t file_id =
+      file[0] != '\0' ? sinks_.intern_string(file, sinks_.context) : 0;
+  const uint32_t function_id =
+      function[0] != '\0' ? sinks_.intern_string(function, sinks_.context)
+                           : 0;
   e.code = code;
   e.fields = fields;
   e.serial = ++code_serial_;
@@ -556,10 +563,10 @@ void PythonStackSampler::FlushNodes() {
   nodes_in_packet_ = 0;
 }
 
-void PythonStackSampler::SubmitDisabled(const PythonStackSinks& sinks) {
+void PythonStackSampler::MarkDisabled(const PythonStackSinks& sinks) {
   sinks_ = sinks;
   state_ = PythonStackState::kDisabled;
-  SubmitStatus();
+  status_due_ = true;
 }
 
 void PythonStackSampler::SubmitStatus() {

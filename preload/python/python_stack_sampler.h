@@ -86,8 +86,18 @@ class PythonStackSampler {
   uint64_t truncated() const { return truncated_; }
   // Submits a PythonStackStatus packet (state, counters).
   void SubmitStatus();
-  // Says, once, that stacks were turned off by the user (no Init needed).
-  void SubmitDisabled(const PythonStackSinks& sinks);
+  // Stacks were turned off by the user (no Init needed): the next
+  // SubmitDueStatus says so.
+  void MarkDisabled(const PythonStackSinks& sinks);
+  // Submits the status when a change is waiting to be said. Called by the
+  // sampling thread each round: the thread that starts sampling or forks
+  // may be inside the recorder, where packets are refused.
+  void SubmitDueStatus() {
+    if (status_due_) {
+      status_due_ = false;
+      SubmitStatus();
+    }
+  }
 
   // One thread's stack, interned: reads PyThreadState `tstate` and its
   // frames and returns the innermost node id (0: no Python frames, or torn
@@ -129,6 +139,7 @@ class PythonStackSampler {
   bool memory_open_ = false;
   uint64_t next_resolve_ns_ = 0;
   uint32_t resolve_tries_ = 0;
+  bool status_due_ = false;
   // 3.10 keeps pthread_t, not the kernel tid: the tid's offset in glibc's
   // thread descriptor (-1: unknown).
   int32_t pthread_tid_offset_ = -2;

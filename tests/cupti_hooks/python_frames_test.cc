@@ -11,38 +11,24 @@
 #include <string>
 #include <vector>
 
+#include "tests/testing/python_interpreters.h"
+
 namespace {
 
 std::vector<std::string> Interpreters() {
-  std::vector<std::string> out;
-  std::stringstream list(FEEDPROF_TEST_PYTHONS);
-  for (std::string path; std::getline(list, path, ',');) {
-    if (!path.empty()) out.push_back(path);
-  }
+  std::vector<std::string> out =
+      feedprof::testing::PythonInterpreters(FEEDPROF_TEST_PYTHONS);
   if (out.empty()) out.push_back(FEEDPROF_PYTHON);
   return out;
 }
 
 std::string RunScript(const std::string& python) {
-  const std::string command = python + " " + FEEDPROF_PYTHON_SCRIPT + " " +
-                              FEEDPROF_PYTHON_PROBE + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return {};
-  std::string out;
-  char chunk[4096];
-  while (size_t n = fread(chunk, 1, sizeof chunk, pipe)) out.append(chunk, n);
-  pclose(pipe);
-  return out;
+  return feedprof::testing::CommandOutput(
+      python + " " + FEEDPROF_PYTHON_SCRIPT + " " + FEEDPROF_PYTHON_PROBE);
 }
 
 int LineOf(const std::string& path, const std::string& marker) {
-  std::ifstream in(path);
-  int number = 0;
-  for (std::string line; std::getline(in, line);) {
-    ++number;
-    if (line.find(marker) != std::string::npos) return number;
-  }
-  return -1;
+  return feedprof::testing::LineWithMarker(path, marker);
 }
 
 class PythonFramesTest : public testing::TestWithParam<std::string> {};
@@ -85,12 +71,8 @@ TEST_P(PythonFramesTest, WithoutTheGilTheCallerLineIsStillFound) {
       << out;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Interpreters, PythonFramesTest, testing::ValuesIn(Interpreters()),
-    [](const testing::TestParamInfo<std::string>& param_info) {
-      std::string name;
-      for (char c : param_info.param) name += std::isalnum(c) != 0 ? c : '_';
-      return name;
-    });
+INSTANTIATE_TEST_SUITE_P(Interpreters, PythonFramesTest,
+                         testing::ValuesIn(Interpreters()),
+                         feedprof::testing::PythonTestName);
 
 }  // namespace

@@ -59,6 +59,19 @@ TEST(SafeMemoryTest, ReadsMappedAndRefusesUnmappedMemory) {
   munmap(mapped, static_cast<size_t>(page));
 }
 
+// Installs a seccomp filter on this process that fails system call `nr`
+// with EPERM.
+bool DenySyscall(long nr) {
+  sock_filter filter[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<uint32_t>(nr), 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  sock_fprog program{sizeof filter / sizeof filter[0], filter};
+  return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) == 0;
+}
+
 TEST(SafeMemoryTest, FallsBackToProcMemAndGivesUpUnderSeccomp) {
   // In a child: the filter stays with the process that installs it.
   int pipe_fds[2];
@@ -68,17 +81,9 @@ TEST(SafeMemoryTest, FallsBackToProcMemAndGivesUpUnderSeccomp) {
   if (child == 0) {
     close(pipe_fds[0]);
     std::string result;
-    // process_vm_readv refused: /proc/self/mem is used instead.
-    sock_filter first[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_readv, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K,
-                 SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    };
-    sock_fprog first_prog{sizeof first / sizeof first[0], first};
     prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-    if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &first_prog) != 0) {
+    // process_vm_readv refused: /proc/self/mem is used instead.
+    if (!DenySyscall(SYS_process_vm_readv)) {
       result = "no seccomp";
     } else {
       SafeMemory memory;
@@ -87,15 +92,7 @@ TEST(SafeMemoryTest, FallsBackToProcMemAndGivesUpUnderSeccomp) {
                     ? "procmem "
                     : "not-procmem ";
       // Then pread refused too: nothing can be read.
-      sock_filter second[] = {
-          BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
-          BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_pread64, 0, 1),
-          BPF_STMT(BPF_RET | BPF_K,
-                   SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
-          BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-      };
-      sock_fprog second_prog{sizeof second / sizeof second[0], second};
-      prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &second_prog);
+      DenySyscall(SYS_pread64);
       SafeMemory refused;
       const bool opened = refused.Open();
       result += opened ? "opened" : std::string("refused:") + refused.why();

@@ -12,37 +12,18 @@
 #include <string>
 #include <vector>
 
+#include "tests/testing/python_interpreters.h"
+
 namespace {
 
-std::vector<std::string> Interpreters() {
-  std::vector<std::string> out;
-  std::stringstream list(FEEDPROF_TEST_PYTHONS);
-  for (std::string path; std::getline(list, path, ',');) {
-    if (!path.empty()) out.push_back(path);
-  }
-  return out;
-}
-
 std::string RunScript(const std::string& python, const std::string& mode) {
-  const std::string command = python + " " + FEEDPROF_READER_SCRIPT + " " +
-                              mode + " " + FEEDPROF_READER_PROBE + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return {};
-  std::string out;
-  char chunk[4096];
-  while (size_t n = fread(chunk, 1, sizeof chunk, pipe)) out.append(chunk, n);
-  pclose(pipe);
-  return out;
+  return feedprof::testing::CommandOutput(python + " " +
+                                          FEEDPROF_READER_SCRIPT + " " + mode +
+                                          " " + FEEDPROF_READER_PROBE);
 }
 
 int LineOf(const std::string& marker) {
-  std::ifstream in(FEEDPROF_READER_SCRIPT);
-  int number = 0;
-  for (std::string line; std::getline(in, line);) {
-    ++number;
-    if (line.find(marker) != std::string::npos) return number;
-  }
-  return -1;
+  return feedprof::testing::LineWithMarker(FEEDPROF_READER_SCRIPT, marker);
 }
 
 std::string Value(const std::string& out, const std::string& key) {
@@ -103,11 +84,9 @@ TEST_P(PythonReaderTest, SamplingRoundFindsAParkedThreadAtItsLines) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Interpreters, PythonReaderTest, testing::ValuesIn(Interpreters()),
-    [](const testing::TestParamInfo<std::string>& param_info) {
-      std::string name;
-      for (char c : param_info.param) name += std::isalnum(c) != 0 ? c : '_';
-      return name;
-    });
+    Interpreters, PythonReaderTest,
+    testing::ValuesIn(
+        feedprof::testing::PythonInterpreters(FEEDPROF_TEST_PYTHONS)),
+    feedprof::testing::PythonTestName);
 
 }  // namespace
