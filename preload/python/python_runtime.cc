@@ -69,6 +69,7 @@ RuntimeState PythonRuntime::Resolve() {
           dlsym(RTLD_DEFAULT, "Py_GetVersion"));
       version = get_version != nullptr ? ParseVersion(get_version()) : 0;
     }
+    version_hex_ = version;
     code_type_ = SymbolAddress("PyCode_Type");
     unicode_type_ = SymbolAddress("PyUnicode_Type");
     bytes_type_ = SymbolAddress("PyBytes_Type");

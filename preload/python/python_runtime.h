@@ -36,6 +36,9 @@ class PythonRuntime {
   const char* why() const { return why_; }
 
   const PythonLayout& layout() const { return layout_; }
+  // PY_VERSION_HEX of the interpreter found (also when unsupported); 0
+  // before.
+  uint32_t version_hex() const { return version_hex_; }
   uint64_t runtime_address() const { return runtime_; }
   // Type objects, to validate what was read.
   uint64_t code_type() const { return code_type_; }
@@ -54,6 +57,7 @@ class PythonRuntime {
   std::atomic<bool> resolving_{false};
   PythonLayout layout_;
   uint64_t runtime_ = 0;
+  uint32_t version_hex_ = 0;
   uint64_t code_type_ = 0;
   uint64_t unicode_type_ = 0;
   uint64_t bytes_type_ = 0;

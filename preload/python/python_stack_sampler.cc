@@ -195,7 +195,7 @@ bool PythonStackSampler::Ready() {
   if (rs == RuntimeState::kNotYet || rs == RuntimeState::kNotPython) {
     return false;
   }
-  version_hex_ = runtime.layout().version_hex;
+  version_hex_ = runtime.version_hex();
   if (rs == RuntimeState::kUnsupported) {
     state_ = PythonStackState::kUnsupported;
     std::snprintf(detail_, sizeof detail_, "%s", runtime.why());
@@ -469,8 +469,7 @@ PythonStackSampler::CodeEntry* PythonStackSampler::CodeOf(
   const uint32_t file_id =
       file[0] != '\0' ? sinks_.intern_string(file, sinks_.context) : 0;
   const uint32_t function_id =
-      function[0] != '\0' ? sinks_.intern_string(function, sinks_.context)
-                           : 0;
+      function[0] != '\0' ? sinks_.intern_string(function, sinks_.context) : 0;
   e.code = code;
   e.fields = fields;
   e.serial = ++code_serial_;
