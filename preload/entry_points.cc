@@ -1,5 +1,8 @@
 // The exported entry points of libfeedprof.so (see exports.map). Everything
 // else in the library is hidden.
+#include <stdlib.h>
+#include <unistd.h>
+
 #include "preload/lifecycle.h"
 #include "preload/recorder.h"
 
@@ -21,4 +24,18 @@ FEEDPROF_EXPORT int InitializeInjection(void) {
 // checkpoint), waiting up to `timeout_ms`.
 FEEDPROF_EXPORT void feedprof_flush(int timeout_ms) {
   feedprof::preload::FlushNow(timeout_ms);
+}
+
+// _exit and _Exit skip exit handlers (Python's os._exit in multiprocessing
+// and DataLoader workers, dash, a child whose exec failed): the trace is
+// finished here with a bounded wait, then the C library's function ends
+// the process with the same status. A vfork child passes straight through.
+FEEDPROF_EXPORT void _exit(int status) {
+  feedprof::preload::EndProcessNow(
+      feedprof::preload::ImmediateExit::kUnderscoreExit, status);
+}
+
+FEEDPROF_EXPORT void _Exit(int status) noexcept {
+  feedprof::preload::EndProcessNow(feedprof::preload::ImmediateExit::kUpperExit,
+                                   status);
 }

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -36,18 +37,66 @@ constexpr int kSignalFlushTimeoutMs = 1000;
 // The sampler answers after the round it is in (well under 10 ms).
 constexpr int kSamplerFlushTimeoutMs = 200;
 constexpr int kHandledSignals[] = {SIGTERM, SIGINT};
+// _exit and _Exit: the sampler's open batch, then the writer's last flush;
+// together well under a second (usually a few milliseconds).
+constexpr int kExitSamplerFlushTimeoutMs = 100;
+constexpr int kExitFlushTimeoutMs = 400;
 
 bool g_loaded = false;
 // Read by the signal handler: lock-free atomics are async-signal-safe.
 std::atomic<bool> g_recording{false};
 std::atomic<bool> g_exited{false};
+// The process the recording belongs to: set at start and by the fork
+// child hook. A vfork child (or a raw clone) runs no fork hook and sees
+// another pid from getpid(2).
+std::atomic<pid_t> g_recording_pid{0};
+// A thread is finishing the trace in _exit or _Exit, and the process ends
+// right after it.
+std::atomic<bool> g_ending_by_exit{false};
+// The C library's _exit and _Exit (the next definitions after this
+// library's), looked up when the library is loaded: never later, when the
+// caller may be a signal handler or a vfork child.
+using ExitFunction = void (*)(int);
+ExitFunction g_next_exit[2] = {nullptr, nullptr};
 uint64_t g_sampling_interval_ns = 0;
+uint32_t g_python_stack_every_rounds = 1;  // 0: no Python stacks
 struct sigaction g_previous_action[NSIG];
 bool g_handler_installed[NSIG];
 
+void FindNextExitFunctions() {
+  g_next_exit[0] = reinterpret_cast<ExitFunction>(dlsym(RTLD_NEXT, "_exit"));
+  g_next_exit[1] = reinterpret_cast<ExitFunction>(dlsym(RTLD_NEXT, "_Exit"));
+}
+
+// Async-signal-safe: atomics, the signal mask, write(2) and poll(2).
+void FinishTraceBeforeExit() {
+  if (!g_recording.load() || g_exited.load()) return;
+  // A vfork child shares the parent's memory and ran no fork hook: it must
+  // not touch the parent's recorder.
+  if (static_cast<pid_t>(syscall(SYS_getpid)) != g_recording_pid.load()) {
+    return;
+  }
+  if (t_recorder.in_call != 0) return;
+  // The process is ending: a signal that comes now (a multiprocessing
+  // pool's terminate() races with its workers' os._exit) must not kill it
+  // halfway through the flush. Blocked here, it is lost with the process
+  // as if it had come a moment later; another thread that takes it drops
+  // it (OnTerminatingSignal).
+  sigset_t all;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, nullptr);
+  if (g_exited.exchange(true)) return;
+  g_ending_by_exit.store(true);
+  ReentrancyGuard guard;
+#ifdef FEEDPROF_HAVE_HOST_SAMPLER
+  host::FlushSamplerBatch(kExitSamplerFlushTimeoutMs);
+#endif
+  RecorderExitFlush(kExitFlushTimeoutMs);
+}
+
 void StartSampler() {
 #ifdef FEEDPROF_HAVE_HOST_SAMPLER
-  host::StartSampler(g_sampling_interval_ns);
+  host::StartSampler(g_sampling_interval_ns, g_python_stack_every_rounds);
 #endif
 }
 
@@ -152,6 +201,9 @@ void OnProcessExit() {
 // disposition act. Only async-signal-safe calls: the flush request is an
 // eventfd write and a poll; the writer thread does the work.
 void OnTerminatingSignal(int sig, siginfo_t* info, void* context) {
+  // Another thread is in _exit, flushing for at most 0.5 s: the process
+  // ends then, with that status, as if the signal had come a moment later.
+  if (g_ending_by_exit.load()) return;
   const int saved_errno = errno;
   const struct sigaction& previous = g_previous_action[sig];
   const bool has_handler =
@@ -212,6 +264,15 @@ void ParentAfterFork() {
 
 void ChildAfterFork() {
   if (!g_recording) return;
+  // SIGTERM and SIGINT wait until the child records (a few milliseconds):
+  // a pool's terminate() may come this early, and the handler then flushes
+  // a complete file instead of finding no writer.
+  sigset_t handled;
+  sigset_t previous;
+  sigemptyset(&handled);
+  for (int sig : kHandledSignals) sigaddset(&handled, sig);
+  pthread_sigmask(SIG_BLOCK, &handled, &previous);
+  g_recording_pid.store(static_cast<pid_t>(syscall(SYS_getpid)));
   RecorderChildAfterFork();
 #ifdef FEEDPROF_HAVE_HOST_SAMPLER
   host::RestartSamplerAfterFork();
@@ -219,6 +280,7 @@ void ChildAfterFork() {
 #ifdef FEEDPROF_HAVE_CUPTI
   cupti::OnForkChild();
 #endif
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
 }
 
 }  // namespace
@@ -227,6 +289,7 @@ void OnLibraryLoad() {
   ReentrancyGuard guard;
   if (g_loaded) return;
   g_loaded = true;
+  FindNextExitFunctions();
 
   Config config;
   ConfigFromEnvironment(&config);
@@ -239,8 +302,10 @@ void OnLibraryLoad() {
   const TraceOrigin origin =
       config.session_dir[0] != '\0' ? TraceOrigin::kExec : TraceOrigin::kLaunch;
   if (!BeginRecording(config, origin)) return;
+  g_recording_pid.store(static_cast<pid_t>(syscall(SYS_getpid)));
   g_recording = true;
   g_sampling_interval_ns = config.sampling_interval_ns();
+  g_python_stack_every_rounds = config.python_stack_every_rounds();
 
   // Exec'd children inherit the environment: they join this session.
   setenv("FEEDPROF_SESSION_DIR", SessionDirPath(), 1);
@@ -302,6 +367,18 @@ int OnCudaInjection() {
   }
 #endif
   return 1;
+}
+
+void EndProcessNow(ImmediateExit call, int status) {
+  FinishTraceBeforeExit();
+  const ExitFunction next =
+      g_next_exit[call == ImmediateExit::kUpperExit ? 1 : 0];
+  if (next != nullptr) next(status);
+  // Not found (or it returned): what the C library's _exit does.
+  for (;;) {
+    syscall(SYS_exit_group, status);
+    syscall(SYS_exit, status);
+  }
 }
 
 }  // namespace feedprof::preload

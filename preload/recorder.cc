@@ -270,6 +270,10 @@ bool RecorderSignalFlush(int signal_number, bool final_flush, int timeout_ms) {
   return Writer().SignalFlush(signal_number, final_flush, timeout_ms);
 }
 
+bool RecorderExitFlush(int timeout_ms) {
+  return Writer().ExitFlush(timeout_ms);
+}
+
 // Lock order for fork: strings, then packets, then the writer's mutex. No
 // other code path holds two of them at once.
 void RecorderPrepareFork() {

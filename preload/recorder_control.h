@@ -53,6 +53,12 @@ void SetPeriodicFlushHook(PeriodicFlushHook hook);
 // the signal: also write the footer. Returns true when the writer finished.
 bool RecorderSignalFlush(int signal_number, bool final_flush, int timeout_ms);
 
+// The process ends with _exit (async-signal-safe): the writer finishes the
+// trace as StopRecorder("exit") would (a trivial process's file removed),
+// and this waits up to `timeout_ms`. The writer thread is left to _exit.
+// Returns true when the writer finished.
+bool RecorderExitFlush(int timeout_ms);
+
 // pthread_atfork handlers. The child drops the inherited buffers and starts
 // a new trace file (origin "fork") with its own writer thread.
 void RecorderPrepareFork();

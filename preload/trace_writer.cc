@@ -34,9 +34,10 @@ constexpr size_t kHeaderBytes = 256 << 10;
 constexpr size_t kWriteOutThreshold = 256 << 10;
 constexpr uint32_t kSeenTidSlots = 8192;  // power of two
 constexpr int kDrainTickMs = 50;
-// A process that recorded no events, never used CUDA, burned less CPU than
-// this and ended sooner than that leaves no trace file (unless it started
-// the session): shells, their subshells, ldconfig, nvidia-smi.
+// An exec'd process that recorded no events, never used CUDA, burned less
+// CPU than this and ended sooner than that leaves no trace file (unless it
+// started the session): helper shells and their subshells, ldconfig,
+// nvidia-smi. Other fork children are always kept (ProcessIsTrivial).
 constexpr uint64_t kTrivialCpuNs = 50 * 1000 * 1000;
 constexpr uint64_t kTrivialLifetimeNs = 1000 * 1000 * 1000;
 
@@ -51,6 +52,21 @@ void EncodePlatform(wire::WireWriter& w, uint32_t field_number) {
 
 std::string_view LookupString(void*, uint32_t id) {
   return State().strings.Get(id);
+}
+
+// A shell, by the name of its executable (/proc/self/exe: `sh` is found as
+// the shell it links to). Its forks that do not exec (`$(...)`, the builtin
+// side of a pipeline, the many subshells of pyenv's shims) are helpers.
+bool ExecutableIsShell(const char* path) {
+  static constexpr const char* kShells[] = {
+      "sh",   "bash", "dash", "ash",  "zsh",     "ksh", "ksh93", "mksh",
+      "lksh", "yash", "posh", "fish", "busybox", "csh", "tcsh"};
+  const char* slash = std::strrchr(path, '/');
+  const char* name = slash != nullptr ? slash + 1 : path;
+  for (const char* shell : kShells) {
+    if (std::strcmp(name, shell) == 0) return true;
+  }
+  return false;
 }
 
 uint64_t ProcessCpuNs() {
@@ -176,6 +192,7 @@ bool TraceWriter::Start() {
   has_last_status_ = false;
   result_ = WriterResult{};
   stop_requested_.store(false, std::memory_order_relaxed);
+  exit_requested_.store(false, std::memory_order_relaxed);
   final_signal_.store(0, std::memory_order_relaxed);
   flush_requested_.store(0, std::memory_order_relaxed);
   flush_done_ = 0;
@@ -245,16 +262,21 @@ void TraceWriter::Run() {
 
     const bool stopping = stop_requested_.load(std::memory_order_acquire);
     const uint32_t signal_seq = signal_flush_.Pending();
+    // ExitFlush sets the flag before its request: seen with the request.
+    const bool exiting =
+        signal_seq != 0 && exit_requested_.load(std::memory_order_acquire);
     const uint64_t flush_seq = flush_requested_.load(std::memory_order_acquire);
     const bool periodic = MonotonicMs() >= next_flush_ms;
     const bool signal_flush = signal_seq != 0;
     const bool requested = flush_seq != flush_done_;
 
     if (!ended_) {
-      if (periodic && !stopping) CallPeriodicFlushHook();
+      if (periodic && !stopping && !exiting) CallPeriodicFlushHook();
       Drain();
       if (stopping) {
-        FinishTrace();
+        FinishTrace(stop_reason_);
+      } else if (exiting) {
+        FinishTrace("exit");
       } else if (periodic || signal_flush || requested) {
         AppendStatusPackets();
         const int sig = final_signal_.load(std::memory_order_acquire);
@@ -263,7 +285,8 @@ void TraceWriter::Run() {
           ended_ = true;
         }
         // A periodic flush of a process that is still trivial leaves its
-        // file unnamed: a helper that ends soon leaves nothing behind.
+        // file unnamed: a helper that ends soon leaves nothing behind. A
+        // fork child is never trivial: its first flush names its file.
         const bool stay_unnamed = periodic && !signal_flush && !requested &&
                                   !file_.created() && ProcessIsTrivial();
         if (!stay_unnamed) WriteOut();
@@ -301,9 +324,9 @@ void TraceWriter::CallPeriodicFlushHook() {
   t_recorder.in_call = 1;
 }
 
-void TraceWriter::FinishTrace() {
+void TraceWriter::FinishTrace(const char* reason) {
   AppendStatusPackets();
-  AppendFooter(stop_reason_, 0);
+  AppendFooter(reason, 0);
   ended_ = true;
   if (ProcessIsTrivial()) {
     file_.Remove();  // an unnamed file just vanishes
@@ -316,10 +339,15 @@ void TraceWriter::FinishTrace() {
 
 bool TraceWriter::ProcessIsTrivial() const {
   const RecorderState& s = State();
-  // The process the user started (it started the session, perhaps before an
-  // exec of its own) always counts; a fork child inherits `created` but is
-  // not that process.
-  if (s.facts.origin != TraceOrigin::kFork && s.session.created) {
+  if (s.facts.origin == TraceOrigin::kFork) {
+    // A fork child (no exec) is part of its program's work, a DataLoader
+    // or multiprocessing worker however short: always kept. A shell's
+    // subshell is a helper like the shell. It inherits `created` but is not
+    // the process the user started.
+    if (!ExecutableIsShell(s.facts.executable)) return false;
+  } else if (s.session.created) {
+    // The process the user started (it started the session, perhaps
+    // before an exec of its own) is always kept.
     return false;
   }
   if (events_written_.load(std::memory_order_relaxed) != 0) return false;
@@ -471,6 +499,7 @@ void TraceWriter::AppendStatusPackets() {
   // Written when a count other than the byte count moved since the last
   // one, and always at the end.
   const bool final_packet = stop_requested_.load(std::memory_order_relaxed) ||
+                            exit_requested_.load(std::memory_order_relaxed) ||
                             final_signal_.load(std::memory_order_relaxed) != 0;
   if (!final_packet && has_last_status_ &&
       std::memcmp(&t, &last_status_, sizeof t) == 0) {
@@ -517,6 +546,12 @@ bool TraceWriter::SignalFlush(int signal_number, bool final_flush,
   if (final_flush) {
     final_signal_.store(signal_number, std::memory_order_release);
   }
+  return signal_flush_.RequestAndWait(timeout_ms);
+}
+
+bool TraceWriter::ExitFlush(int timeout_ms) {
+  if (!running_.load(std::memory_order_acquire)) return false;
+  exit_requested_.store(true, std::memory_order_release);
   return signal_flush_.RequestAndWait(timeout_ms);
 }
 

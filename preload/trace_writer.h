@@ -10,9 +10,9 @@
 // count, and every id in a published record was published before it.
 //
 // Threads: the writer thread runs Run(); Flush and Stop are called from
-// other threads; SignalFlush from signal handlers (only atomics, write(2)
-// and poll(2)). `mutex_` guards the flush handshake (flush_done_) and is
-// taken by Flush callers and the writer.
+// other threads; SignalFlush and ExitFlush from signal handlers and _exit
+// (only atomics, write(2) and poll(2)). `mutex_` guards the flush handshake
+// (flush_done_) and is taken by Flush callers and the writer.
 #ifndef FEEDPROF_PRELOAD_TRACE_WRITER_H_
 #define FEEDPROF_PRELOAD_TRACE_WRITER_H_
 
@@ -58,6 +58,12 @@ class TraceWriter {
   // Async-signal-safe flush request; see RecorderSignalFlush.
   bool SignalFlush(int signal_number, bool final_flush, int timeout_ms);
 
+  // Async-signal-safe: the process ends with _exit. The writer finishes
+  // the trace as at exit (footer "exit"; a trivial process's file removed)
+  // and writes nothing more; waits up to `timeout_ms`. The thread is not
+  // stopped: _exit ends it. True when the writer finished in time.
+  bool ExitFlush(int timeout_ms);
+
   // Final flush with a footer, then the thread exits; waits up to
   // `timeout_ms` for it.
   void Stop(const char* reason, int timeout_ms, WriterResult* result);
@@ -84,7 +90,7 @@ class TraceWriter {
   void EmitThreadInfo(uint32_t tid, const char* name);
   void AppendStatusPackets();
   void AppendFooter(const char* reason, int signal_number);
-  void FinishTrace();
+  void FinishTrace(const char* reason);
   void CallPeriodicFlushHook();
   bool EnsureRoom(size_t bytes);
   void WriteOut();
@@ -105,6 +111,7 @@ class TraceWriter {
 
   std::atomic<int> final_signal_{0};
   std::atomic<bool> stop_requested_{false};
+  std::atomic<bool> exit_requested_{false};  // by ExitFlush
   std::atomic<bool> drain_requested_{false};
   const char* stop_reason_ = "exit";
 

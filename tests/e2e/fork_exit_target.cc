@@ -1,11 +1,16 @@
 // Forks a worker that burns CPU for 800 ms and ends with _exit, as Python
 // multiprocessing and PyTorch DataLoader workers do (no exit handler runs),
 // then waits for it. The worker's pid goes to stdout.
+//
+// With --sigkill the worker kills itself with SIGKILL instead: nothing of
+// the library runs at its end.
+#include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
 
 namespace {
 
@@ -18,7 +23,8 @@ double ThreadCpuMs() {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  const bool sigkill = argc > 1 && std::strcmp(argv[1], "--sigkill") == 0;
   std::fflush(stdout);
   const pid_t child = fork();
   if (child < 0) return 2;
@@ -28,10 +34,14 @@ int main() {
     while (ThreadCpuMs() - start < 800) {
       for (int i = 0; i < 100000; ++i) sink = sink + static_cast<unsigned>(i);
     }
+    if (sigkill) kill(getpid(), SIGKILL);
     _exit(0);
   }
   std::printf("%d\n", static_cast<int>(child));
   int status = 0;
   waitpid(child, &status, 0);
+  if (sigkill) {
+    return WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL ? 0 : 3;
+  }
   return WIFEXITED(status) ? WEXITSTATUS(status) : 3;
 }

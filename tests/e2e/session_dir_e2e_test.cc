@@ -2,9 +2,11 @@
 // written into it. A recorded NVTX program leaves the default-named
 // directory in its current directory, with its file; when a shell's
 // exec'd child is the first to write, that child creates the directory and
-// the whole run still makes exactly one; a shell whose helpers recorded
-// nothing leaves no directory at all. The runs are started with `env -C`,
-// so that the recorded processes start in a directory of the test's own.
+// the whole run still makes exactly one; a run in which no process writes
+// a file (killed before its first flush) leaves no directory at all. The runs
+// are started with `env -C`, so that the recorded processes start in a
+// directory of the test's own.
+#include <signal.h>
 #include <sys/stat.h>
 
 #include <filesystem>
@@ -83,13 +85,13 @@ class SessionDirE2eTest : public ::testing::Test {
   std::string stderr_;
 };
 
-TEST_F(SessionDirE2eTest, ShellPipelineLeavesNoDirectory) {
-  // dash ends with _exit(2), its pipeline children are helpers that
-  // recorded nothing: no process of the run writes a trace file, so the
-  // session directory is never made.
-  const ExitStatus status = RunInWork({"sh", "-c", "echo hi | cat"});
-  ASSERT_TRUE(status.exited);
-  EXPECT_EQ(status.code, 0);
+TEST_F(SessionDirE2eTest, RunThatWritesNoFileLeavesNoDirectory) {
+  // The shell kills itself with SIGKILL before its first flush, its exec'd
+  // helper recorded nothing: no process of the run writes a trace file, so
+  // the session directory is never made.
+  const ExitStatus status = RunInWork({"sh", "-c", "/bin/echo hi; kill -9 $$"});
+  ASSERT_FALSE(status.exited);
+  EXPECT_EQ(status.signal, SIGKILL);
   EXPECT_EQ(stdout_, "hi\n");
   EXPECT_EQ(stderr_, "");
   EXPECT_TRUE(WorkEntries().empty())

@@ -147,7 +147,8 @@ TEST_F(StressE2eTest,
   ASSERT_TRUE(recorded.status.exited);
   EXPECT_EQ(recorded.status.code, kForkStormExitCode) << recorded.stderr_text;
   EXPECT_EQ(recorded.stdout_text, plain.stdout_text);
-  // Only the parent's exit line: the workers end with _exit.
+  // Only the parent's exit line: the workers end with _exit, which prints
+  // none.
   EXPECT_EQ(WithoutFeedprofLines(recorded.stderr_text), "");
 
   const std::map<uint64_t, uint64_t> workers =
@@ -195,7 +196,10 @@ TEST_F(StressE2eTest,
     EXPECT_EQ(trace.header.origin(), "fork") << path;
     EXPECT_EQ(trace.header.parent_trace_pid(), parent_pid) << path;
     EXPECT_EQ(trace.header.ppid(), parent_pid) << path;
-    EXPECT_FALSE(trace.has_footer) << path;  // _exit runs no exit handler
+    // No exit handler runs at _exit; the library's _exit finished the
+    // trace.
+    EXPECT_TRUE(trace.has_footer) << path;
+    EXPECT_EQ(trace.footer.reason(), "exit") << path;
     // The worker's own ranges, all of them, and none of its parent's.
     EXPECT_EQ(trace.RangesNamed("worker_step", pid).size(), kWorkerSteps)
         << path;
