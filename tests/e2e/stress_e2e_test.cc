@@ -22,6 +22,7 @@
 
 #include "tests/e2e/child_process.h"
 #include "tests/e2e/e2e_paths.h"
+#include "tests/e2e/program_run.h"
 #include "tests/e2e/trace_file.h"
 
 namespace feedprof::e2e {
@@ -63,34 +64,6 @@ constexpr uint32_t kStormBufferMb = 2;
 // That is under 3 MiB even if all of it were resident; measured: ~0.8 MiB
 // above the cap on a 2 MiB cap.
 constexpr uint64_t kMemoryBeyondCapKib = 3 * 1024;
-
-// The environment of a run without the library.
-std::map<std::string, std::string> PlainEnv() {
-  return {{"LD_PRELOAD", ""},
-          {"NVTX_INJECTION64_PATH", ""},
-          {"FEEDPROF_OUTPUT_DIR", ""},
-          {"FEEDPROF_SESSION_DIR", ""}};
-}
-
-struct ProgramRun {
-  pid_t pid = 0;
-  ExitStatus status;
-  std::string stdout_text;
-  std::string stderr_text;
-};
-
-// Runs `argv` to its end (or kills it after kRunTimeoutMs).
-void RunToEnd(const std::vector<std::string>& argv,
-              const std::map<std::string, std::string>& env,
-              const std::string& output_prefix, ProgramRun* run) {
-  ChildProcess process(argv, env, output_prefix);
-  ASSERT_TRUE(process.started()) << argv[0];
-  run->pid = process.pid();
-  ASSERT_TRUE(process.Wait(kRunTimeoutMs, &run->status))
-      << argv[0] << " still runs after " << kRunTimeoutMs << " ms";
-  run->stdout_text = process.Stdout();
-  run->stderr_text = process.Stderr();
-}
 
 // The "KEY INDEX_OR_TID NAME VALUE" lines of a storm program's report:
 // `key` "worker" gives index -> pid, "tid" gives tid -> ranges.
@@ -135,21 +108,21 @@ class StressE2eTest : public ::testing::Test {
 TEST_F(StressE2eTest,
        HundredForkedWorkersEndingWithExitAllLeaveReadableTraces) {
   ProgramRun plain;
-  RunToEnd({kForkStormPath, dir_ + "/plain.report"}, PlainEnv(),
-           dir_ + "/plain", &plain);
+  RunToEnd({kForkStormPath, dir_ + "/plain.report"}, EnvWithoutLibrary(),
+           dir_ + "/plain", &plain, kRunTimeoutMs);
   ASSERT_TRUE(plain.status.exited);
-  ASSERT_EQ(plain.status.code, kForkStormExitCode) << plain.stderr_text;
+  ASSERT_EQ(plain.status.code, kForkStormExitCode) << plain.err;
 
   const std::string session = dir_ + "/session";
   ProgramRun recorded;
   RunToEnd({kForkStormPath, dir_ + "/recorded.report"}, RecordingEnv(session),
-           dir_ + "/recorded", &recorded);
+           dir_ + "/recorded", &recorded, kRunTimeoutMs);
   ASSERT_TRUE(recorded.status.exited);
-  EXPECT_EQ(recorded.status.code, kForkStormExitCode) << recorded.stderr_text;
-  EXPECT_EQ(recorded.stdout_text, plain.stdout_text);
+  EXPECT_EQ(recorded.status.code, kForkStormExitCode) << recorded.err;
+  EXPECT_EQ(recorded.out, plain.out);
   // Only the parent's exit line: the workers end with _exit, which prints
   // none.
-  EXPECT_EQ(WithoutFeedprofLines(recorded.stderr_text), "");
+  EXPECT_EQ(WithoutFeedprofLines(recorded.err), "");
 
   const std::map<uint64_t, uint64_t> workers =
       ReportPairs(dir_ + "/recorded.report", "worker");
@@ -233,9 +206,10 @@ TEST_F(StressE2eTest,
 TEST_F(StressE2eTest, EightThreadsOverfillingTheBufferCapDropAndCountExactly) {
   ProgramRun plain;
   const std::string plain_report = dir_ + "/plain.report";
-  RunToEnd({kNvtxStormPath, plain_report}, PlainEnv(), dir_ + "/plain", &plain);
+  RunToEnd({kNvtxStormPath, plain_report}, EnvWithoutLibrary(), dir_ + "/plain",
+           &plain, kRunTimeoutMs);
   ASSERT_TRUE(plain.status.exited);
-  ASSERT_EQ(plain.status.code, kNvtxStormExitCode) << plain.stderr_text;
+  ASSERT_EQ(plain.status.code, kNvtxStormExitCode) << plain.err;
   const uint64_t plain_peak_kib = ReportValue(plain_report, "vmhwm_kib");
   ASSERT_GT(plain_peak_kib, 0u);
 
@@ -244,11 +218,12 @@ TEST_F(StressE2eTest, EightThreadsOverfillingTheBufferCapDropAndCountExactly) {
   auto env = RecordingEnv(session);
   env["FEEDPROF_BUFFER_MB"] = std::to_string(kStormBufferMb);
   ProgramRun recorded;
-  RunToEnd({kNvtxStormPath, report}, env, dir_ + "/recorded", &recorded);
+  RunToEnd({kNvtxStormPath, report}, env, dir_ + "/recorded", &recorded,
+           kRunTimeoutMs);
   ASSERT_TRUE(recorded.status.exited);
-  EXPECT_EQ(recorded.status.code, kNvtxStormExitCode) << recorded.stderr_text;
-  EXPECT_EQ(recorded.stdout_text, plain.stdout_text);
-  EXPECT_EQ(WithoutFeedprofLines(recorded.stderr_text), "");
+  EXPECT_EQ(recorded.status.code, kNvtxStormExitCode) << recorded.err;
+  EXPECT_EQ(recorded.out, plain.out);
+  EXPECT_EQ(WithoutFeedprofLines(recorded.err), "");
 
   const uint64_t peak_kib = ReportValue(report, "vmhwm_kib");
   EXPECT_LE(peak_kib, plain_peak_kib + uint64_t{kStormBufferMb} * 1024 +

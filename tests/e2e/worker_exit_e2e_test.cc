@@ -28,39 +28,13 @@
 
 #include "tests/e2e/child_process.h"
 #include "tests/e2e/e2e_paths.h"
+#include "tests/e2e/program_run.h"
 #include "tests/e2e/trace_file.h"
 
 namespace feedprof::e2e {
 namespace {
 
 const std::string kTarget = FEEDPROF_BINARY_DIR "/tests/e2e/worker_exit_target";
-constexpr int kRunTimeoutMs = 60'000;
-
-std::map<std::string, std::string> PlainEnv() {
-  return {{"LD_PRELOAD", ""},
-          {"NVTX_INJECTION64_PATH", ""},
-          {"FEEDPROF_OUTPUT_DIR", ""},
-          {"FEEDPROF_SESSION_DIR", ""}};
-}
-
-struct ProgramRun {
-  pid_t pid = 0;
-  ExitStatus status;
-  std::string out;
-  std::string err;
-};
-
-void RunToEnd(const std::vector<std::string>& argv,
-              const std::map<std::string, std::string>& env,
-              const std::string& output_prefix, ProgramRun* run) {
-  ChildProcess process(argv, env, output_prefix);
-  ASSERT_TRUE(process.started()) << argv[0];
-  run->pid = process.pid();
-  ASSERT_TRUE(process.Wait(kRunTimeoutMs, &run->status))
-      << argv[0] << " still runs after " << kRunTimeoutMs << " ms";
-  run->out = process.Stdout();
-  run->err = process.Stderr();
-}
 
 // The values of the "KEY VALUE" lines of a report file named `key`.
 std::vector<uint64_t> ReportValues(const std::string& path,
@@ -107,7 +81,7 @@ class WorkerExitE2eTest : public ::testing::Test {
   // and the exit code must be the same. Returns the recorded run.
   ProgramRun RunBothWays(const std::string& mode) {
     ProgramRun plain;
-    RunToEnd({kTarget, mode, dir_ + "/plain.report"}, PlainEnv(),
+    RunToEnd({kTarget, mode, dir_ + "/plain.report"}, EnvWithoutLibrary(),
              dir_ + "/plain", &plain);
     EXPECT_TRUE(plain.status.exited);
     EXPECT_EQ(plain.status.code, 0) << plain.out << plain.err;
@@ -234,7 +208,7 @@ TEST_F(WorkerExitE2eTest, ExitWaitsBoundedAndBriefly) {
   // Each of 20 workers measures from its _exit call until the parent has
   // reaped it: the library adds the last flush, bounded by 0.5 s.
   ProgramRun plain;
-  RunToEnd({kTarget, "timing", dir_ + "/plain.report"}, PlainEnv(),
+  RunToEnd({kTarget, "timing", dir_ + "/plain.report"}, EnvWithoutLibrary(),
            dir_ + "/plain", &plain);
   ASSERT_EQ(plain.status.code, 0) << plain.err;
   ProgramRun recorded;
