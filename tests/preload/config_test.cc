@@ -103,5 +103,28 @@ TEST(ConfigTest, OutOfRangeNumbersAreRejected) {
   EXPECT_EQ(Parse({{"FEEDPROF_SAMPLING_HZ", "1"}}).sampling_hz, 1u);
 }
 
+TEST(ConfigTest, PythonStacksTakeEveryNthHostRound) {
+  Config c = Parse({});
+  EXPECT_EQ(c.python_stacks_hz, 100u);
+  EXPECT_EQ(c.python_stack_every_rounds(), 1u);  // 100 Hz of 100 Hz
+  c = Parse(
+      {{"FEEDPROF_SAMPLING_HZ", "1000"}, {"FEEDPROF_PYTHON_STACKS_HZ", "100"}});
+  EXPECT_EQ(c.python_stack_every_rounds(), 10u);
+  c = Parse(
+      {{"FEEDPROF_SAMPLING_HZ", "100"}, {"FEEDPROF_PYTHON_STACKS_HZ", "1000"}});
+  EXPECT_EQ(c.python_stack_every_rounds(), 1u);  // at most every round
+  c = Parse(
+      {{"FEEDPROF_SAMPLING_HZ", "100"}, {"FEEDPROF_PYTHON_STACKS_HZ", "30"}});
+  EXPECT_EQ(c.python_stack_every_rounds(), 3u);  // rounded: ~33 Hz
+  c = Parse({{"FEEDPROF_PYTHON_STACKS_HZ", "0"}});
+  EXPECT_EQ(c.python_stack_every_rounds(), 0u);  // off
+  ::testing::internal::CaptureStderr();
+  c = Parse({{"FEEDPROF_PYTHON_STACKS_HZ", "fast"}});
+  const std::string warning = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(c.python_stacks_hz, 100u);
+  EXPECT_NE(warning.find("FEEDPROF_PYTHON_STACKS_HZ"), std::string::npos)
+      << warning;
+}
+
 }  // namespace
 }  // namespace feedprof::preload
