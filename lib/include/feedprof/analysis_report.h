@@ -164,6 +164,12 @@ struct DeviceReport {
   TimeNs memset_ns = 0;             // union of memsets
   TimeNs exposed_memcpy_ns = 0;     // copy time not overlapped by kernels
   TimeNs small_grid_kernel_ns = 0;  // kernels with fewer blocks than SMs
+  // Communication kernels (NCCL, RCCL, MSCCL, NVSHMEM), part of
+  // compute_ns: their union, and the part of it no other kernel overlaps
+  // (exposed; the rest is overlapped by compute).
+  TimeNs communication_ns = 0;
+  TimeNs exposed_communication_ns = 0;
+  uint64_t communication_kernel_count = 0;
   uint64_t kernel_count = 0;
   uint64_t memcpy_count = 0;
   uint64_t memset_count = 0;

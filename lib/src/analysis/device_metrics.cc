@@ -3,11 +3,14 @@
 // Busy is the union over all streams, TraceLens-compatible; compute, copy
 // and memset time are unions of their own kind; "exposed" copy time is copy
 // time no kernel overlaps (copy engines busy while SMs idle), the signal of
-// transfer-bound runs.
+// transfer-bound runs. Communication kernels (kernel_classifier.h) are part
+// of compute time and also counted apart: their union, and their exposed
+// part, which no other kernel overlaps.
 #include <algorithm>
 
 #include "analysis/analysis_passes.h"
 #include "analysis/idle_gap_classifier.h"
+#include "analysis/kernel_classifier.h"
 #include "analysis/time_sum.h"
 
 namespace feedprof::analysis {
@@ -63,7 +66,10 @@ DeviceReport ComputeDeviceReport(
   // Counts and per-kind unions in one sweep over the start-sorted ops.
   // Exposed copy time is |copies ∪ kernels| − |kernels|: copy time no
   // kernel overlaps.
+  // Exposed communication is |kernels| − |compute kernels| likewise.
   StartOrderedUnion kernels, copies, memsets, kernels_or_copies;
+  StartOrderedUnion communication, other_kernels;
+  KernelKinds kernel_kinds(tl.strings);
   TimeNs last_end = device.ops.front().end;
   for (const OpRef& op : device.ops) {
     PrefetchOpAhead(tl.gpu_ops, device.ops, op);
@@ -79,6 +85,12 @@ DeviceReport ComputeDeviceReport(
         }
         kernels.Add(op.start, op.end);
         kernels_or_copies.Add(op.start, op.end);
+        if (kernel_kinds.Of(g.name) == KernelKind::kCommunication) {
+          ++r.communication_kernel_count;
+          communication.Add(op.start, op.end);
+        } else {
+          other_kernels.Add(op.start, op.end);
+        }
         break;
       }
       case GpuOpKind::kMemcpy:
@@ -105,6 +117,8 @@ DeviceReport ComputeDeviceReport(
   r.memcpy_ns = copies.Total();
   r.memset_ns = memsets.Total();
   r.exposed_memcpy_ns = kernels_or_copies.Total() - r.compute_ns;
+  r.communication_ns = communication.Total();
+  r.exposed_communication_ns = r.compute_ns - other_kernels.Total();
 
   r.idle_by_cause =
       ClassifyIdleGaps(prepared, device, busy, &r.gaps, also_visit);

@@ -57,6 +57,9 @@ void WriteDevice(JsonWriter& w, const DeviceReport& d) {
   w.Key("memcpy_ns").Int(d.memcpy_ns);
   w.Key("memset_ns").Int(d.memset_ns);
   w.Key("exposed_memcpy_ns").Int(d.exposed_memcpy_ns);
+  w.Key("communication_ns").Int(d.communication_ns);
+  w.Key("exposed_communication_ns").Int(d.exposed_communication_ns);
+  w.Key("communication_kernels").Uint(d.communication_kernel_count);
   w.Key("small_grid_kernel_ns").Int(d.small_grid_kernel_ns);
   w.Key("kernels").Uint(d.kernel_count);
   w.Key("memcpys").Uint(d.memcpy_count);

@@ -244,6 +244,17 @@ void Devices(const Report& r, std::string* out) {
                       "), memset ", common::FormatDuration(d.memset_ns), "; ",
                       d.kernel_count, " kernels, ", d.memcpy_count, " copies, ",
                       d.memset_count, " memsets"));
+    if (d.communication_kernel_count > 0) {
+      Line(out, absl::StrCat("  of compute, communication ",
+                             common::FormatDuration(d.communication_ns),
+                             " (exposed ",
+                             common::FormatDuration(d.exposed_communication_ns),
+                             ", overlapped by other kernels ",
+                             common::FormatDuration(d.communication_ns -
+                                                    d.exposed_communication_ns),
+                             "); ", d.communication_kernel_count,
+                             " communication kernels (NCCL and the like)"));
+    }
     if (d.excluded_ops.count > 0) {
       Line(out, absl::StrCat("  excluded ", d.excluded_ops.count,
                              " ops launched before recording began (",
