@@ -7,6 +7,7 @@
 
 #include "analysis/kernel_classifier.h"
 #include "feedprof/analysis.h"
+#include "feedprof/report.h"
 #include "tests/analysis/must_analyze.h"
 #include "tests/analysis/timeline_builder.h"
 
@@ -70,6 +71,60 @@ TEST(CommunicationTest, NoCommunicationKernelsNoCommunicationTime) {
   EXPECT_EQ(r.devices[0].communication_ns, 0);
   EXPECT_EQ(r.devices[0].exposed_communication_ns, 0);
   EXPECT_EQ(r.devices[0].communication_kernel_count, 0u);
+}
+
+// Two ranks, each with one compute kernel and one all-reduce; rank 1
+// arrives late, so rank 0 spends longer in communication.
+Timeline TwoRanks() {
+  TimelineBuilder b;
+  Timeline& t = b.timeline();
+  t.processes[0].rank = 0;
+  Process second = t.processes[0];
+  second.pid = TimelineBuilder::kPid + 1;
+  second.rank = 1;
+  t.processes.push_back(second);
+  Device device = t.devices[0];
+  device.pid = second.pid;
+  t.devices.push_back(device);
+  const StringId all_reduce =
+      t.strings.Intern("ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)");
+  for (int rank = 0; rank < 2; ++rank) {
+    const int32_t pid = TimelineBuilder::kPid + rank;
+    const double late = rank == 1 ? 300 : 0;
+    uint64_t corr =
+        b.Api("cudaLaunchKernel", late, late + 1, TimelineBuilder::kTid, pid);
+    b.Op(GpuOpKind::kKernel, late + 5, late + 105, corr, 7, 0, pid);
+    corr = b.Api("cudaLaunchKernel", late + 2, late + 3, TimelineBuilder::kTid,
+                 pid);
+    // The all-reduce ends at 500 µs on both ranks.
+    b.Op(GpuOpKind::kKernel, late + 105, 500, corr, 13, 0, pid).name =
+        all_reduce;
+  }
+  return b.Take();
+}
+
+TEST(CommunicationTest, RanksSumTheirDevicesCommunication) {
+  const Report r = MustAnalyze(TwoRanks());
+  ASSERT_EQ(r.ranks.size(), 2u);
+  EXPECT_EQ(r.ranks[0].rank, 0);
+  EXPECT_EQ(r.ranks[0].communication_ns, Us(395));
+  EXPECT_EQ(r.ranks[0].exposed_communication_ns, Us(395));
+  EXPECT_EQ(r.ranks[1].communication_ns, Us(95));
+  EXPECT_EQ(r.ranks[1].exposed_communication_ns, Us(95));
+  const std::string html = WriteHtmlReport(r);
+  EXPECT_NE(html.find("<th>exposed communication</th>"), std::string::npos);
+  EXPECT_NE(html.find("<th>of it communication</th>"), std::string::npos);
+  const std::string text = WriteTextReport(r, TextReportOptions{});
+  EXPECT_NE(text.find("communication 395 µs (exposed 395 µs)"),
+            std::string::npos)
+      << text;
+}
+
+TEST(CommunicationTest, NoCommunicationColumnsWithoutCollectives) {
+  TimelineBuilder b;
+  b.Launch(0, 1, 0, 100);
+  const std::string html = WriteHtmlReport(MustAnalyze(b.timeline()));
+  EXPECT_EQ(html.find("communication</th>"), std::string::npos);
 }
 
 }  // namespace

@@ -362,6 +362,10 @@ struct RankReport {
   double idle_share = 0;
   TimeNs median_step_ns = 0;  // 0 when no steps
   TimeNs sync_blocked_ns = 0;
+  // Its devices' communication kernels (DeviceReport): union, and the part
+  // no other kernel overlaps.
+  TimeNs communication_ns = 0;
+  TimeNs exposed_communication_ns = 0;
   bool slowest = false;
 };
 

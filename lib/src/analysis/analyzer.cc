@@ -52,6 +52,8 @@ std::vector<RankReport> ComputeRanks(const Timeline& tl, const Report& report) {
     }
     analysis::AddTime(&r.span_ns, d.span_ns);
     analysis::AddTime(&r.busy_ns, d.busy_ns);
+    analysis::AddTime(&r.communication_ns, d.communication_ns);
+    analysis::AddTime(&r.exposed_communication_ns, d.exposed_communication_ns);
   }
   if (groups.size() < 2) return {};
   std::vector<RankReport> out;

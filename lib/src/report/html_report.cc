@@ -443,10 +443,19 @@ void AppendDeviceSummary(const Report& r, std::string* out) {
         "or memset in the analysed window.</p>");
     return;
   }
-  out->append(
+  // Communication columns only where a device ran collective kernels.
+  const bool communication = std::any_of(
+      r.devices.begin(), r.devices.end(),
+      [](const auto& d) { return d.communication_kernel_count > 0; });
+  absl::StrAppend(
+      out,
       "<table class=\"num\" id=\"devices\"><tr><th>device</th><th>name</th>"
       "<th>span</th><th>busy</th><th>idle</th><th>idle share</th>"
-      "<th>compute</th><th>copy time</th><th>exposed copy time</th>"
+      "<th>compute</th>",
+      communication ? "<th>of it communication</th>"
+                      "<th>exposed communication</th>"
+                    : "",
+      "<th>copy time</th><th>exposed copy time</th>"
       "<th>kernels</th><th>copy ops</th><th>gaps</th>"
       "<th>launch overhead share</th></tr>");
   for (const DeviceReport& d : r.devices) {
@@ -460,6 +469,12 @@ void AppendDeviceSummary(const Report& r, std::string* out) {
         common::FormatDuration(d.idle_ns), "</td><td>",
         common::FormatPercent(d.idle_share), "</td><td>",
         common::FormatDuration(d.compute_ns), "</td><td>",
+        communication
+            ? absl::StrCat(common::FormatDuration(d.communication_ns),
+                           "</td><td>",
+                           common::FormatDuration(d.exposed_communication_ns),
+                           "</td><td>")
+            : "",
         common::FormatDuration(d.memcpy_ns), "</td><td>",
         common::FormatDuration(d.exposed_memcpy_ns), "</td><td>",
         d.kernel_count, "</td><td>", d.memcpy_count, "</td><td>", d.gaps.count,
@@ -635,10 +650,18 @@ void AppendHostTables(const Report& r, std::string* out) {
 }
 
 void AppendRankTable(const Report& r, std::string* out) {
-  out->append(
+  // Communication columns only where a rank ran collective kernels.
+  const bool communication =
+      std::any_of(r.ranks.begin(), r.ranks.end(),
+                  [](const auto& k) { return k.communication_ns > 0; });
+  absl::StrAppend(
+      out,
       "<table class=\"num\" id=\"ranks\"><tr><th>rank</th><th>pids</th>"
       "<th>span</th><th>busy</th><th>idle share</th><th>median step</th>"
-      "<th>blocked in syncs</th></tr>");
+      "<th>blocked in syncs</th>",
+      communication ? "<th>communication</th><th>exposed communication</th>"
+                    : "",
+      "</tr>");
   for (const RankReport& k : r.ranks) {
     std::string pids;
     for (int32_t pid : k.pids) {
@@ -653,7 +676,14 @@ void AppendRankTable(const Report& r, std::string* out) {
         common::FormatPercent(k.idle_share), "</td><td>",
         k.median_step_ns > 0 ? common::FormatDuration(k.median_step_ns)
                              : std::string(kNotAvailable),
-        "</td><td>", common::FormatDuration(k.sync_blocked_ns), "</td></tr>");
+        "</td><td>", common::FormatDuration(k.sync_blocked_ns), "</td>",
+        communication
+            ? absl::StrCat("<td>", common::FormatDuration(k.communication_ns),
+                           "</td><td>",
+                           common::FormatDuration(k.exposed_communication_ns),
+                           "</td>")
+            : "",
+        "</tr>");
   }
   out->append("</table>");
 }

@@ -569,6 +569,8 @@ std::string WriteJsonReport(const Report& r) {
       w.Key("idle_share").Double(k.idle_share);
       w.Key("median_step_ns").IntOrNull(k.median_step_ns > 0, k.median_step_ns);
       w.Key("sync_blocked_ns").Int(k.sync_blocked_ns);
+      w.Key("communication_ns").Int(k.communication_ns);
+      w.Key("exposed_communication_ns").Int(k.exposed_communication_ns);
       w.Key("slowest").Bool(k.slowest);
       w.EndObject();
     }

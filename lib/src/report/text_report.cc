@@ -463,18 +463,26 @@ void Details(const Report& r, const TextReportOptions& o, std::string* out) {
     Line(out, "");
     Line(out, "Ranks:");
     for (const RankReport& k : r.ranks) {
-      Line(out,
-           absl::StrCat(
-               "  ",
-               k.rank >= 0 ? absl::StrCat("rank ", k.rank)
-                           : absl::StrCat("pid ", k.pids.front()),
-               ": busy ", common::FormatDuration(k.busy_ns), " of ",
-               common::FormatDuration(k.span_ns), " (idle ",
-               common::FormatPercent(k.idle_share), ")",
-               k.median_step_ns > 0
-                   ? ", median step " + common::FormatDuration(k.median_step_ns)
-                   : "",
-               k.slowest ? "  <- slowest" : ""));
+      Line(
+          out,
+          absl::StrCat(
+              "  ",
+              k.rank >= 0 ? absl::StrCat("rank ", k.rank)
+                          : absl::StrCat("pid ", k.pids.front()),
+              ": busy ", common::FormatDuration(k.busy_ns), " of ",
+              common::FormatDuration(k.span_ns), " (idle ",
+              common::FormatPercent(k.idle_share), ")",
+              k.median_step_ns > 0
+                  ? ", median step " + common::FormatDuration(k.median_step_ns)
+                  : "",
+              k.communication_ns > 0
+                  ? absl::StrCat(
+                        ", communication ",
+                        common::FormatDuration(k.communication_ns),
+                        " (exposed ",
+                        common::FormatDuration(k.exposed_communication_ns), ")")
+                  : "",
+              k.slowest ? "  <- slowest" : ""));
     }
   }
 }
