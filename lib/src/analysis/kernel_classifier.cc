@@ -1,29 +1,13 @@
 #include "analysis/kernel_classifier.h"
 
-#include <cctype>
+#include "common/ascii_match.h"
 
 namespace feedprof::analysis {
-namespace {
-
-// Whether `name` contains `part`, ignoring ASCII case.
-bool ContainsNoCase(std::string_view name, std::string_view part) {
-  if (part.size() > name.size()) return false;
-  for (size_t i = 0; i + part.size() <= name.size(); ++i) {
-    size_t k = 0;
-    while (k < part.size() &&
-           std::tolower(static_cast<unsigned char>(name[i + k])) == part[k]) {
-      ++k;
-    }
-    if (k == part.size()) return true;
-  }
-  return false;
-}
-
-}  // namespace
 
 KernelKind ClassifyKernelName(std::string_view name) {
   for (std::string_view library : {"nccl", "rccl", "msccl", "nvshmem"}) {
-    if (ContainsNoCase(name, library)) return KernelKind::kCommunication;
+    if (common::ContainsIgnoreCase(name, library))
+      return KernelKind::kCommunication;
   }
   return KernelKind::kCompute;
 }

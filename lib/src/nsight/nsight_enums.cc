@@ -1,23 +1,10 @@
 #include "nsight/nsight_enums.h"
 
-#include "absl/strings/ascii.h"
+#include "common/ascii_match.h"
 
 namespace feedprof::nsight {
-namespace {
 
-bool ContainsIgnoreCase(std::string_view text, std::string_view part) {
-  for (size_t i = 0; i + part.size() <= text.size(); ++i) {
-    size_t j = 0;
-    while (j < part.size() && absl::ascii_tolower(static_cast<unsigned char>(
-                                  text[i + j])) == part[j]) {
-      ++j;
-    }
-    if (j == part.size()) return true;
-  }
-  return false;
-}
-
-}  // namespace
+using common::ContainsIgnoreCase;
 
 GlobalThreadId DecodeGlobalId(int64_t global_id) {
   const auto id = static_cast<uint64_t>(global_id);
