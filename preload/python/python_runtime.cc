@@ -7,8 +7,17 @@
 #include <cstring>
 #include <new>
 
+#include "preload/trace_clock.h"
+
 namespace feedprof::preload::python {
 namespace {
+
+// How often to look for an initialized interpreter again: often at first
+// (an interpreter starts within tens of milliseconds), then rarely (a
+// program that is not Python, or embeds one late).
+constexpr uint64_t kTrySoonNs = 20000000;
+constexpr uint64_t kTryLaterNs = 1000000000;
+constexpr uint32_t kSoonTries = 250;  // 5 s
 
 uint64_t SymbolAddress(const char* name) {
   return reinterpret_cast<uint64_t>(dlsym(RTLD_DEFAULT, name));
@@ -46,6 +55,12 @@ void PythonRuntime::Fail(const char* why, uint32_t version_hex) {
 RuntimeState PythonRuntime::Resolve() {
   const RuntimeState now = state_.load(std::memory_order_acquire);
   if (now != RuntimeState::kNotYet) return now;
+  // Looking up symbols costs microseconds: not on every blocking CUDA call
+  // of a program that is not Python (yet).
+  const uint64_t time = MonotonicNs();
+  if (time < next_try_ns_.load(std::memory_order_relaxed)) {
+    return RuntimeState::kNotYet;
+  }
   if (resolving_.exchange(true, std::memory_order_acquire)) {
     return RuntimeState::kNotYet;
   }
@@ -87,6 +102,10 @@ RuntimeState PythonRuntime::Resolve() {
   }
   if (result != RuntimeState::kNotYet) {
     state_.store(result, std::memory_order_release);
+  } else {
+    next_try_ns_.store(
+        time + (++tries_ <= kSoonTries ? kTrySoonNs : kTryLaterNs),
+        std::memory_order_relaxed);
   }
   resolving_.store(false, std::memory_order_release);
   return result;

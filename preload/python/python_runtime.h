@@ -28,8 +28,10 @@ enum class RuntimeState : uint8_t {
 
 class PythonRuntime {
  public:
-  // Looks the interpreter up; cheap once the state is final. Thread-safe:
-  // the first caller resolves, others see kNotYet meanwhile.
+  // Looks the interpreter up; cheap once the state is final, and while
+  // there is none looked for again only every 20 ms for 5 s, then every
+  // second. Thread-safe: the first caller resolves, others see kNotYet
+  // meanwhile.
   RuntimeState Resolve();
   RuntimeState state() const { return state_.load(std::memory_order_acquire); }
   // Why stacks are off, for kUnsupported ("CPython 3.14: ...").
@@ -55,6 +57,9 @@ class PythonRuntime {
 
   std::atomic<RuntimeState> state_{RuntimeState::kNotYet};
   std::atomic<bool> resolving_{false};
+  // When to look again while kNotYet, and how often it was looked for.
+  std::atomic<uint64_t> next_try_ns_{0};
+  uint32_t tries_ = 0;  // under resolving_
   PythonLayout layout_;
   uint64_t runtime_ = 0;
   uint32_t version_hex_ = 0;

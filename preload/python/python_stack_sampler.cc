@@ -1,7 +1,6 @@
 #include "preload/python/python_stack_sampler.h"
 
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -44,15 +43,8 @@ constexpr size_t kScratchBytes = 32 * 1024;  // the window, then code heads
 static_assert(kWindowBytes <= kScratchBytes);
 constexpr uint32_t kMaxInterpreters = 64;
 constexpr uint32_t kMaxThreadStates = 4096;
-// How often to look for an initialized interpreter again: often at first
-// (an interpreter starts within tens of milliseconds), then rarely (a
-// program that is not Python, or embeds one late).
 // A visitor's answer that ends the walk (no thread state lives there).
 constexpr uint64_t kStopVisit = 1;
-
-constexpr uint64_t kResolveSoonNs = 20000000;
-constexpr uint64_t kResolveLaterNs = 1000000000;
-constexpr uint32_t kResolveSoonTries = 250;  // 5 s
 
 // Field numbers (proto/feedprof.proto).
 constexpr uint32_t kStackNodesNode = 1;
@@ -65,13 +57,6 @@ uint64_t Mix(uint64_t h, uint64_t v) {
   h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
   h *= 0xff51afd7ed558ccdULL;
   return h ^ (h >> 32);
-}
-
-uint64_t MonotonicNs() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull +
-         static_cast<uint64_t>(ts.tv_nsec);
 }
 
 // The newest frames of a thread, read in one piece; other reads go to the
@@ -185,11 +170,6 @@ void PythonStackSampler::ClearCaches() {
 bool PythonStackSampler::Ready() {
   if (state_ == PythonStackState::kOn) return true;
   if (state_ != PythonStackState::kUnknown || codes_ == nullptr) return false;
-  const uint64_t now = MonotonicNs();
-  if (now < next_resolve_ns_) return false;
-  next_resolve_ns_ =
-      now + (++resolve_tries_ <= kResolveSoonTries ? kResolveSoonNs
-                                                   : kResolveLaterNs);
   PythonRuntime& runtime = Runtime();
   const RuntimeState rs = runtime.Resolve();
   if (rs == RuntimeState::kNotYet || rs == RuntimeState::kNotPython) {

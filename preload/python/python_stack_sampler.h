@@ -137,8 +137,6 @@ class PythonStackSampler {
   char detail_[240] = {};
   uint32_t version_hex_ = 0;
   bool memory_open_ = false;
-  uint64_t next_resolve_ns_ = 0;
-  uint32_t resolve_tries_ = 0;
   bool status_due_ = false;
   // 3.10 keeps pthread_t, not the kernel tid: the tid's offset in glibc's
   // thread descriptor (-1: unknown).
