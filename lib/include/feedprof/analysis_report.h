@@ -354,23 +354,6 @@ struct StepReport {
   std::vector<StepInfo> steps;
 };
 
-struct RankReport {
-  int32_t rank = -1;
-  std::vector<int32_t> pids;
-  TimeNs span_ns = 0;
-  TimeNs busy_ns = 0;
-  double idle_share = 0;
-  TimeNs median_step_ns = 0;  // 0 when no steps
-  TimeNs sync_blocked_ns = 0;
-  // Its devices' communication kernels (DeviceReport): union, and the part
-  // no other kernel overlaps.
-  TimeNs communication_ns = 0;
-  TimeNs exposed_communication_ns = 0;
-  bool slowest = false;
-};
-
-// One rule's outcome; all rules are kept so the report can show why the
-// runner-up lost.
 // Which feeding of the GPU limits a run (docs/verdict-rules.md): the rules'
 // classes, in the order the report lists their scores, and inconclusive.
 enum class VerdictClass : uint8_t {
@@ -389,6 +372,132 @@ const char* VerdictClassName(VerdictClass verdict);
 // The same for a runner-up: "" when there is none.
 const char* VerdictClassName(const std::optional<VerdictClass>& verdict);
 
+struct RankReport {
+  int32_t rank = -1;
+  std::vector<int32_t> pids;
+  TimeNs span_ns = 0;
+  TimeNs busy_ns = 0;
+  double idle_share = 0;
+  TimeNs median_step_ns = 0;  // 0 when no steps
+  TimeNs sync_blocked_ns = 0;
+  // Its devices' communication kernels (DeviceReport): union, and the part
+  // no other kernel overlaps.
+  TimeNs communication_ns = 0;
+  TimeNs exposed_communication_ns = 0;
+  // Longest median step (or, without steps, the most GPU busy time): in a
+  // run that waits at collectives this is often a rank that waited, not
+  // the one waited for (`straggler`).
+  bool slowest = false;
+  // From the collectives matched across ranks (Report::collectives; zero
+  // when there are none): the collectives it took part in, the time it
+  // waited inside them for later ranks, how many it arrived last at, and
+  // the time the other ranks waited there for it (summed over them).
+  uint64_t collectives = 0;
+  TimeNs collective_wait_ns = 0;
+  uint64_t arrived_last = 0;
+  TimeNs caused_wait_ns = 0;
+  // Its clock as moved to line its collectives' ends up with the first
+  // rank's (0: not moved).
+  TimeNs clock_offset_ns = 0;
+  bool straggler = false;  // one of Report::straggler's ranks
+  // Its own verdict: the analysis of this rank alone; unset when the ranks
+  // were not analysed apart (a single rank, or --rank).
+  std::optional<VerdictClass> verdict;
+};
+
+// The operation a communication kernel performs, told by its name
+// ("ncclDevKernel_AllReduce_Sum_f32_RING_LL" is an all-reduce).
+enum class CollectiveOp : uint8_t {
+  kOther,
+  kAllReduce,
+  kAllGather,
+  kReduceScatter,
+  kAllToAll,
+  kSendRecv,  // point-to-point, and NCCL's all-to-all (grouped send/recv)
+  kBroadcast,
+  kReduce,
+};
+// "collective", "all_reduce", "all_gather", "reduce_scatter", "all_to_all",
+// "send_recv", "broadcast", "reduce".
+const char* CollectiveOpName(CollectiveOp op);
+
+// Communication kernels matched across ranks (docs/metrics.md,
+// "Collectives across ranks"): the k-th of an operation on a rank's n-th
+// communication stream is one collective on every rank that has it.
+struct CollectivesReport {
+  bool available = false;  // two or more ranks ran communication kernels
+  uint32_t ranks = 0;      // ranks with communication kernels
+  uint64_t matched = 0;    // collectives seen on two or more ranks
+  // Of them, those whose ends did not line up across ranks (another
+  // communicator, or a collective missing on some rank shifted the
+  // matching): left out of the waits.
+  uint64_t unaligned = 0;
+  uint64_t unmatched = 0;  // communication kernels found on one rank only
+  // False when most matched collectives' ends do not line up even after
+  // moving each rank's clock: the waits are then not computed.
+  bool clocks_aligned = true;
+  TimeNs median_end_spread_ns = 0;  // latest end - earliest, per collective
+  TimeNs wait_ns = 0;               // every rank's collective_wait_ns
+  double wait_share = 0;            // wait_ns / every rank's span
+};
+
+// Who the ranks wait for (Report::straggler).
+enum class StragglerKind : uint8_t {
+  kNone,      // no rank keeps the others waiting for long
+  kSingle,    // one rank causes most of the waiting
+  kFew,       // two or three ranks do
+  kRotating,  // the last rank changes; no few ranks cause most of it
+};
+const char* StragglerKindName(StragglerKind kind);  // "none", "single", ...
+
+// The rank that kept the others waiting most in one step.
+struct StepStraggler {
+  uint64_t step = 0;   // 1-based, as the report lists steps
+  int32_t rank = -1;   // -1: the processes have no ranks
+  int32_t pid = 0;     // its (first) process
+  TimeNs wait_ns = 0;  // the other ranks' mean wait for it in the step
+  // How long after the median of the other ranks' its first GPU work in
+  // the step started (0 when not later, or when not every rank has it).
+  TimeNs late_start_ns = 0;
+};
+
+// The rank(s) every other rank waits for at collectives, and why they are
+// late (docs/metrics.md, "The rank waited for").
+struct Straggler {
+  StragglerKind kind = StragglerKind::kNone;
+  // Most caused wait first: their ranks (empty where the processes have no
+  // ranks: each process is then compared as a rank), and each one's first
+  // process.
+  std::vector<int32_t> ranks;
+  std::vector<int32_t> pids;
+  uint64_t collectives = 0;   // matched, aligned collectives counted
+  uint64_t arrived_last = 0;  // of them, those one of `ranks` was last at
+  // The others' waiting for them: summed over the waiting ranks, and each
+  // waiting rank's mean per step (0 without steps).
+  TimeNs caused_wait_ns = 0;
+  TimeNs wait_per_step_ns = 0;
+  // Median, over their late arrivals, of how much after the other ranks'
+  // median arrival they arrived.
+  TimeNs late_by_ns = 0;
+  TimeNs late_start_ns = 0;  // median of the steps' late_start_ns
+  CollectiveOp main_op = CollectiveOp::kOther;  // where most waiting was
+  // Why: what they did before their late arrivals beyond what the other
+  // ranks did before the same collectives, summed over the arrivals — more
+  // GPU work, or GPU idle by cause — and the class that explains most.
+  TimeNs extra_busy_ns = 0;
+  IdleByCause extra_idle;
+  VerdictClass cause = VerdictClass::kInconclusive;
+  // Where their launching code was while their GPU waited (the first rank's
+  // top idle location), "" when the trace does not say.
+  std::string location;
+  std::string explanation;  // the finding, in a few sentences
+  // What the first rank's own analysis advises (unpriced).
+  std::vector<std::string> next_steps;
+  std::vector<StepStraggler> steps;  // steps with a late rank, in order
+};
+
+// One rule's outcome; all rules are kept so the report can show why the
+// runner-up lost.
 struct RuleScore {
   VerdictClass verdict = VerdictClass::kInconclusive;
   double score = 0;  // share of the span this cause explains
@@ -408,8 +517,14 @@ struct WhatIfRank {
   int32_t rank = -1;
   TimeNs observed_median_ns = 0;
   TimeNs observed_mean_ns = 0;
+  // Replayed alone: its collectives keep their recorded lengths, waits for
+  // the other ranks included.
   TimeNs predicted_median_ns = 0;
   TimeNs predicted_mean_ns = 0;
+  // With the ranks coupled (WhatIf::coupled_ranks): the time per step (or
+  // over the span) it waited inside collectives for later ranks, which
+  // the job's figure takes out of its prediction.
+  TimeNs collective_wait_ns = 0;
 };
 
 struct WhatIfScenario {
@@ -423,7 +538,8 @@ struct WhatIfScenario {
   std::string sync_reason;
   std::string sync_call_site;
   uint64_t edits = 0;  // calls or ops the edit changed; 0: nothing to change
-  // The run: the slowest rank's median (and mean) step time, or span.
+  // The run: the slowest rank's median (and mean) step time, or span; with
+  // the ranks coupled, the job's (WhatIf::coupled_ranks).
   TimeNs predicted_median_ns = 0;
   TimeNs predicted_mean_ns = 0;
   TimeNs saving_ns = 0;           // observed median - predicted median
@@ -436,6 +552,12 @@ struct WhatIf {
   std::string unavailable_reason;  // set when not available
   std::string basis;               // "steps" or "span"
   uint64_t steps = 0;              // steps replayed (basis "steps")
+  // The ranks wait for each other at collectives (Report::collectives):
+  // a scenario's figure is the job's — each rank's replayed time less its
+  // waits, the slowest of those — so a change on the rank the others wait
+  // for shortens every rank's step (docs/what-if.md, "Ranks coupled at
+  // collectives"). False: the slowest process's replay.
+  bool coupled_ranks = false;
   // The run as recorded, and as the unedited replay reproduces it.
   TimeNs observed_median_ns = 0;
   TimeNs observed_mean_ns = 0;
@@ -465,8 +587,15 @@ struct NextStepEstimate {
   double saving_share = 0;
 };
 
+// What a verdict was decided on: the whole run's measurements, or (in a
+// multi-rank run that waits at collectives) the cause of the rank the
+// others wait for.
+enum class VerdictBasis : uint8_t { kRun, kLateRank };
+const char* VerdictBasisName(VerdictBasis basis);  // "run", "late_rank"
+
 struct Verdict {
   VerdictClass primary = VerdictClass::kInconclusive;
+  VerdictBasis basis = VerdictBasis::kRun;
   std::optional<VerdictClass> runner_up;  // unset when none
   double confidence = 0;                  // 0..1
   std::string confidence_label = "low";   // low | medium | high
@@ -685,6 +814,8 @@ struct Report {
   TimelineOverview timeline;
   WhatIf what_if;
   std::vector<RankReport> ranks;
+  CollectivesReport collectives;
+  Straggler straggler;
   Availability available;
   DropCounts drops;
   std::vector<std::string> warnings;

@@ -268,6 +268,23 @@ struct RankChange {
   Change median_step_ns;
   Change idle_share;
   Change sync_blocked_ns;
+  Change collective_wait_ns;  // waited inside collectives for later ranks
+  // One of the ranks the others wait for (RankReport::straggler), in each
+  // run.
+  bool straggler_before = false;
+  bool straggler_after = false;
+};
+
+// The rank(s) the others wait for (Report::straggler), run against run:
+// kBoth the same ranks, kMoved other ranks, kVanished none any more, kNew
+// none before.
+struct StragglerChange {
+  bool available = false;  // either run names one
+  Presence presence = Presence::kBoth;
+  std::vector<int32_t> before_ranks;
+  std::vector<int32_t> after_ranks;
+  // The job's waiting at collectives (CollectivesReport::wait_ns).
+  Change wait_ns;
 };
 
 struct PlatformDifference {
@@ -353,6 +370,7 @@ struct Comparison {
   HostComparison host;
   std::vector<DeviceChange> devices;  // when either run has several
   std::vector<RankChange> ranks;      // when both runs have several
+  StragglerChange straggler;
   std::vector<PlatformDifference> platform;
   WhatIfCheck what_if;
   std::vector<std::string> warnings;

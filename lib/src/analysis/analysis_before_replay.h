@@ -9,6 +9,9 @@
 #ifndef FEEDPROF_ANALYSIS_ANALYSIS_BEFORE_REPLAY_H_
 #define FEEDPROF_ANALYSIS_ANALYSIS_BEFORE_REPLAY_H_
 
+#include <cstdint>
+#include <vector>
+
 #include "absl/status/statusor.h"
 #include "analysis/prepared_timeline.h"
 #include "analysis/verdict_signals.h"
@@ -28,10 +31,12 @@ struct AnalysisBeforeReplay {
 // the timeline itself where its owner lets the analysis free the events it
 // has no further use for (ranges and marks once they are digested, the rest
 // before the replay), else null. Calls options.on_phase for kPreparing and
-// kStepsAndGaps. Errors: an empty window, an unknown rank.
+// kStepsAndGaps. `pids`, when not empty, restricts the analysis to those
+// processes (as options.rank does to a rank's). Errors: an empty window, an
+// unknown rank.
 absl::StatusOr<AnalysisBeforeReplay> AnalyzeBeforeReplay(
     const Timeline& timeline, Timeline* releasable,
-    const AnalysisOptions& options);
+    const AnalysisOptions& options, const std::vector<int32_t>& pids = {});
 
 }  // namespace feedprof::analysis
 

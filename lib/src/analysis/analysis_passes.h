@@ -115,6 +115,16 @@ class TimelineOverviewBuilder {
   std::unique_ptr<State> state_;
 };
 
+// rank_figures.cc: one rank's row of the ranks table from a report that
+// holds its processes `pids` (no cross-rank fields).
+RankReport RankFigures(const Report& report, int32_t rank,
+                       const std::vector<int32_t>& pids);
+// The ranks table: one row per rank (or per process when the run has no
+// ranks) that ran GPU work, the longest median step marked `slowest`;
+// empty when there is only one.
+std::vector<RankReport> ComputeRanks(const Timeline& timeline,
+                                     const Report& report);
+
 // verdict_rules.cc: the verdict from the finished metrics and the signals
 // computed from them (verdict_signals.h).
 Verdict ComputeVerdict(const Report& report, const VerdictSignals& signals);

@@ -2,7 +2,6 @@
 // assembles the report, then the per-rank summaries and the verdict.
 #include <algorithm>
 #include <future>
-#include <map>
 #include <utility>
 #include <vector>
 
@@ -12,7 +11,6 @@
 #include "analysis/code_idle.h"
 #include "analysis/platform_findings.h"
 #include "analysis/prepared_timeline.h"
-#include "analysis/quantile.h"
 #include "analysis/time_sum.h"
 #include "common/parallel_for.h"
 #include "feedprof/analysis_report.h"
@@ -32,64 +30,6 @@ struct IndependentPasses {
   HostReport host;
 };
 
-// One entry per rank (or per process when the run has no ranks) that ran
-// GPU work; empty when there is only one.
-std::vector<RankReport> ComputeRanks(const Timeline& tl, const Report& report) {
-  std::map<int32_t, int32_t> rank_of_pid;  // pid → rank key
-  for (const Process& p : tl.processes) rank_of_pid[p.pid] = p.rank;
-  std::map<std::pair<bool, int32_t>, RankReport> groups;
-  for (const DeviceReport& d : report.devices) {
-    if (d.span_ns <= 0) continue;
-    auto it = rank_of_pid.find(d.pid);
-    const int32_t rank = it != rank_of_pid.end() ? it->second : -1;
-    // Ranked processes group by rank; others stand alone by pid.
-    const auto key =
-        rank >= 0 ? std::make_pair(true, rank) : std::make_pair(false, d.pid);
-    RankReport& r = groups[key];
-    r.rank = rank;
-    if (std::find(r.pids.begin(), r.pids.end(), d.pid) == r.pids.end()) {
-      r.pids.push_back(d.pid);
-    }
-    analysis::AddTime(&r.span_ns, d.span_ns);
-    analysis::AddTime(&r.busy_ns, d.busy_ns);
-    analysis::AddTime(&r.communication_ns, d.communication_ns);
-    analysis::AddTime(&r.exposed_communication_ns, d.exposed_communication_ns);
-  }
-  if (groups.size() < 2) return {};
-  std::vector<RankReport> out;
-  bool all_steps = true;
-  for (auto& [key, r] : groups) {
-    r.idle_share = r.span_ns > 0 ? 1.0 - static_cast<double>(r.busy_ns) /
-                                             static_cast<double>(r.span_ns)
-                                 : 0.0;
-    std::vector<TimeNs> steps;
-    for (const StepInfo& s : report.steps.steps) {
-      if (std::find(r.pids.begin(), r.pids.end(), s.pid) != r.pids.end()) {
-        steps.push_back(s.end - s.start);
-      }
-    }
-    r.median_step_ns = analysis::Quantile(steps, 0.5);
-    all_steps &= r.median_step_ns > 0;
-    for (const ThreadReport& t : report.host.threads) {
-      if (std::find(r.pids.begin(), r.pids.end(), t.pid) != r.pids.end()) {
-        analysis::AddTime(&r.sync_blocked_ns, t.sync_blocked_ns);
-      }
-    }
-    out.push_back(std::move(r));
-  }
-  // Slowest: longest median step when every rank has steps, else the one
-  // whose GPU was busy longest (the others wait for it at collectives).
-  size_t slowest = 0;
-  for (size_t i = 1; i < out.size(); ++i) {
-    const TimeNs a = all_steps ? out[i].median_step_ns : out[i].busy_ns;
-    const TimeNs b =
-        all_steps ? out[slowest].median_step_ns : out[slowest].busy_ns;
-    if (a > b) slowest = i;
-  }
-  out[slowest].slowest = true;
-  return out;
-}
-
 }  // namespace
 
 const char* AnalysisPhaseName(AnalysisPhase phase) {
@@ -108,14 +48,14 @@ namespace analysis {
 
 absl::StatusOr<AnalysisBeforeReplay> AnalyzeBeforeReplay(
     const Timeline& timeline, Timeline* releasable,
-    const AnalysisOptions& options) {
+    const AnalysisOptions& options, const std::vector<int32_t>& pids) {
   const uint64_t events = PreparedTimeline::CountEvents(timeline);
   const auto enter = [&options, events](AnalysisPhase phase) {
     if (options.on_phase) options.on_phase(phase, events);
   };
   enter(AnalysisPhase::kPreparing);
   absl::StatusOr<PreparedTimeline> built =
-      PreparedTimeline::Build(timeline, options, {}, releasable);
+      PreparedTimeline::Build(timeline, options, pids, releasable);
   if (!built.ok()) return built.status();
   AnalysisBeforeReplay out{std::move(*built), Report{}, VerdictSignals{}};
   PreparedTimeline& prepared = out.prepared;

@@ -80,6 +80,52 @@ const char* VerdictClassName(const std::optional<VerdictClass>& verdict) {
   return verdict ? VerdictClassName(*verdict) : "";
 }
 
+const char* VerdictBasisName(VerdictBasis basis) {
+  switch (basis) {
+    case VerdictBasis::kRun:
+      return "run";
+    case VerdictBasis::kLateRank:
+      return "late_rank";
+  }
+  return "run";
+}
+
+const char* CollectiveOpName(CollectiveOp op) {
+  switch (op) {
+    case CollectiveOp::kOther:
+      return "collective";
+    case CollectiveOp::kAllReduce:
+      return "all_reduce";
+    case CollectiveOp::kAllGather:
+      return "all_gather";
+    case CollectiveOp::kReduceScatter:
+      return "reduce_scatter";
+    case CollectiveOp::kAllToAll:
+      return "all_to_all";
+    case CollectiveOp::kSendRecv:
+      return "send_recv";
+    case CollectiveOp::kBroadcast:
+      return "broadcast";
+    case CollectiveOp::kReduce:
+      return "reduce";
+  }
+  return "collective";
+}
+
+const char* StragglerKindName(StragglerKind kind) {
+  switch (kind) {
+    case StragglerKind::kNone:
+      return "none";
+    case StragglerKind::kSingle:
+      return "single";
+    case StragglerKind::kFew:
+      return "few";
+    case StragglerKind::kRotating:
+      return "rotating";
+  }
+  return "none";
+}
+
 const char* NoGpuCauseName(NoGpuCause cause) {
   switch (cause) {
     case NoGpuCause::kUnknown:

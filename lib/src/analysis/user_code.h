@@ -31,8 +31,7 @@ bool IsUserPythonFile(std::string_view file, const UserCodeRule& rule = {});
 // runtimes, CUDA's libraries, the Python interpreter, PyTorch's native
 // libraries, MPI and the interconnects' libraries and the kernel; true for
 // the rest (the program, its own libraries).
-bool IsUserNativeModule(std::string_view module,
-                        const UserCodeRule& rule = {});
+bool IsUserNativeModule(std::string_view module, const UserCodeRule& rule = {});
 
 // The frame a report names for a Python stack: the first of [innermost,
 // end) (innermost first) that `is_user` says is the user's code, else the

@@ -55,6 +55,7 @@ std::vector<DeviceChange> CompareDevices(const Report& before,
                                          const Report& after,
                                          const PerUnit& per);
 std::vector<RankChange> CompareRanks(const Report& before, const Report& after);
+StragglerChange CompareStragglers(const Report& before, const Report& after);
 std::vector<PlatformDifference> ComparePlatforms(const AnalyzedRun& before,
                                                  const AnalyzedRun& after);
 // BEFORE's what-if against AFTER's measurement; needs the comparison's

@@ -51,6 +51,7 @@ Comparison Compare(const AnalyzedRun& before, const AnalyzedRun& after,
     c.devices = compare::CompareDevices(b, a, per);
   }
   c.ranks = compare::CompareRanks(b, a);
+  c.straggler = compare::CompareStragglers(b, a);
   c.platform = compare::ComparePlatforms(before, after);
   c.what_if = compare::CompareWhatIf(c, per);
   for (const PlatformDifference& d : c.platform) {

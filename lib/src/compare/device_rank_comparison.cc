@@ -141,9 +141,30 @@ std::vector<RankChange> CompareRanks(const Report& before,
     c.idle_share = MakeChange(b.idle_share, a.idle_share);
     c.sync_blocked_ns = MakeChange(static_cast<double>(b.sync_blocked_ns),
                                    static_cast<double>(a.sync_blocked_ns));
+    c.collective_wait_ns =
+        MakeChange(static_cast<double>(b.collective_wait_ns),
+                   static_cast<double>(a.collective_wait_ns));
+    c.straggler_before = b.straggler;
+    c.straggler_after = a.straggler;
     out.push_back(std::move(c));
   }
   return out;
+}
+
+StragglerChange CompareStragglers(const Report& before, const Report& after) {
+  StragglerChange c;
+  c.before_ranks = before.straggler.ranks;
+  c.after_ranks = after.straggler.ranks;
+  c.available = !c.before_ranks.empty() || !c.after_ranks.empty();
+  std::sort(c.before_ranks.begin(), c.before_ranks.end());
+  std::sort(c.after_ranks.begin(), c.after_ranks.end());
+  c.presence = c.before_ranks.empty()            ? Presence::kNew
+               : c.after_ranks.empty()           ? Presence::kVanished
+               : c.before_ranks == c.after_ranks ? Presence::kBoth
+                                                 : Presence::kMoved;
+  c.wait_ns = MakeChange(static_cast<double>(before.collectives.wait_ns),
+                         static_cast<double>(after.collectives.wait_ns));
+  return c;
 }
 
 }  // namespace feedprof::compare

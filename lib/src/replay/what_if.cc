@@ -85,7 +85,62 @@ struct ProcessRun {
   std::vector<uint32_t> step_first;
   std::vector<uint32_t> step_ops;
   Figures observed;
+  // What it waited inside collectives for later ranks, per step (or over
+  // the span): 0 unless the ranks are coupled.
+  TimeNs collective_wait = 0;
 };
+
+// Each process's wait inside collectives per step (or over the span), from
+// its rank's row; whether the ranks are coupled: they waited at
+// collectives whose ends line up, and each replayed process is a rank of
+// its own.
+bool SetCollectiveWaits(const Report& report, bool by_steps,
+                        std::vector<ProcessRun>* runs) {
+  const CollectivesReport& c = report.collectives;
+  if (runs->size() < 2 || !c.available || !c.clocks_aligned || c.wait_ns <= 0) {
+    return false;
+  }
+  std::vector<TimeNs> waits;
+  for (const ProcessRun& r : *runs) {
+    const RankReport* row = nullptr;
+    for (const RankReport& k : report.ranks) {
+      if (std::find(k.pids.begin(), k.pids.end(), r.pid) != k.pids.end()) {
+        row = &k;
+      }
+    }
+    if (row == nullptr || row->pids.size() != 1) return false;
+    const size_t units = by_steps ? r.steps.size() : 1;
+    waits.push_back(
+        units > 0 ? row->collective_wait_ns / static_cast<TimeNs>(units) : 0);
+  }
+  for (size_t i = 0; i < runs->size(); ++i) {
+    (*runs)[i].collective_wait = waits[i];
+  }
+  return true;
+}
+
+// The job's figures for a scenario whose per-rank predictions are in
+// `s.ranks`: each rank's time without its waits is what it needs; the job
+// takes the slowest of those, recorded and predicted, and its change is
+// the scenario's change of the job.
+void CoupleRanks(const std::vector<ProcessRun>& runs, WhatIfScenario* s) {
+  TimeNs base_median = 0, base_mean = 0, median = 0, mean = 0;
+  TimeNs observed_median = 0, observed_mean = 0;
+  for (size_t i = 0; i < runs.size() && i < s->ranks.size(); ++i) {
+    WhatIfRank& k = s->ranks[i];
+    const TimeNs wait = runs[i].collective_wait;
+    k.collective_wait_ns = wait;
+    base_median = std::max(base_median, k.observed_median_ns - wait);
+    base_mean = std::max(base_mean, k.observed_mean_ns - wait);
+    median = std::max(median, k.predicted_median_ns - wait);
+    mean = std::max(mean, k.predicted_mean_ns - wait);
+    observed_median = std::max(observed_median, k.observed_median_ns);
+    observed_mean = std::max(observed_mean, k.observed_mean_ns);
+  }
+  s->predicted_median_ns =
+      observed_median - std::max<TimeNs>(0, base_median - median);
+  s->predicted_mean_ns = observed_mean - std::max<TimeNs>(0, base_mean - mean);
+}
 
 // Groups the ops by the step in which their launching call started.
 void AssignOpsToSteps(ProcessRun* run) {
@@ -458,6 +513,7 @@ WhatIf ComputeWhatIf(analysis::PreparedTimeline& prepared, const Report& report,
     runs[p].observed = Measure(runs[p], ReplayEdits(), nullptr);
   });
   w.basis = by_steps ? "steps" : "span";
+  w.coupled_ranks = SetCollectiveWaits(report, by_steps, &runs);
   for (const ProcessRun& r : runs) w.steps += r.steps.size();
   for (const ProcessRun& r : runs) {
     w.observed_median_ns = std::max(w.observed_median_ns, r.observed.median);
@@ -562,6 +618,7 @@ WhatIf ComputeWhatIf(analysis::PreparedTimeline& prepared, const Report& report,
           std::max(s.predicted_mean_ns, rank.predicted_mean_ns);
       if (runs.size() > 1) s.ranks.push_back(rank);
     }
+    if (w.coupled_ranks) CoupleRanks(runs, &s);
     s.saving_ns = w.observed_median_ns - s.predicted_median_ns;
     s.saving_share = w.observed_median_ns > 0
                          ? static_cast<double>(s.saving_ns) /

@@ -342,9 +342,27 @@ std::string WriteJsonDiff(const Comparison& c) {
     WriteChange(w, "median_step_ns", r.median_step_ns);
     WriteChange(w, "idle_share", r.idle_share);
     WriteChange(w, "sync_blocked_ns", r.sync_blocked_ns);
+    WriteChange(w, "collective_wait_ns", r.collective_wait_ns);
+    w.Key("straggler_before").Bool(r.straggler_before);
+    w.Key("straggler_after").Bool(r.straggler_after);
     w.EndObject();
   }
   w.EndArray();
+  w.Key("straggler");
+  if (!c.straggler.available) {
+    w.Null();
+  } else {
+    w.BeginObject();
+    w.Key("presence").String(PresenceName(c.straggler.presence));
+    w.Key("before_ranks").BeginArray();
+    for (int32_t rank : c.straggler.before_ranks) w.Int(rank);
+    w.EndArray();
+    w.Key("after_ranks").BeginArray();
+    for (int32_t rank : c.straggler.after_ranks) w.Int(rank);
+    w.EndArray();
+    WriteChange(w, "wait_ns", c.straggler.wait_ns);
+    w.EndObject();
+  }
 
   w.Key("platform").BeginArray();
   for (const PlatformDifference& p : c.platform) {

@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "common/units.h"
 #include "feedprof/diff_report.h"
 #include "report/what_if_wording.h"
@@ -56,6 +57,21 @@ std::string Pair(const Change& c, Format format) {
 std::string SharePair(const Change& c) {
   return absl::StrFormat("%s -> %s (%+.1f points)", Share(c.before),
                          Share(c.after), c.delta * 100);
+}
+
+// "Waited for: rank 7 -> rank 3 (moved); the ranks' wait at collectives
+// 96 ms -> 12 ms".
+std::string StragglerLine(const StragglerChange& s) {
+  const auto named = [](const std::vector<int32_t>& ranks) {
+    if (ranks.empty()) return std::string("none");
+    return absl::StrCat(ranks.size() == 1 ? "rank " : "ranks ",
+                        absl::StrJoin(ranks, ", "));
+  };
+  return absl::StrCat(
+      "  waited for: ", named(s.before_ranks), " -> ", named(s.after_ranks),
+      " (",
+      s.presence == Presence::kBoth ? "the same" : PresenceName(s.presence),
+      "); the ranks' wait at collectives ", Pair(s.wait_ns, Duration));
 }
 
 std::string SideLine(const RunSide& s, const std::string& unit) {
@@ -367,14 +383,29 @@ void Details(const Comparison& c, const DiffTextOptions& options,
     Line(out, "");
     Line(out, "Ranks:");
     for (const RankChange& r : c.ranks) {
-      Line(out, absl::StrCat("  ",
-                             r.rank >= 0 ? absl::StrCat("rank ", r.rank)
-                                         : std::string("process"),
-                             " [", PresenceName(r.presence), "]: median step ",
-                             Pair(r.median_step_ns, Duration), "; idle ",
-                             SharePair(r.idle_share), "; sync blocked ",
-                             Pair(r.sync_blocked_ns, Duration)));
+      Line(out,
+           absl::StrCat(
+               "  ",
+               r.rank >= 0 ? absl::StrCat("rank ", r.rank)
+                           : std::string("process"),
+               " [", PresenceName(r.presence), "]: median step ",
+               Pair(r.median_step_ns, Duration), "; idle ",
+               SharePair(r.idle_share), "; sync blocked ",
+               Pair(r.sync_blocked_ns, Duration),
+               r.collective_wait_ns.before > 0 || r.collective_wait_ns.after > 0
+                   ? "; waited in collectives " +
+                         Pair(r.collective_wait_ns, Duration)
+                   : "",
+               r.straggler_before || r.straggler_after
+                   ? absl::StrCat(
+                         "  (waited for: ", r.straggler_before ? "before" : "",
+                         r.straggler_before && r.straggler_after ? " and " : "",
+                         r.straggler_after ? "after" : "", ")")
+                   : ""));
     }
+  }
+  if (c.straggler.available) {
+    Line(out, StragglerLine(c.straggler));
   }
   Line(out, "");
   if (c.platform.empty()) {

@@ -49,7 +49,7 @@ th{background:#f3f3f3;font-weight:600}
 table.num td{font-variant-numeric:tabular-nums}
 td.name{max-width:520px;overflow-wrap:anywhere;font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:12px}
 table.kv th{width:200px}
-tr.slowest td{background:#fdecea}
+tr.slowest td,tr.straggler td{background:#fdecea}
 tr.matched td{background:#e8f5e9;font-weight:600}
 .legend{display:flex;flex-wrap:wrap;gap:4px 14px;margin:4px 0 8px;font-size:12.5px}
 .legend i,.sw{display:inline-block;width:11px;height:11px;margin-right:5px;vertical-align:-1px;border:1px solid rgba(0,0,0,.15)}

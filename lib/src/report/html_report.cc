@@ -397,6 +397,12 @@ void AppendVerdictCard(const Report& r, std::string* out) {
     absl::StrAppend(out, "<span class=\"runner\">runner-up: ",
                     Escaped(VerdictClassName(*v.runner_up)), "</span>");
   }
+  if (v.basis == VerdictBasis::kLateRank) {
+    out->append(
+        "<span class=\"runner\" data-verdict-basis=\"late_rank\">from the rank "
+        "the "
+        "others wait for</span>");
+  }
   out->append("</div>");
   if (r.no_gpu_activity) {
     const NoGpuActivity& n = *r.no_gpu_activity;
@@ -649,11 +655,63 @@ void AppendHostTables(const Report& r, std::string* out) {
   }
 }
 
+// Per step, the rank the others waited for most: a row per step, at most
+// the first and last kStepRows / 2.
+void AppendStepStragglers(const Straggler& s, std::string* out) {
+  if (s.steps.empty()) return;
+  constexpr size_t kStepRows = 16;
+  out->append(
+      "<table class=\"num\" id=\"step-stragglers\"><tr><th>step</th>"
+      "<th>waited for</th><th>each other rank waited</th>"
+      "<th>its step started late by</th></tr>");
+  for (size_t i = 0; i < s.steps.size(); ++i) {
+    if (s.steps.size() > kStepRows && i == kStepRows / 2) {
+      absl::StrAppend(out, "<tr><td colspan=\"4\">\xE2\x80\xA6 ",
+                      s.steps.size() - kStepRows, " more steps</td></tr>");
+      i = s.steps.size() - kStepRows / 2;
+    }
+    const StepStraggler& st = s.steps[i];
+    absl::StrAppend(out, "<tr><td>", st.step, "</td><td>",
+                    st.rank >= 0 ? absl::StrCat("rank ", st.rank)
+                                 : absl::StrCat("pid ", st.pid),
+                    "</td><td>", common::FormatDuration(st.wait_ns),
+                    "</td><td>", common::FormatDuration(st.late_start_ns),
+                    "</td></tr>");
+  }
+  out->append("</table>");
+}
+
 void AppendRankTable(const Report& r, std::string* out) {
-  // Communication columns only where a rank ran collective kernels.
+  // Communication columns only where a rank ran collective kernels; wait
+  // columns where collectives were matched across ranks.
   const bool communication =
       std::any_of(r.ranks.begin(), r.ranks.end(),
                   [](const auto& k) { return k.communication_ns > 0; });
+  const bool waits = r.collectives.available && r.collectives.clocks_aligned;
+  const bool verdicts =
+      std::any_of(r.ranks.begin(), r.ranks.end(),
+                  [](const auto& k) { return k.verdict.has_value(); });
+  const CollectivesReport& c = r.collectives;
+  if (c.available) {
+    absl::StrAppend(
+        out, "<p class=\"note\" id=\"collectives\">", c.matched,
+        " collectives matched across ", c.ranks, " ranks",
+        c.unaligned > 0 ? absl::StrCat(" (", c.unaligned, " not lining up)")
+                        : "",
+        "; their ends lie within ",
+        common::FormatDuration(c.median_end_spread_ns), " (median). ",
+        c.clocks_aligned
+            ? absl::StrCat(
+                  "The ranks waited ", common::FormatDuration(c.wait_ns),
+                  " in them for later ranks (",
+                  common::FormatPercent(c.wait_share), " of their time).")
+            : "The ranks' clocks could not be aligned: no waits are shown.",
+        "</p>");
+  }
+  if (!r.straggler.explanation.empty()) {
+    absl::StrAppend(out, "<p id=\"straggler\"><b>Waited for:</b> ",
+                    Escaped(r.straggler.explanation), "</p>");
+  }
   absl::StrAppend(
       out,
       "<table class=\"num\" id=\"ranks\"><tr><th>rank</th><th>pids</th>"
@@ -661,18 +719,28 @@ void AppendRankTable(const Report& r, std::string* out) {
       "<th>blocked in syncs</th>",
       communication ? "<th>communication</th><th>exposed communication</th>"
                     : "",
-      "</tr>");
+      waits ? "<th>waited in collectives</th><th>last at</th>"
+              "<th>others waited for it</th>"
+            : "",
+      verdicts ? "<th>own verdict</th>" : "", "</tr>");
+  const bool straggler_named = !r.straggler.pids.empty();
   for (const RankReport& k : r.ranks) {
     std::string pids;
     for (int32_t pid : k.pids) {
       absl::StrAppend(&pids, pids.empty() ? "" : ", ", pid);
     }
+    // The rank waited for, where the collectives name one; else the
+    // slowest.
+    const bool slowest = k.slowest && !straggler_named;
     absl::StrAppend(
-        out, "<tr", k.slowest ? " class=\"slowest\" data-slowest=\"true\"" : "",
+        out, "<tr",
+        k.straggler
+            ? " class=\"straggler\" data-straggler=\"true\""
+            : (slowest ? " class=\"slowest\" data-slowest=\"true\"" : ""),
         "><td>", k.rank >= 0 ? std::to_string(k.rank) : std::string("no rank"),
-        k.slowest ? " <b>slowest</b>" : "", "</td><td>", pids, "</td><td>",
-        common::FormatDuration(k.span_ns), "</td><td>",
-        common::FormatDuration(k.busy_ns), "</td><td>",
+        k.straggler ? " <b>waited for</b>" : (slowest ? " <b>slowest</b>" : ""),
+        "</td><td>", pids, "</td><td>", common::FormatDuration(k.span_ns),
+        "</td><td>", common::FormatDuration(k.busy_ns), "</td><td>",
         common::FormatPercent(k.idle_share), "</td><td>",
         k.median_step_ns > 0 ? common::FormatDuration(k.median_step_ns)
                              : std::string(kNotAvailable),
@@ -683,9 +751,18 @@ void AppendRankTable(const Report& r, std::string* out) {
                            common::FormatDuration(k.exposed_communication_ns),
                            "</td>")
             : "",
+        waits
+            ? absl::StrCat("<td>", common::FormatDuration(k.collective_wait_ns),
+                           "</td><td>", k.arrived_last, " of ", k.collectives,
+                           "</td><td>",
+                           common::FormatDuration(k.caused_wait_ns), "</td>")
+            : "",
+        verdicts ? absl::StrCat("<td>", VerdictClassName(k.verdict), "</td>")
+                 : "",
         "</tr>");
   }
   out->append("</table>");
+  AppendStepStragglers(r.straggler, out);
 }
 
 void AppendFacts(const Report& r, std::string* out) {

@@ -99,9 +99,65 @@ void WriteDevice(JsonWriter& w, const DeviceReport& d) {
   w.EndObject();
 }
 
+void WriteCollectives(JsonWriter& w, const CollectivesReport& c) {
+  w.BeginObject();
+  w.Key("available").Bool(c.available);
+  w.Key("ranks").Uint(c.ranks);
+  w.Key("matched").Uint(c.matched);
+  w.Key("unaligned").Uint(c.unaligned);
+  w.Key("unmatched").Uint(c.unmatched);
+  w.Key("clocks_aligned").Bool(c.clocks_aligned);
+  w.Key("median_end_spread_ns").Int(c.median_end_spread_ns);
+  w.Key("wait_ns").Int(c.wait_ns);
+  w.Key("wait_share").Double(c.wait_share);
+  w.EndObject();
+}
+
+void WriteStraggler(JsonWriter& w, const Straggler& s) {
+  w.BeginObject();
+  w.Key("kind").String(StragglerKindName(s.kind));
+  w.Key("ranks").BeginArray();
+  for (int32_t rank : s.ranks) w.Int(rank);
+  w.EndArray();
+  w.Key("pids").BeginArray();
+  for (int32_t pid : s.pids) w.Int(pid);
+  w.EndArray();
+  w.Key("collectives").Uint(s.collectives);
+  w.Key("arrived_last").Uint(s.arrived_last);
+  w.Key("caused_wait_ns").Int(s.caused_wait_ns);
+  w.Key("wait_per_step_ns").Int(s.wait_per_step_ns);
+  w.Key("late_by_ns").Int(s.late_by_ns);
+  w.Key("late_start_ns").Int(s.late_start_ns);
+  w.Key("main_op").String(CollectiveOpName(s.main_op));
+  w.Key("cause").String(VerdictClassName(s.cause));
+  w.Key("extra_busy_ns").Int(s.extra_busy_ns);
+  w.Key("extra_idle_by_cause").BeginObject();
+  for (int c = 0; c < kIdleCauses; ++c) {
+    w.Key(IdleCauseName(static_cast<IdleCause>(c)))
+        .Int(s.extra_idle.ns[static_cast<size_t>(c)]);
+  }
+  w.EndObject();
+  StringOrNull(w, "location", s.location);
+  w.Key("explanation").String(s.explanation);
+  StringArray(w, "next_steps", s.next_steps);
+  w.Key("steps").BeginArray();
+  for (const StepStraggler& st : s.steps) {
+    w.BeginObject();
+    w.Key("step").Uint(st.step);
+    w.Key("rank").IntOrNull(st.rank >= 0, st.rank);
+    w.Key("pid").Int(st.pid);
+    w.Key("wait_ns").Int(st.wait_ns);
+    w.Key("late_start_ns").Int(st.late_start_ns);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
 void WriteVerdict(JsonWriter& w, const Verdict& v) {
   w.BeginObject();
   w.Key("primary").String(VerdictClassName(v.primary));
+  w.Key("basis").String(VerdictBasisName(v.basis));
   StringOrNull(w, "runner_up", VerdictClassName(v.runner_up));
   w.Key("confidence").Double(v.confidence);
   w.Key("confidence_label").String(v.confidence_label);
@@ -372,6 +428,7 @@ void WriteWhatIfScenario(JsonWriter& w, const WhatIfScenario& s) {
     w.Key("observed_mean_ns").Int(k.observed_mean_ns);
     w.Key("predicted_median_ns").Int(k.predicted_median_ns);
     w.Key("predicted_mean_ns").Int(k.predicted_mean_ns);
+    w.Key("collective_wait_ns").Int(k.collective_wait_ns);
     w.EndObject();
   }
   w.EndArray();
@@ -388,6 +445,7 @@ void WriteWhatIf(JsonWriter& w, const WhatIf& f) {
                ok ? std::string() : f.unavailable_reason);
   StringOrNull(w, "basis", ok ? f.basis : std::string());
   w.Key("steps").Uint(ok ? f.steps : 0);
+  w.Key("coupled_ranks").Bool(ok && f.coupled_ranks);
   w.Key("observed_median_ns").IntOrNull(ok, f.observed_median_ns);
   w.Key("observed_mean_ns").IntOrNull(ok, f.observed_mean_ns);
   w.Key("replayed_median_ns").IntOrNull(ok, f.replayed_median_ns);
@@ -572,10 +630,21 @@ std::string WriteJsonReport(const Report& r) {
       w.Key("communication_ns").Int(k.communication_ns);
       w.Key("exposed_communication_ns").Int(k.exposed_communication_ns);
       w.Key("slowest").Bool(k.slowest);
+      w.Key("collectives").Uint(k.collectives);
+      w.Key("collective_wait_ns").Int(k.collective_wait_ns);
+      w.Key("arrived_last").Uint(k.arrived_last);
+      w.Key("caused_wait_ns").Int(k.caused_wait_ns);
+      w.Key("clock_offset_ns").Int(k.clock_offset_ns);
+      w.Key("straggler").Bool(k.straggler);
+      StringOrNull(w, "verdict", VerdictClassName(k.verdict));
       w.EndObject();
     }
     w.EndArray();
   }
+  w.Key("collectives");
+  WriteCollectives(w, r.collectives);
+  w.Key("straggler");
+  WriteStraggler(w, r.straggler);
   WritePlatformJson(r, w);
   w.Key("available").BeginObject();
   const Availability& a = r.available;

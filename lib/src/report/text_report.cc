@@ -63,7 +63,10 @@ void Summary(const Report& r, std::string* out) {
   const Verdict& v = r.verdict;
   Line(out, absl::StrCat("Verdict: ", VerdictClassName(v.primary),
                          "  (confidence ", v.confidence_label, ", ",
-                         absl::StrFormat("%.2f", v.confidence), ")"));
+                         absl::StrFormat("%.2f", v.confidence), ")",
+                         v.basis == VerdictBasis::kLateRank
+                             ? "  from the rank the others wait for"
+                             : ""));
   if (v.runner_up) {
     Line(out, absl::StrCat("Runner-up: ", VerdictClassName(*v.runner_up)));
   }
@@ -186,7 +189,11 @@ void WhatIfTable(const Report& r, std::string* out) {
   bool per_rank = false;
   for (const WhatIfScenario& s : w.scenarios) per_rank |= s.ranks.size() > 1;
   if (!per_rank) return;
-  Line(out, "  per process (the run's figure is the slowest one's):");
+  Line(out, w.coupled_ranks
+                ? "  per process, replayed alone (the job's figure: each "
+                  "one's prediction less its waits at collectives, the "
+                  "slowest of those):"
+                : "  per process (the run's figure is the slowest one's):");
   for (const WhatIfScenario& s : w.scenarios) {
     if (s.ranks.size() <= 1) continue;
     Line(out, absl::StrCat("    ", report::WhatIfScenarioLabel(s), ":"));
@@ -199,7 +206,12 @@ void WhatIfTable(const Report& r, std::string* out) {
                ": ", common::FormatDuration(k.observed_median_ns), " -> ",
                common::FormatDuration(k.predicted_median_ns), " median, ",
                common::FormatDuration(k.observed_mean_ns), " -> ",
-               common::FormatDuration(k.predicted_mean_ns), " mean"));
+               common::FormatDuration(k.predicted_mean_ns), " mean",
+               w.coupled_ranks
+                   ? absl::StrCat(", waits ",
+                                  common::FormatDuration(k.collective_wait_ns),
+                                  " at collectives")
+                   : ""));
     }
   }
 }
@@ -355,6 +367,30 @@ void HostCodeLines(const Report& r, const TextReportOptions& o,
   }
 }
 
+// Per step, the rank the others waited for most (the first and last few
+// steps when there are many).
+void RankStepsText(const Report& r, std::string* out) {
+  const std::vector<StepStraggler>& steps = r.straggler.steps;
+  if (steps.empty()) return;
+  Line(out, "  waited for, per step:");
+  constexpr size_t kShown = 8;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    if (steps.size() > kShown && i == kShown / 2) {
+      Line(out, absl::StrCat("    ... ", steps.size() - kShown, " more"));
+      i = steps.size() - kShown / 2;
+    }
+    const StepStraggler& s = steps[i];
+    Line(out, absl::StrCat(
+                  "    step ", s.step, ": rank ", s.rank,
+                  ", the others waited ", common::FormatDuration(s.wait_ns),
+                  s.late_start_ns > 0
+                      ? absl::StrCat(", it started ",
+                                     common::FormatDuration(s.late_start_ns),
+                                     " late")
+                      : ""));
+  }
+}
+
 void Details(const Report& r, const TextReportOptions& o, std::string* out) {
   Line(out, "");
   Line(out, "---- details ----");
@@ -462,7 +498,35 @@ void Details(const Report& r, const TextReportOptions& o, std::string* out) {
   if (!r.ranks.empty()) {
     Line(out, "");
     Line(out, "Ranks:");
+    const CollectivesReport& c = r.collectives;
+    if (c.available) {
+      Line(out,
+           absl::StrCat(
+               "  collectives: ", c.matched, " matched across ", c.ranks,
+               " ranks",
+               c.unaligned > 0
+                   ? absl::StrCat(", ", c.unaligned, " not lining up")
+                   : "",
+               c.unmatched > 0
+                   ? absl::StrCat(", ", c.unmatched, " on one rank only")
+                   : "",
+               "; ends within ", common::FormatDuration(c.median_end_spread_ns),
+               " (median)",
+               c.clocks_aligned
+                   ? absl::StrCat(
+                         "; the ranks waited ",
+                         common::FormatDuration(c.wait_ns), " in them (",
+                         common::FormatPercent(c.wait_share), " of their time)")
+                   : "; clocks not aligned, waits not computed"));
+    }
+    const bool straggler_named = !r.straggler.pids.empty();
     for (const RankReport& k : r.ranks) {
+      std::string mark;
+      if (k.straggler) {
+        mark = "  <- waited for";
+      } else if (k.slowest && !straggler_named) {
+        mark = "  <- slowest";
+      }
       Line(
           out,
           absl::StrCat(
@@ -482,8 +546,16 @@ void Details(const Report& r, const TextReportOptions& o, std::string* out) {
                         " (exposed ",
                         common::FormatDuration(k.exposed_communication_ns), ")")
                   : "",
-              k.slowest ? "  <- slowest" : ""));
+              k.collectives > 0
+                  ? absl::StrCat(", waited ",
+                                 common::FormatDuration(k.collective_wait_ns),
+                                 " in collectives, last at ", k.arrived_last,
+                                 " of ", k.collectives)
+                  : "",
+              k.verdict ? absl::StrCat(", ", VerdictClassName(*k.verdict)) : "",
+              mark));
     }
+    RankStepsText(r, out);
   }
 }
 

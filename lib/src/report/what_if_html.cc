@@ -140,12 +140,19 @@ void AppendRankTable(const WhatIf& w, std::string* out) {
   bool any = false;
   for (const WhatIfScenario& s : w.scenarios) any |= s.ranks.size() > 1;
   if (!any) return;
-  out->append(
-      "<h3>Per process</h3><p class=\"note\">The run's figure above is the "
-      "slowest process's.</p><table class=\"num\" id=\"what-if-ranks\"><tr>"
+  absl::StrAppend(
+      out, "<h3>Per process</h3><p class=\"note\">",
+      w.coupled_ranks
+          ? "Each process replayed alone, its collectives as long as "
+            "recorded (waits for the others included). The job's figure "
+            "above couples the ranks at their collectives: each one's "
+            "predicted time less its waits, the slowest of those, so a "
+            "change on the rank the others wait for shortens every step."
+          : "The run's figure above is the slowest process's.",
+      "</p><table class=\"num\" id=\"what-if-ranks\"><tr>"
       "<th>scenario</th><th>process</th><th>observed median</th>"
-      "<th>predicted median</th><th>observed mean</th><th>predicted mean</th>"
-      "</tr>");
+      "<th>predicted median</th><th>observed mean</th><th>predicted mean</th>",
+      w.coupled_ranks ? "<th>waits at collectives</th>" : "", "</tr>");
   for (const WhatIfScenario& s : w.scenarios) {
     if (s.ranks.size() <= 1) continue;
     for (size_t i = 0; i < s.ranks.size(); ++i) {
@@ -166,7 +173,13 @@ void AppendRankTable(const WhatIf& w, std::string* out) {
           "</td><td>", common::FormatDuration(k.observed_median_ns),
           "</td><td>", common::FormatDuration(k.predicted_median_ns),
           "</td><td>", common::FormatDuration(k.observed_mean_ns), "</td><td>",
-          common::FormatDuration(k.predicted_mean_ns), "</td></tr>");
+          common::FormatDuration(k.predicted_mean_ns), "</td>",
+          w.coupled_ranks
+              ? absl::StrCat("<td>",
+                             common::FormatDuration(k.collective_wait_ns),
+                             "</td>")
+              : "",
+          "</tr>");
     }
   }
   out->append("</table>");
