@@ -26,6 +26,10 @@
 #include "preload/host/host_sampler.h"
 #define FEEDPROF_HAVE_HOST_SAMPLER 1
 #endif
+#if __has_include("preload/python/finalized_interpreter.h")
+#include "preload/python/finalized_interpreter.h"
+#define FEEDPROF_HAVE_PYTHON 1
+#endif
 #ifdef FEEDPROF_HAVE_CUPTI
 #include "cupti_hooks/cupti_entry.h"
 #endif
@@ -106,6 +110,17 @@ void StopSampler() {
 #endif
 }
 
+// The exit handlers run after a CPython program's Py_FinalizeEx freed its
+// interpreter: a 3.10's daemon threads that wake meanwhile would touch the
+// freed memory and may crash the process, which in a plain run ends before
+// they wake. They are held in their wait until the process ends
+// (python/finalized_interpreter.h).
+void HoldThreadsOfFinalizedPython() {
+#ifdef FEEDPROF_HAVE_PYTHON
+  python::HoldThreadsOfFinalizedInterpreter();
+#endif
+}
+
 // From the signal handler: the sampler's open batch (up to 0.5 s of
 // samples) goes to the recorder before the writer's last flush. Skipped
 // when the interrupted thread is inside feedprof: it may hold a lock the
@@ -165,6 +180,7 @@ void FlushGpuActivityAtExit() {
   // The CUDA teardown follows: no periodic flush from here on.
   SetPeriodicFlushHook(nullptr);
   if (g_recording && !g_exited && t_recorder.in_call == 0) {
+    HoldThreadsOfFinalizedPython();
     cupti::FlushCollection(/*force=*/true);
   }
 }
@@ -174,6 +190,7 @@ void OnProcessExit() {
   if (!g_recording || t_recorder.in_call != 0 || g_exited.exchange(true)) {
     return;
   }
+  HoldThreadsOfFinalizedPython();
   // CUPTI's final flush hands buffers to the recorder on this thread: stop
   // it before this thread counts as inside feedprof, so nothing it
   // delivers is refused.
@@ -343,6 +360,9 @@ void OnLibraryLoad() {
   }
 
   InstallSignalHandlers();
+#ifdef FEEDPROF_HAVE_PYTHON
+  python::FindInterpreterForExit();
+#endif
   static bool hooks_registered = false;
   if (!hooks_registered) {
     hooks_registered = true;
