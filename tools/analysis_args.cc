@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/numbers.h"
 #include "feedprof/analysis_progress.h"
+#include "feedprof/rank_digest.h"
 #include "feedprof/symbolize.h"
 #include "feedprof/trace_loader.h"
 #include "tools/command_line.h"
@@ -261,6 +262,20 @@ std::optional<Report> LoadAndAnalyze(const char* command,
                                      const std::string& path,
                                      const AnalysisArgs& args) {
   const AnalysisOptions options = ToAnalysisOptions(args);
+  if (IsRankDigestInput(path)) {
+    // Rank digests: the multi-rank report, without the events.
+    absl::StatusOr<Report> report = AnalyzeRankDigests(path);
+    if (!report.ok()) {
+      std::fprintf(stderr, "feedprof %s: cannot analyse %s: %s\n", command,
+                   path.c_str(),
+                   std::string(report.status().message()).c_str());
+      return std::nullopt;
+    }
+    for (const std::string& w : report->warnings) {
+      std::fprintf(stderr, "feedprof %s: warning: %s\n", command, w.c_str());
+    }
+    return std::move(*report);
+  }
   std::optional<Timeline> timeline = LoadForCommand(command, path, args);
   if (!timeline) return std::nullopt;
   absl::StatusOr<Report> report =

@@ -13,6 +13,7 @@ void AddDumpCommand(CLI::App& root, int* exit_code);
 void AddAnalyzeCommand(CLI::App& root, int* exit_code);
 void AddReportCommand(CLI::App& root, int* exit_code);
 void AddExportCommand(CLI::App& root, int* exit_code);
+void AddDigestCommand(CLI::App& root, int* exit_code);
 void AddDiffCommand(CLI::App& root, int* exit_code);
 void AddDoctorCommand(CLI::App& root, int* exit_code);
 

@@ -66,9 +66,11 @@ int Run(const DiffArgs& args) {
     const auto [first, last] = StepsOf(args.steps, options.analysis);
     options.steps = StepSelection{first, last};
   }
-  std::optional<AnalyzedRun> before = AnalyzeSide(args.before, options, args.analysis);
+  std::optional<AnalyzedRun> before =
+      AnalyzeSide(args.before, options, args.analysis);
   if (!before) return kExitFailed;
-  std::optional<AnalyzedRun> after = AnalyzeSide(args.after, options, args.analysis);
+  std::optional<AnalyzedRun> after =
+      AnalyzeSide(args.after, options, args.analysis);
   if (!after) return kExitFailed;
   const Comparison comparison = Compare(*before, *after, options);
   DiffTextOptions text;

@@ -46,7 +46,8 @@ int Run(const ExportArgs& args) {
     options.last_step = last;
   }
 
-  std::optional<Timeline> timeline = LoadForCommand("export", args.path, args.analysis);
+  std::optional<Timeline> timeline =
+      LoadForCommand("export", args.path, args.analysis);
   if (!timeline) return kExitFailed;
   for (const std::string& w : timeline->warnings) {
     std::fprintf(stderr, "feedprof export: warning: %s\n", w.c_str());

@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   feedprof::cli::AddAnalyzeCommand(app, &exit_code);
   feedprof::cli::AddReportCommand(app, &exit_code);
   feedprof::cli::AddExportCommand(app, &exit_code);
+  feedprof::cli::AddDigestCommand(app, &exit_code);
   feedprof::cli::AddDiffCommand(app, &exit_code);
   feedprof::cli::AddDoctorCommand(app, &exit_code);
   return feedprof::cli::RunCommandLine(app, argc, argv, exit_code);

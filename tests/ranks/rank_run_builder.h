@@ -115,6 +115,19 @@ class RankRunBuilder {
   std::function<double(int, int)> clock_offset_us_;
 };
 
+// Four ranks, six steps of 10 ms; rank `late` starts every step's work
+// 2 ms late (its host has not issued it: no CPU samples say why), the
+// others wait for it at the all-reduce. -1: no rank late.
+inline Timeline FourRanksOneLate(int late) {
+  return RankRunBuilder(4, 6,
+                        [late](int rank, int) {
+                          RankStep s;
+                          s.late_us = rank == late ? 2000 : 0;
+                          return s;
+                        })
+      .Build();
+}
+
 }  // namespace feedprof::testing
 
 #endif  // FEEDPROF_TESTS_RANKS_RANK_RUN_BUILDER_H_

@@ -18,29 +18,17 @@ namespace feedprof {
 namespace {
 
 using testing::Attributes;
+using testing::FourRanksOneLate;
 using testing::JsonValue;
 using testing::MustAnalyze;
 using testing::ParseJson;
-using testing::RankRunBuilder;
-using testing::RankStep;
-
-// Four ranks, six steps; `late` starts every step 2 ms late (-1: none).
-Timeline RunWithLateRank(int late) {
-  return RankRunBuilder(4, 6,
-                        [late](int rank, int) {
-                          RankStep s;
-                          s.late_us = rank == late ? 2000 : 0;
-                          return s;
-                        })
-      .Build();
-}
 
 bool Has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
 TEST(RanksOutputTest, TextNamesTheRankWaitedForAndEachRanksWait) {
-  const Report r = MustAnalyze(RunWithLateRank(3));
+  const Report r = MustAnalyze(FourRanksOneLate(3));
   const std::string text = WriteTextReport(r, TextReportOptions{});
   EXPECT_TRUE(Has(text, "Verdict: preprocessing_bound")) << text;
   EXPECT_TRUE(Has(text, "from the rank the others wait for")) << text;
@@ -66,7 +54,7 @@ TEST(RanksOutputTest, TextNamesTheRankWaitedForAndEachRanksWait) {
 }
 
 TEST(RanksOutputTest, JsonHoldsTheRanksCollectivesAndStraggler) {
-  const Report r = MustAnalyze(RunWithLateRank(3));
+  const Report r = MustAnalyze(FourRanksOneLate(3));
   const std::optional<JsonValue> doc = ParseJson(WriteJsonReport(r));
   ASSERT_TRUE(doc.has_value());
   EXPECT_EQ(doc->Find("verdict")->Str("basis"), "late_rank");
@@ -102,7 +90,7 @@ TEST(RanksOutputTest, JsonHoldsTheRanksCollectivesAndStraggler) {
 }
 
 TEST(RanksOutputTest, HtmlMarksTheRankWaitedForAndListsTheSteps) {
-  const Report r = MustAnalyze(RunWithLateRank(3));
+  const Report r = MustAnalyze(FourRanksOneLate(3));
   const std::string html = WriteHtmlReport(r);
   EXPECT_EQ(Attributes(html, "data-straggler"),
             std::vector<std::string>{"true"});
@@ -154,7 +142,8 @@ Comparison CompareRuns(const Timeline& before, const Timeline& after) {
 }
 
 TEST(RanksOutputTest, DiffSaysWhetherTheRankWaitedForMovedOrVanished) {
-  const Comparison moved = CompareRuns(RunWithLateRank(3), RunWithLateRank(1));
+  const Comparison moved =
+      CompareRuns(FourRanksOneLate(3), FourRanksOneLate(1));
   ASSERT_TRUE(moved.straggler.available);
   EXPECT_EQ(moved.straggler.presence, Presence::kMoved);
   EXPECT_EQ(moved.straggler.before_ranks, std::vector<int32_t>{3});
@@ -172,7 +161,7 @@ TEST(RanksOutputTest, DiffSaysWhetherTheRankWaitedForMovedOrVanished) {
       << text;
 
   const Comparison vanished =
-      CompareRuns(RunWithLateRank(3), RunWithLateRank(-1));
+      CompareRuns(FourRanksOneLate(3), FourRanksOneLate(-1));
   EXPECT_EQ(vanished.straggler.presence, Presence::kVanished);
   EXPECT_EQ(vanished.straggler.wait_ns.after, 0);
   const std::optional<JsonValue> doc = ParseJson(WriteJsonDiff(vanished));
@@ -182,7 +171,8 @@ TEST(RanksOutputTest, DiffSaysWhetherTheRankWaitedForMovedOrVanished) {
   EXPECT_EQ(s->Str("presence"), "vanished");
   EXPECT_TRUE(s->Find("after_ranks")->items.empty());
 
-  const Comparison none = CompareRuns(RunWithLateRank(-1), RunWithLateRank(-1));
+  const Comparison none =
+      CompareRuns(FourRanksOneLate(-1), FourRanksOneLate(-1));
   EXPECT_FALSE(none.straggler.available);
 }
 

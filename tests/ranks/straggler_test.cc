@@ -13,6 +13,7 @@
 namespace feedprof {
 namespace {
 
+using testing::FourRanksOneLate;
 using testing::MustAnalyze;
 using testing::RankRunBuilder;
 using testing::RankStep;
@@ -25,20 +26,8 @@ bool HasWarning(const Report& r, const std::string& part) {
   return false;
 }
 
-// Four ranks, six steps; rank 3 starts every step 2 ms late (its host has
-// not issued the work: the trace has no CPU samples to say why).
-Timeline LateRankThree() {
-  return RankRunBuilder(4, 6,
-                        [](int rank, int) {
-                          RankStep s;
-                          s.late_us = rank == 3 ? 2000 : 0;
-                          return s;
-                        })
-      .Build();
-}
-
 TEST(StragglerTest, ALateRankInEveryStepIsTheOneWaitedFor) {
-  const Report r = MustAnalyze(LateRankThree());
+  const Report r = MustAnalyze(FourRanksOneLate(3));
   ASSERT_TRUE(r.collectives.available);
   EXPECT_EQ(r.collectives.ranks, 4u);
   EXPECT_EQ(r.collectives.matched, 6u);
@@ -217,7 +206,7 @@ TEST(StragglerTest, ClocksThatCannotBeAlignedAreSaidAndNoWaitsComputed) {
 TEST(StragglerTest, OneRankAloneHasNoCollectiveAnalysis) {
   AnalysisOptions only_rank_three;
   only_rank_three.rank = 3;
-  const Report r = MustAnalyze(LateRankThree(), only_rank_three);
+  const Report r = MustAnalyze(FourRanksOneLate(3), only_rank_three);
   EXPECT_FALSE(r.collectives.available);
   EXPECT_EQ(r.straggler.kind, StragglerKind::kNone);
   EXPECT_EQ(r.verdict.basis, VerdictBasis::kRun);

@@ -820,6 +820,9 @@ struct Report {
   DropCounts drops;
   std::vector<std::string> warnings;
   uint64_t events = 0;  // events analysed
+  // > 0: the report was made from this many rank digest files
+  // (feedprof/rank_digest.h), not from events.
+  uint32_t rank_digests = 0;
   // The recording machine's platform checks (feedprof/platform.h,
   // docs/doctor.md): from the trace's snapshot and samples, or what Kineto
   // and Nsight inputs describe.

@@ -124,6 +124,9 @@ RankReport RankFigures(const Report& report, int32_t rank,
 // empty when there is only one.
 std::vector<RankReport> ComputeRanks(const Timeline& timeline,
                                      const Report& report);
+// Marks the rank with the longest median step (when every rank has steps,
+// else with the most GPU busy time) `slowest`.
+void MarkSlowest(std::vector<RankReport>* ranks);
 
 // verdict_rules.cc: the verdict from the finished metrics and the signals
 // computed from them (verdict_signals.h).

@@ -65,11 +65,18 @@ std::vector<RankReport> ComputeRanks(const Timeline& tl, const Report& report) {
   }
   if (groups.size() < 2) return {};
   std::vector<RankReport> out;
-  bool all_steps = true;
   for (const auto& [key, group] : groups) {
     out.push_back(RankFigures(report, group.first, group.second));
-    all_steps &= out.back().median_step_ns > 0;
   }
+  MarkSlowest(&out);
+  return out;
+}
+
+void MarkSlowest(std::vector<RankReport>* ranks) {
+  if (ranks->empty()) return;
+  std::vector<RankReport>& out = *ranks;
+  bool all_steps = true;
+  for (const RankReport& r : out) all_steps &= r.median_step_ns > 0;
   // Longest median step when every rank has steps, else the most GPU busy
   // time.
   size_t slowest = 0;
@@ -79,8 +86,8 @@ std::vector<RankReport> ComputeRanks(const Timeline& tl, const Report& report) {
         all_steps ? out[slowest].median_step_ns : out[slowest].busy_ns;
     if (a > b) slowest = i;
   }
+  for (RankReport& r : out) r.slowest = false;
   out[slowest].slowest = true;
-  return out;
 }
 
 }  // namespace feedprof::analysis

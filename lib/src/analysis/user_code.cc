@@ -5,8 +5,8 @@
 #include <array>
 #include <optional>
 #include <string>
-#include <vector>
 #include <string_view>
+#include <vector>
 
 namespace feedprof::analysis {
 namespace {

@@ -32,9 +32,11 @@ RankReport* FindRow(std::vector<RankReport>* rows, const RankSummary& s) {
 }  // namespace
 
 std::vector<RankSummary> SummarizeRanks(const Timeline& timeline,
-                                        const AnalysisOptions& options) {
+                                        const AnalysisOptions& options,
+                                        size_t min_groups) {
   if (options.rank.has_value()) return {};
-  const std::vector<ComparedGroup> groups = GroupsToCompare(timeline);
+  const std::vector<ComparedGroup> groups =
+      GroupsToCompare(timeline, min_groups);
   std::vector<RankSummary> out;
   out.reserve(groups.size());
   for (const ComparedGroup& group : groups) {

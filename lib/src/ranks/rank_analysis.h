@@ -19,11 +19,13 @@
 
 namespace feedprof::ranks {
 
-// Analyses each rank (>= 0) that ran GPU work on its own; empty when there
-// are fewer than two, or options.rank chooses one. A rank whose analysis
-// fails (no events in the window) is left out.
+// Analyses each rank (rank_summary.h, GroupsToCompare) that ran GPU work
+// on its own; empty when there are fewer than `min_groups`, or
+// options.rank chooses one. A rank whose analysis fails (no events in the
+// window) is left out.
 std::vector<RankSummary> SummarizeRanks(const Timeline& timeline,
-                                        const AnalysisOptions& options);
+                                        const AnalysisOptions& options,
+                                        size_t min_groups = 2);
 
 // The share of the waiting ranks' time that waiting for the late rank(s)
 // must take for the job's verdict to come from them: 10 %, the lowest

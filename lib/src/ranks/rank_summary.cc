@@ -155,7 +155,8 @@ std::string NameOf(const RankSummary& rank) {
              : absl::StrCat("pid ", rank.pids.front());
 }
 
-std::vector<ComparedGroup> GroupsToCompare(const Timeline& timeline) {
+std::vector<ComparedGroup> GroupsToCompare(const Timeline& timeline,
+                                           size_t min_groups) {
   std::map<int32_t, int32_t> rank_of_pid;
   for (const Process& p : timeline.processes) rank_of_pid[p.pid] = p.rank;
   std::set<int32_t> gpu_pids;
@@ -178,11 +179,12 @@ std::vector<ComparedGroup> GroupsToCompare(const Timeline& timeline) {
     }
   }
   std::vector<ComparedGroup> out;
-  if (ranked.size() >= 2) {
+  if (!ranked.empty() && ranked.size() >= std::min<size_t>(min_groups, 2)) {
     for (auto& [rank, pids] : ranked) out.push_back({rank, std::move(pids)});
-  } else if (ranked.empty() && unranked.size() >= 2) {
+  } else if (ranked.empty()) {
     out = std::move(unranked);
   }
+  if (out.size() < min_groups) out.clear();
   return out;
 }
 

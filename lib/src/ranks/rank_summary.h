@@ -68,12 +68,13 @@ std::string NameOf(const RankSummary& rank);
 // What is compared across a run: its ranks (>= 0) that ran GPU work, each
 // with its processes, in rank order; where fewer than two ranks ran GPU
 // work, each process that did and has no rank, alone (rank -1), in pid
-// order. Empty when that gives fewer than two.
+// order. Empty when that gives fewer than `min_groups`.
 struct ComparedGroup {
   int32_t rank = -1;
   std::vector<int32_t> pids;
 };
-std::vector<ComparedGroup> GroupsToCompare(const Timeline& timeline);
+std::vector<ComparedGroup> GroupsToCompare(const Timeline& timeline,
+                                           size_t min_groups = 2);
 
 }  // namespace feedprof::ranks
 

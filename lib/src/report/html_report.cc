@@ -822,10 +822,17 @@ std::string WriteHtmlReport(const Report& r) {
       Report::kSchema, &out);
   out.append("<h1>feedprof report</h1><div class=\"sub\">");
   AppendEscaped(r.source_path, &out);
-  absl::StrAppend(
-      &out, " \xC2\xB7 ", Escaped(SourceFormatName(r.source_format)),
-      " \xC2\xB7 ", r.events, " events \xC2\xB7 window ",
-      common::FormatDuration(r.window.end - r.window.start), "</div>");
+  if (r.rank_digests > 0) {
+    absl::StrAppend(&out, " \xC2\xB7 ", r.rank_digests, " rank digest",
+                    r.rank_digests == 1 ? "" : "s", " of ",
+                    Escaped(SourceFormatName(r.source_format)),
+                    " traces</div>");
+  } else {
+    absl::StrAppend(
+        &out, " \xC2\xB7 ", Escaped(SourceFormatName(r.source_format)),
+        " \xC2\xB7 ", r.events, " events \xC2\xB7 window ",
+        common::FormatDuration(r.window.end - r.window.start), "</div>");
+  }
 
   AppendVerdictCard(r, &out);
   if (!r.warnings.empty()) {
@@ -836,6 +843,16 @@ std::string WriteHtmlReport(const Report& r) {
       absl::StrAppend(&out, "<li>", Escaped(w), "</li>");
     }
     out.append("</ul></section>");
+  }
+  // A report from rank digests holds the ranks only: no events.
+  if (r.rank_digests > 0) {
+    out.append(
+        "<h2>Ranks</h2><p class=\"note\">From rank digests: the sections "
+        "that need events (devices, timeline, kernels, syncs, copies, host, "
+        "the what-if) are in the report of a rank's trace.</p>");
+    AppendRankTable(r, &out);
+    report::AppendPageEnd(&out);
+    return out;
   }
   report::AppendWhatIfSection(r, &out);
   AppendPlatformHtml(r, &out);

@@ -551,6 +551,7 @@ std::string WriteJsonReport(const Report& r) {
   w.Key("format").String(SourceFormatName(r.source_format));
   w.Key("path").String(r.source_path);
   w.Key("events").Uint(r.events);
+  w.Key("rank_digests").Uint(r.rank_digests);
   w.EndObject();
   w.Key("window").BeginObject();
   w.Key("trace_start_ns").Int(r.window.trace_start);

@@ -47,9 +47,14 @@ std::string ThreadLine(const ThreadReport& t) {
 }
 
 void Summary(const Report& r, std::string* out) {
-  Line(out, absl::StrCat("feedprof analysis of ", r.source_path, " (",
-                         SourceFormatName(r.source_format), ", ", r.events,
-                         " events)"));
+  Line(out, r.rank_digests > 0
+                ? absl::StrCat("feedprof analysis of ", r.source_path, " (",
+                               r.rank_digests, " rank digest",
+                               r.rank_digests == 1 ? "" : "s", " of ",
+                               SourceFormatName(r.source_format), " traces)")
+                : absl::StrCat("feedprof analysis of ", r.source_path, " (",
+                               SourceFormatName(r.source_format), ", ",
+                               r.events, " events)"));
   if (r.window.restricted || r.rank_filter.has_value()) {
     std::string scope = absl::StrCat(
         "window ",
@@ -391,9 +396,81 @@ void RankStepsText(const Report& r, std::string* out) {
   }
 }
 
+// The ranks table, with the collectives matched across them and the rank
+// the others wait for, per step.
+void RanksText(const Report& r, std::string* out) {
+  if (!r.ranks.empty()) {
+    Line(out, "");
+    Line(out, "Ranks:");
+    const CollectivesReport& c = r.collectives;
+    if (c.available) {
+      Line(out,
+           absl::StrCat(
+               "  collectives: ", c.matched, " matched across ", c.ranks,
+               " ranks",
+               c.unaligned > 0
+                   ? absl::StrCat(", ", c.unaligned, " not lining up")
+                   : "",
+               c.unmatched > 0
+                   ? absl::StrCat(", ", c.unmatched, " on one rank only")
+                   : "",
+               "; ends within ", common::FormatDuration(c.median_end_spread_ns),
+               " (median)",
+               c.clocks_aligned
+                   ? absl::StrCat(
+                         "; the ranks waited ",
+                         common::FormatDuration(c.wait_ns), " in them (",
+                         common::FormatPercent(c.wait_share), " of their time)")
+                   : "; clocks not aligned, waits not computed"));
+    }
+    const bool straggler_named = !r.straggler.pids.empty();
+    for (const RankReport& k : r.ranks) {
+      std::string mark;
+      if (k.straggler) {
+        mark = "  <- waited for";
+      } else if (k.slowest && !straggler_named) {
+        mark = "  <- slowest";
+      }
+      Line(
+          out,
+          absl::StrCat(
+              "  ",
+              k.rank >= 0 ? absl::StrCat("rank ", k.rank)
+                          : absl::StrCat("pid ", k.pids.front()),
+              ": busy ", common::FormatDuration(k.busy_ns), " of ",
+              common::FormatDuration(k.span_ns), " (idle ",
+              common::FormatPercent(k.idle_share), ")",
+              k.median_step_ns > 0
+                  ? ", median step " + common::FormatDuration(k.median_step_ns)
+                  : "",
+              k.communication_ns > 0
+                  ? absl::StrCat(
+                        ", communication ",
+                        common::FormatDuration(k.communication_ns),
+                        " (exposed ",
+                        common::FormatDuration(k.exposed_communication_ns), ")")
+                  : "",
+              k.collectives > 0
+                  ? absl::StrCat(", waited ",
+                                 common::FormatDuration(k.collective_wait_ns),
+                                 " in collectives, last at ", k.arrived_last,
+                                 " of ", k.collectives)
+                  : "",
+              k.verdict ? absl::StrCat(", ", VerdictClassName(*k.verdict)) : "",
+              mark));
+    }
+    RankStepsText(r, out);
+  }
+}
+
 void Details(const Report& r, const TextReportOptions& o, std::string* out) {
   Line(out, "");
   Line(out, "---- details ----");
+  // A report from rank digests holds the ranks only: no events.
+  if (r.rank_digests > 0) {
+    RanksText(r, out);
+    return;
+  }
   Devices(r, out);
   IdleByCodeLines(r, o, out);
   HostCodeLines(r, o, out);
@@ -495,68 +572,7 @@ void Details(const Report& r, const TextReportOptions& o, std::string* out) {
                            " (no ProfilerStep#N or step-like range; name one "
                            "with --step-range)"));
   }
-  if (!r.ranks.empty()) {
-    Line(out, "");
-    Line(out, "Ranks:");
-    const CollectivesReport& c = r.collectives;
-    if (c.available) {
-      Line(out,
-           absl::StrCat(
-               "  collectives: ", c.matched, " matched across ", c.ranks,
-               " ranks",
-               c.unaligned > 0
-                   ? absl::StrCat(", ", c.unaligned, " not lining up")
-                   : "",
-               c.unmatched > 0
-                   ? absl::StrCat(", ", c.unmatched, " on one rank only")
-                   : "",
-               "; ends within ", common::FormatDuration(c.median_end_spread_ns),
-               " (median)",
-               c.clocks_aligned
-                   ? absl::StrCat(
-                         "; the ranks waited ",
-                         common::FormatDuration(c.wait_ns), " in them (",
-                         common::FormatPercent(c.wait_share), " of their time)")
-                   : "; clocks not aligned, waits not computed"));
-    }
-    const bool straggler_named = !r.straggler.pids.empty();
-    for (const RankReport& k : r.ranks) {
-      std::string mark;
-      if (k.straggler) {
-        mark = "  <- waited for";
-      } else if (k.slowest && !straggler_named) {
-        mark = "  <- slowest";
-      }
-      Line(
-          out,
-          absl::StrCat(
-              "  ",
-              k.rank >= 0 ? absl::StrCat("rank ", k.rank)
-                          : absl::StrCat("pid ", k.pids.front()),
-              ": busy ", common::FormatDuration(k.busy_ns), " of ",
-              common::FormatDuration(k.span_ns), " (idle ",
-              common::FormatPercent(k.idle_share), ")",
-              k.median_step_ns > 0
-                  ? ", median step " + common::FormatDuration(k.median_step_ns)
-                  : "",
-              k.communication_ns > 0
-                  ? absl::StrCat(
-                        ", communication ",
-                        common::FormatDuration(k.communication_ns),
-                        " (exposed ",
-                        common::FormatDuration(k.exposed_communication_ns), ")")
-                  : "",
-              k.collectives > 0
-                  ? absl::StrCat(", waited ",
-                                 common::FormatDuration(k.collective_wait_ns),
-                                 " in collectives, last at ", k.arrived_last,
-                                 " of ", k.collectives)
-                  : "",
-              k.verdict ? absl::StrCat(", ", VerdictClassName(*k.verdict)) : "",
-              mark));
-    }
-    RankStepsText(r, out);
-  }
+  RanksText(r, out);
 }
 
 }  // namespace
