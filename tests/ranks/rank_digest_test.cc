@@ -165,6 +165,14 @@ TEST_F(RankDigestTest, DamagedAndForeignFilesGetClearErrors) {
   ASSERT_TRUE(
       WriteRankDigest(FourRanksOneLate(3), {}, std::nullopt, Path("good"))
           .ok());
+  // Commands that need a trace say what a digest is for.
+  const absl::StatusOr<Timeline> as_trace = LoadTrace(Path("good"));
+  ASSERT_FALSE(as_trace.ok());
+  EXPECT_NE(as_trace.status().message().find(
+                "is a rank digest, not a trace: 'feedprof analyze' and "
+                "'feedprof report' read digests"),
+            std::string::npos)
+      << as_trace.status();
   const std::string bytes = ReadFile(Path("good"));
   {
     std::ofstream out(Path("cut"), std::ios::binary);

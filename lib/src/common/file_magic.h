@@ -17,6 +17,9 @@ inline constexpr std::string_view kSqliteMagic{"SQLite format 3\0", 16};
 // Every gzip member starts with these two bytes (RFC 1952).
 inline constexpr std::string_view kGzipMagic{"\x1f\x8b", 2};
 
+// Every feedprof rank digest file (`feedprof digest`) starts with these.
+inline constexpr std::string_view kRankDigestMagic = "feedprof-digest\n";
+
 inline bool StartsWithSqliteMagic(std::string_view bytes) {
   return bytes.starts_with(kSqliteMagic);
 }

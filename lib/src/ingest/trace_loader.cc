@@ -135,6 +135,13 @@ absl::StatusOr<DetectedFormat> DetectTraceFormat(const std::string& path) {
   if (common::StartsWithSqliteMagic(bytes)) {
     return DetectedFormat{SourceFormat::kNsight, "SQLite header"};
   }
+  if (bytes.starts_with(common::kRankDigestMagic)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s is a rank digest, not a trace: 'feedprof analyze' and "
+        "'feedprof report' read digests (docs/cluster.md); this command "
+        "needs the rank's trace itself",
+        path));
+  }
   if (common::StartsWithGzipMagic(bytes)) {
     return DetectedFormat{SourceFormat::kKineto, "gzip magic bytes"};
   }

@@ -15,13 +15,14 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/file_magic.h"
 #include "feedprof/timeline.h"
 #include "ranks/rank_summary.h"
 
 namespace feedprof::ranks {
 
 // Every digest file starts with these 16 bytes.
-inline constexpr std::string_view kDigestMagic = "feedprof-digest\n";
+inline constexpr std::string_view kDigestMagic = common::kRankDigestMagic;
 
 struct DigestContents {
   std::string source_path;
