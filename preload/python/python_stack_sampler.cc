@@ -443,13 +443,15 @@ PythonStackSampler::CodeEntry* PythonStackSampler::CodeOf(
       !ReadUnicode(layout, memory_, fields.name, runtime.unicode_type(),
                    function, sizeof function) ||
       !ReadCodeFields(layout, memory_, code, runtime.code_type(), &again) ||
-      !(again == fields)) {
+      !(again == fields) ||
+      // A code object's name is never empty (`<module>`, `<lambda>`): an
+      // empty one is a name read while it was freed and reused.
+      function[0] == '\0') {
     return nullptr;
   }
   const uint32_t file_id =
       file[0] != '\0' ? sinks_.intern_string(file, sinks_.context) : 0;
-  const uint32_t function_id =
-      function[0] != '\0' ? sinks_.intern_string(function, sinks_.context) : 0;
+  const uint32_t function_id = sinks_.intern_string(function, sinks_.context);
   e.code = code;
   e.fields = fields;
   e.serial = ++code_serial_;
