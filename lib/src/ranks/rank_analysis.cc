@@ -94,25 +94,23 @@ void AddRankAnalysis(const std::vector<RankSummary>& ranks, Report* report) {
   report->straggler = FindStraggler(ranks, run, waits);
   const Straggler& s = report->straggler;
   if (s.kind == StragglerKind::kNone) return;
-  for (const RankSummary& r : ranks) {
-    if (std::find(s.pids.begin(), s.pids.end(), r.pids.front()) ==
+  // The stragglers' rows are marked; the other ranks that took part in
+  // collectives are the ones that waited.
+  TimeNs waiting_spans = 0;
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    if (std::find(s.pids.begin(), s.pids.end(), ranks[i].pids.front()) !=
         s.pids.end()) {
-      continue;
+      if (RankReport* row = FindRow(&report->ranks, ranks[i])) {
+        row->straggler = true;
+      }
+    } else if (waits[i].collectives > 0) {
+      waiting_spans += ranks[i].figures.span_ns;
     }
-    if (RankReport* row = FindRow(&report->ranks, r)) row->straggler = true;
   }
   // The finding is evidence; where the waiting weighs as much as a verdict
   // rule needs, it is the job's verdict: the late rank's cause, the run's
   // own verdict kept as the runner-up.
   Verdict& v = report->verdict;
-  TimeNs waiting_spans = 0;
-  for (size_t i = 0; i < ranks.size(); ++i) {
-    const bool late = std::find(s.pids.begin(), s.pids.end(),
-                                ranks[i].pids.front()) != s.pids.end();
-    if (!late && waits[i].collectives > 0) {
-      waiting_spans += ranks[i].figures.span_ns;
-    }
-  }
   const bool decides = s.cause != VerdictClass::kInconclusive &&
                        waiting_spans > 0 &&
                        static_cast<double>(s.caused_wait_ns) /

@@ -107,14 +107,8 @@ RankSummary SummarizeRank(const analysis::AnalysisBeforeReplay& analysed,
 
   analysis::KernelKinds kinds(analysed.prepared.timeline().strings);
   std::map<std::pair<int32_t, int64_t>, uint32_t> stream_ordinals;
-  // Streams are numbered by their first communication kernel over all the
-  // rank's devices, so the devices are walked in that order.
-  std::vector<const analysis::DeviceView*> devices;
   for (const analysis::DeviceView& d : analysed.prepared.devices()) {
-    devices.push_back(&d);
-  }
-  for (const analysis::DeviceView* d : devices) {
-    AddDeviceCollectives(analysed.prepared, *d, &kinds, &stream_ordinals, &s);
+    AddDeviceCollectives(analysed.prepared, d, &kinds, &stream_ordinals, &s);
   }
   // The ordinals so far follow the devices' order; renumber them by each
   // stream's first kernel.
@@ -178,12 +172,11 @@ std::vector<ComparedGroup> GroupsToCompare(const Timeline& timeline,
       unranked.push_back({-1, {pid}});
     }
   }
+  // Ranks where the run has them (processes without one beside them are
+  // not ranks of the job), else each GPU process.
   std::vector<ComparedGroup> out;
-  if (!ranked.empty() && ranked.size() >= std::min<size_t>(min_groups, 2)) {
-    for (auto& [rank, pids] : ranked) out.push_back({rank, std::move(pids)});
-  } else if (ranked.empty()) {
-    out = std::move(unranked);
-  }
+  for (auto& [rank, pids] : ranked) out.push_back({rank, std::move(pids)});
+  if (ranked.empty()) out = std::move(unranked);
   if (out.size() < min_groups) out.clear();
   return out;
 }

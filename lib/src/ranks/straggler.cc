@@ -174,13 +174,8 @@ std::pair<VerdictClass, std::optional<IdleCause>> CauseOf(
   for (TimeNs t : split.late_by) lateness += std::max<TimeNs>(0, t);
   std::map<VerdictClass, TimeNs> by_class;
   by_class[VerdictClass::kGpuBound] = split.extra_busy_ns;
-  std::optional<IdleCause> top_idle;
   for (int k = 0; k < kIdleCauses; ++k) {
-    const auto c = static_cast<IdleCause>(k);
-    by_class[ClassOfIdle(c)] += split.extra_idle.ns[k];
-    if (!top_idle || split.extra_idle.ns[k] > split.extra_idle[*top_idle]) {
-      top_idle = c;
-    }
+    by_class[ClassOfIdle(static_cast<IdleCause>(k))] += split.extra_idle.ns[k];
   }
   by_class.erase(VerdictClass::kInconclusive);
   auto best = std::max_element(
