@@ -574,6 +574,15 @@ struct WhatIf {
   double pinned_htod_gbps = 0;  // pin_copies bandwidth per direction
   double pinned_dtoh_gbps = 0;
   std::string pinned_source;
+  // The device launch queue (docs/what-if.md, "Hosts paced by the GPU"):
+  // its depth in ops where enqueueing calls found it full, the deepest of
+  // the replayed processes; 0 when none did, so the trace cannot tell.
+  // Those calls (queue_held_calls of enqueueing_calls) wait in the replay
+  // for the GPU to free a slot instead of keeping their recorded time.
+  uint32_t launch_queue_depth = 0;
+  uint32_t most_outstanding_ops = 0;  // at an enqueueing call's start
+  uint64_t enqueueing_calls = 0;
+  uint64_t queue_held_calls = 0;
   std::vector<WhatIfScenario> scenarios;  // by saving_ns, descending
 };
 

@@ -16,10 +16,11 @@ TimeNs Edited(const std::vector<TimeNs>& v, size_t i, TimeNs recorded) {
 // The moment a launching call submitted its op, in the replay: a point
 // inside a non-blocking call moves with the call's length (a cheaper launch
 // submits sooner); past the call's end, or in a blocking call, it keeps its
-// distance from the call's start or end.
-TimeNs SubmittedAt(const ReplayCall& call, TimeNs start, TimeNs end,
-                   TimeNs offset, bool blocking) {
-  const TimeNs recorded = call.end - call.start;
+// distance from the call's start or end. `offset` is from the start of the
+// call's recorded frame, `recorded` its length: a queue-held call's frame
+// begins when its slot freed (ReplayModel::HeldStart).
+TimeNs SubmittedAt(TimeNs recorded, TimeNs start, TimeNs end, TimeNs offset,
+                   bool blocking) {
   if (blocking || offset < 0) return start + offset;
   if (offset <= recorded) {
     if (recorded <= 0) return start;
@@ -30,12 +31,24 @@ TimeNs SubmittedAt(const ReplayCall& call, TimeNs start, TimeNs end,
   return end + (offset - recorded);
 }
 
+// A non-blocking call's length in the replay: its edited length, or its
+// recorded one; a queue-held call's time after its slot freed (no more
+// with an edit).
+TimeNs CallLength(const ReplayModel& model, const ReplayEdits& edits,
+                  size_t i) {
+  const ReplayCall& c = model.calls()[i];
+  if (c.queue_held) {
+    const TimeNs after_hold = model.waits()[c.wait].wake_ns;
+    return std::min(after_hold, Edited(edits.call_ns, i, after_hold));
+  }
+  return Edited(edits.call_ns, i, c.end - c.start);
+}
+
 // A non-blocking call's end, or an op's: its replayed start (kUnset while
 // the replay has not reached it) plus its edited length.
-TimeNs CallEndAfter(const ReplayCall& c, const ReplayEdits& edits, size_t i,
-                    TimeNs start) {
-  return start == kUnset ? kUnset
-                         : start + Edited(edits.call_ns, i, c.end - c.start);
+TimeNs CallEndAfter(const ReplayModel& model, const ReplayEdits& edits,
+                    size_t i, TimeNs start) {
+  return start == kUnset ? kUnset : start + CallLength(model, edits, i);
 }
 TimeNs OpEndAfter(const ReplayOp& op, const ReplayEdits& edits, size_t i,
                   TimeNs start) {
@@ -48,7 +61,7 @@ TimeNs CallEndOrUnset(const ReplayModel& model, const ReplayEdits& edits,
                       const ReplayTimes& t, size_t i) {
   const ReplayCall& c = model.calls()[i];
   if (Blocking(c)) return t.wait_end[c.wait];
-  return CallEndAfter(c, edits, i, t.call_start[i]);
+  return CallEndAfter(model, edits, i, t.call_start[i]);
 }
 
 }  // namespace
@@ -130,6 +143,11 @@ void Replay(const ReplayModel& model, const ReplayEdits& edits,
           start = call_end(i - 1) +
                   std::max<TimeNs>(0, c.start - calls[i - 1].end - cut);
         }
+        // A call the full launch queue held starts once its slot frees.
+        if (c.queue_held) {
+          const ReplayWait& w = model.waits()[c.wait];
+          start = std::max(start, op_end(model.awaited()[w.awaited_begin]));
+        }
         t.call_start[i] = start;
         // A non-blocking call's end is its start plus its length
         // (CallEndOrUnset).
@@ -159,8 +177,13 @@ void Replay(const ReplayModel& model, const ReplayEdits& edits,
             // A non-blocking call's end is known once it started.
             const TimeNs s = call_start(k);
             const TimeNs end = blocks ? s : call_end(k);
-            start = std::max(start,
-                             SubmittedAt(c, s, end, op.launch_offset, blocks));
+            const TimeNs frame = model.HeldStart(c);
+            const TimeNs offset =
+                c.queue_held
+                    ? std::max<TimeNs>(0, op.launch_offset - (frame - c.start))
+                    : op.launch_offset;
+            start = std::max(
+                start, SubmittedAt(c.end - frame, s, end, offset, blocks));
           }
           if (op.previous >= 0) {
             start = std::max(start, op_end(static_cast<size_t>(op.previous)) +
@@ -193,11 +216,18 @@ TimeNs MapHostTime(const ReplayModel& model, const ReplayEdits& edits,
     return ReplayedCallEnd(model, edits, times, k) + (t - calls[k].end);
   }
   const auto k = static_cast<size_t>(it - calls.begin());
-  if (t >= calls[k].start) {
+  const TimeNs held = model.HeldStart(calls[k]);
+  if (t >= held) {
     return times.call_start[k] +
-           std::min(
-               t - calls[k].start,
-               ReplayedCallEnd(model, edits, times, k) - times.call_start[k]);
+           std::min(t - held, ReplayedCallEnd(model, edits, times, k) -
+                                  times.call_start[k]);
+  }
+  if (t >= calls[k].start) {
+    // Held by the launch queue: the hold ends where the replay starts it.
+    const TimeNs mapped = times.call_start[k] - (held - t);
+    return k == th.call_begin
+               ? mapped
+               : std::max(mapped, ReplayedCallEnd(model, edits, times, k - 1));
   }
   const TimeNs cut = Edited(edits.gap_cut_ns, k, 0);
   if (k == th.call_begin) return t - cut;  // moves with the first call

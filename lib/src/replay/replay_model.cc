@@ -27,6 +27,15 @@ constexpr int kSearchLimit = 256;
 // From this many calls and ops a second thread helps the build more than
 // starting it costs.
 constexpr size_t kConcurrentBuildMinEvents = 100'000;
+// The launch queue is taken as full only where the trace shows it plainly:
+// at least this deep (CUDA queues about a thousand ops; a host a few ops
+// ahead is not held by a queue), with at least this many held calls and
+// this share of the enqueueing calls, which took at least this many times
+// the median time of the others.
+constexpr uint32_t kMinQueueDepth = 64;
+constexpr uint64_t kMinHeldCalls = 8;
+constexpr double kMinHeldShare = 0.005;
+constexpr double kMinHeldSlowdown = 2.0;
 
 // Device-wide syncs wait for every stream; the other blocking calls for
 // the streams whose work ended while they blocked.
@@ -61,6 +70,7 @@ ReplayModel ReplayModel::Build(const analysis::PreparedTimeline& prepared,
     std::future<void> ops_resolved =
         std::async(std::launch::async, [&m] { m.ResolveOps(); });
     m.ResolveBlockingCalls();
+    m.ResolveQueueHolds();  // reads the ops' times, not their constraints
     m.Order();
     ops_resolved.get();
   } else {
@@ -68,6 +78,7 @@ ReplayModel ReplayModel::Build(const analysis::PreparedTimeline& prepared,
     m.AddOps();
     m.ResolveOps();
     m.ResolveBlockingCalls();
+    m.ResolveQueueHolds();
     m.Order();
   }
   m.ReleaseBuildData();
@@ -415,6 +426,130 @@ void ReplayModel::ResolveBlockingCalls() {
   }
 }
 
+void ReplayModel::ResolveQueueHolds() {
+  // The enqueueing calls (those that submitted an op without blocking),
+  // each with its first op, by call.
+  std::vector<std::pair<uint32_t, uint32_t>> enqueued;  // (call, op)
+  for (uint32_t i = 0; i < ops_.size(); ++i) {
+    const ReplayOp& op = ops_[i];
+    if (op.call < 0 || op.excluded) continue;
+    if (Blocking(calls_[static_cast<size_t>(op.call)])) continue;
+    enqueued.emplace_back(static_cast<uint32_t>(op.call), i);
+  }
+  std::sort(enqueued.begin(), enqueued.end());
+  enqueued.erase(std::unique(enqueued.begin(), enqueued.end(),
+                             [](const auto& a, const auto& b) {
+                               return a.first == b.first;
+                             }),
+                 enqueued.end());
+  launch_queue_.enqueueing_calls = enqueued.size();
+  if (enqueued.empty()) return;
+
+  // Per device, its ops' submission times (work with no launching call in
+  // the model counts from the beginning), sorted.
+  std::vector<std::vector<TimeNs>> submitted(devices_.size());
+  std::vector<uint32_t> device_of_op(ops_.size(), 0);
+  for (size_t d = 0; d < devices_.size(); ++d) {
+    const DeviceOps& dev = devices_[d];
+    for (uint32_t i = dev.begin; i < dev.end; ++i) {
+      const ReplayOp& op = ops_[i];
+      device_of_op[i] = static_cast<uint32_t>(d);
+      submitted[d].push_back(op.call >= 0
+                                 ? calls_[static_cast<size_t>(op.call)].start
+                                 : std::numeric_limits<TimeNs>::min());
+    }
+    std::sort(submitted[d].begin(), submitted[d].end());
+  }
+  // Ops of device `d` submitted before `s` and not ended by `t` (t >= s).
+  const auto outstanding = [&](size_t d, TimeNs s, TimeNs t) {
+    const std::vector<uint32_t>& by_end = devices_[d].by_end;
+    const auto before = static_cast<int64_t>(
+        std::lower_bound(submitted[d].begin(), submitted[d].end(), s) -
+        submitted[d].begin());
+    const auto ended =
+        static_cast<int64_t>(std::upper_bound(by_end.begin(), by_end.end(), t,
+                                              [this](TimeNs v, uint32_t k) {
+                                                return v < ops_[k].end;
+                                              }) -
+                             by_end.begin());
+    return static_cast<uint32_t>(std::max<int64_t>(0, before - ended));
+  };
+
+  // A call blocked on the queue found `depth` ops outstanding at its start
+  // and left with fewer: the depth is one more than the most ops any call
+  // left outstanding.
+  struct Seen {
+    uint32_t at_start = 0;
+    uint32_t device = 0;
+  };
+  std::vector<Seen> seen(enqueued.size());
+  uint32_t most_left = 0;
+  for (size_t k = 0; k < enqueued.size(); ++k) {
+    const ReplayCall& c = calls_[enqueued[k].first];
+    const uint32_t d = device_of_op[enqueued[k].second];
+    seen[k] = {outstanding(d, c.start, c.start), d};
+    launch_queue_.most_outstanding =
+        std::max(launch_queue_.most_outstanding, seen[k].at_start);
+    most_left = std::max(most_left, outstanding(d, c.start, c.end));
+  }
+  const uint32_t depth = most_left + 1;
+  if (depth < kMinQueueDepth) return;
+  std::vector<TimeNs> held_time, free_time;
+  for (size_t k = 0; k < enqueued.size(); ++k) {
+    const ReplayCall& c = calls_[enqueued[k].first];
+    (seen[k].at_start >= depth ? held_time : free_time)
+        .push_back(c.end - c.start);
+  }
+  if (held_time.size() < kMinHeldCalls ||
+      static_cast<double>(held_time.size()) <
+          kMinHeldShare * static_cast<double>(enqueued.size()) ||
+      (!free_time.empty() &&
+       static_cast<double>(analysis::Quantile(held_time, 0.5)) <
+           kMinHeldSlowdown *
+               static_cast<double>(analysis::Quantile(free_time, 0.5)))) {
+    return;
+  }
+  launch_queue_.depth = depth;
+
+  // Each held call waits for the op whose end brought the outstanding ops
+  // below the depth: of the ops submitted before it, the
+  // (outstanding - depth + 1)-th to end after its start.
+  for (size_t k = 0; k < enqueued.size(); ++k) {
+    if (seen[k].at_start < depth) continue;
+    ReplayCall& c = calls_[enqueued[k].first];
+    const std::vector<uint32_t>& by_end = devices_[seen[k].device].by_end;
+    auto it = std::upper_bound(
+        by_end.begin(), by_end.end(), c.start,
+        [this](TimeNs v, uint32_t j) { return v < ops_[j].end; });
+    uint32_t to_end = seen[k].at_start - depth + 1;
+    int32_t freed_by = -1;
+    for (int steps = 0; it != by_end.end() && steps < kSearchLimit;
+         ++it, ++steps) {
+      const ReplayOp& op = ops_[*it];
+      if (op.call >= 0 &&
+          calls_[static_cast<size_t>(op.call)].start >= c.start) {
+        continue;
+      }
+      if (--to_end == 0) {
+        freed_by = static_cast<int32_t>(*it);
+        break;
+      }
+    }
+    // Its slot freed inside the call, or the trace says otherwise.
+    if (freed_by < 0 || ops_[static_cast<size_t>(freed_by)].end > c.end) {
+      continue;
+    }
+    c.queue_held = true;
+    c.wait = static_cast<uint32_t>(waits_.size());
+    ReplayWait& wait = waits_.emplace_back();
+    wait.awaited_begin = static_cast<uint32_t>(awaited_.size());
+    awaited_.push_back(static_cast<uint32_t>(freed_by));
+    wait.awaited_end = static_cast<uint32_t>(awaited_.size());
+    wait.wake_ns = c.end - ops_[static_cast<size_t>(freed_by)].end;
+    ++launch_queue_.held_calls;
+  }
+}
+
 namespace {
 
 // An event with the recorded time the replay visits it at.
@@ -465,7 +600,7 @@ void ReplayModel::Order() {
         }
         if (r.pos == r.end) return false;
         const ReplayCall& c = calls_[r.pos];
-        *out = {c.start, {ReplayEvent::Kind::kCallStart, r.pos}};
+        *out = {HeldStart(c), {ReplayEvent::Kind::kCallStart, r.pos}};
         // A blocking call of no length ends where it starts (the replay
         // computes its end with its start).
         if (Blocking(c) && c.end > c.start) {
@@ -582,7 +717,7 @@ void ReplayModel::OrderByPairwiseMerge() {
     run.reserve(2 * (t.call_end - t.call_begin));
     for (uint32_t i = t.call_begin; i < t.call_end; ++i) {
       const ReplayCall& c = calls_[i];
-      run.push_back({c.start, {ReplayEvent::Kind::kCallStart, i}});
+      run.push_back({HeldStart(c), {ReplayEvent::Kind::kCallStart, i}});
       if (Blocking(c) && c.end > c.start) {
         run.push_back({c.end, {ReplayEvent::Kind::kCallEnd, i}});
       }

@@ -36,22 +36,29 @@ struct ReplayCall {
   TimeNs end = 0;
   uint32_t api = 0;  // index into Timeline::api_calls (the top-level call)
   int32_t sync_group = -1;  // index into Build's sync_groups, -1: none
-  // Blocking calls: what it waited for, index into ReplayModel::waits();
-  // kNoWait for the others.
+  // Blocking calls, and calls held by a full launch queue (queue_held):
+  // what it waited for, index into ReplayModel::waits(); kNoWait for the
+  // others.
   uint32_t wait = kNoWait;
   analysis::ApiClass api_class = analysis::ApiClass::kOther;
   analysis::SyncReason sync = analysis::SyncReason::kNone;
   // Blocking calls: one of the ops it waited for ended inside the call.
-  bool blocked = false;
+  bool blocked : 1 = false;
   // The first call of its thread: it keeps its recorded start.
-  bool first_of_thread = false;
+  bool first_of_thread : 1 = false;
+  // An enqueueing call that found the device's launch queue full: it held
+  // until its one awaited op ended (freeing a slot), then took wake_ns
+  // (LaunchQueue).
+  bool queue_held : 1 = false;
 };
 static_assert(sizeof(ReplayCall) <= 32, "ReplayCall grew: check its padding");
 
 // What a blocking call waited for: the last op of each stream it waited
 // on, a range in ReplayModel::awaited(). A blocked call (ReplayCall::
 // blocked) ends `wake_ns` after the later of its start and the last
-// awaited op's end.
+// awaited op's end. A queue-held call (ReplayCall::queue_held) awaits one
+// op, the one whose end freed its slot: it starts no earlier than that
+// op's end and lasts `wake_ns`, its recorded time after that end.
 struct ReplayWait {
   uint32_t awaited_begin = 0;
   uint32_t awaited_end = 0;
@@ -115,6 +122,22 @@ inline bool Blocking(const ReplayCall& c) {
          c.sync != analysis::SyncReason::kLegacyDefaultStream;
 }
 
+// The device launch queue as the trace shows it. A CUDA context queues a
+// bounded number of submitted ops; once that many are outstanding
+// (submitted, not ended), the next enqueueing call (a launch, an async
+// copy or memset) blocks until the GPU ends one. A host paced this way
+// goes as fast as the GPU does, so the replay holds such a call until the
+// op whose end freed its slot has ended (docs/what-if.md).
+struct LaunchQueue {
+  // The depth: the fewest outstanding ops at which calls blocked; 0 when
+  // the queue never filled (no call shows it).
+  uint32_t depth = 0;
+  // The most ops outstanding at an enqueueing call's start.
+  uint32_t most_outstanding = 0;
+  uint64_t enqueueing_calls = 0;
+  uint64_t held_calls = 0;  // calls that found it full (queue_held)
+};
+
 class ReplayModel {
  public:
   // The model of process `pid` of `prepared`. Blocking calls of one of the
@@ -144,6 +167,13 @@ class ReplayModel {
   int32_t MainThread() const;
   const ReplayThread* FindThread(int32_t tid) const;
 
+  const LaunchQueue& launch_queue() const { return launch_queue_; }
+  // When a call's replay starts, in recorded time: a queue-held call's
+  // start is when its slot freed (its awaited op's end), else its start.
+  TimeNs HeldStart(const ReplayCall& c) const {
+    return c.queue_held ? c.end - waits_[c.wait].wake_ns : c.start;
+  }
+
   // Floors used for constraints that did not hold an op back.
   TimeNs launch_latency_floor() const { return launch_floor_; }
   TimeNs back_to_back_floor() const { return back_to_back_floor_; }
@@ -166,6 +196,8 @@ class ReplayModel {
   std::vector<uint32_t> ByEnd(uint32_t begin, uint32_t end) const;
   void ResolveOps();
   void ResolveBlockingCalls();
+  // Infers the launch queue's depth and marks the calls it held.
+  void ResolveQueueHolds();
   void Order();
   void OrderByPairwiseMerge();
   // Frees what only the build needs.
@@ -195,6 +227,7 @@ class ReplayModel {
   const std::vector<uint32_t>& ProcessByEnd() const {
     return devices_.size() == 1 ? devices_.front().by_end : by_end_;
   }
+  LaunchQueue launch_queue_;
   TimeNs launch_floor_ = 0;
   TimeNs back_to_back_floor_ = 0;
   TimeNs unlaunched_ns_ = 0;

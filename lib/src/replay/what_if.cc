@@ -559,6 +559,14 @@ WhatIf ComputeWhatIf(analysis::PreparedTimeline& prepared, const Report& report,
     w.pinned_dtoh_gbps = measured ? w.pinned_htod_gbps : fallback_gbps;
   }
   const TimeNs async_call = AsyncCallCost(runs, report);
+  for (const ProcessRun& r : runs) {
+    const LaunchQueue& q = r.model.launch_queue();
+    w.launch_queue_depth = std::max(w.launch_queue_depth, q.depth);
+    w.most_outstanding_ops =
+        std::max(w.most_outstanding_ops, q.most_outstanding);
+    w.enqueueing_calls += q.enqueueing_calls;
+    w.queue_held_calls += q.held_calls;
+  }
 
   // The views are freed before the edits of input_ready (from the waits
   // taken before the models), pin_copies' or any replay array is taken.

@@ -464,6 +464,11 @@ void WriteWhatIf(JsonWriter& w, const WhatIf& f) {
     w.Key("pinned_dtoh_gbps")
         .DoubleOrNull(f.pinned_dtoh_gbps > 0, f.pinned_dtoh_gbps);
     StringOrNull(w, "pinned_source", f.pinned_source);
+    w.Key("launch_queue_depth")
+        .IntOrNull(f.launch_queue_depth > 0, f.launch_queue_depth);
+    w.Key("most_outstanding_ops").Uint(f.most_outstanding_ops);
+    w.Key("enqueueing_calls").Uint(f.enqueueing_calls);
+    w.Key("queue_held_calls").Uint(f.queue_held_calls);
     w.EndObject();
   } else {
     w.Null();

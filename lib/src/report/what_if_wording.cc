@@ -68,7 +68,22 @@ std::vector<std::string> WhatIfAssumptions(const WhatIf& w) {
       "pinned copies: pageable copies at ", gbps("HtoD", w.pinned_htod_gbps),
       ", ", gbps("DtoH", w.pinned_dtoh_gbps),
       ", the host no longer blocking on them", source(w.pinned_source)));
+  out.push_back(WhatIfLaunchQueue(w));
   return out;
+}
+
+std::string WhatIfLaunchQueue(const WhatIf& w) {
+  if (w.launch_queue_depth == 0) {
+    return absl::StrCat(
+        "launch queue: never full in this trace (at most ",
+        Counted(w.most_outstanding_ops, "op"),
+        " outstanding), so its depth cannot be read; calls keep their "
+        "recorded time");
+  }
+  return absl::StrCat("launch queue: ", w.launch_queue_depth, " ops deep; ",
+                      w.queue_held_calls, " of ",
+                      Counted(w.enqueueing_calls, "enqueueing call"),
+                      " found it full and wait for the GPU to free a slot");
 }
 
 std::string WhatIfUnavailableReason(const WhatIf& w) {

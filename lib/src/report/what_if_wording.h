@@ -42,6 +42,10 @@ std::string WhatIfBasis(const WhatIf& what_if);
 std::vector<std::string> WhatIfAssumptions(const WhatIf& what_if);
 
 // Why there is no what-if: the model's reason, or that none was run.
+// The launch queue as the replay models it: its depth and the calls it
+// held, or that the trace never filled it.
+std::string WhatIfLaunchQueue(const WhatIf& w);
+
 std::string WhatIfUnavailableReason(const WhatIf& what_if);
 
 // A relative change of the step time as a signed percentage, "-29.8%"
