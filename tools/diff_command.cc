@@ -3,9 +3,11 @@
 // verdict, launches, kernels, copies, sync points, host CPU and the
 // platform (docs/diff.md). With --fail-if-slower it is a CI gate.
 //
-// Exit codes: 0 compared, 3 AFTER is slower than BEFORE by more than the
-// --fail-if-slower percentage and beyond noise, 1 an input could not be
-// analysed, 2 usage error.
+// Exit codes: 0 compared (and the --fail-if-slower gate passed), 3 the
+// gate failed: AFTER's median step is more than the percentage above
+// BEFORE's and a one-sided Mann-Whitney U test says AFTER is slower, 4 the
+// gate cannot decide (no steps, or too few for the test), 1 an input could
+// not be analysed, 2 usage error.
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -24,6 +26,8 @@ namespace feedprof::cli {
 namespace {
 
 constexpr int kExitSlower = 3;
+// Not 0: a CI job whose gate could not test anything has not passed it.
+constexpr int kExitCannotDecide = 4;
 
 struct DiffArgs {
   std::string before, after;
@@ -62,6 +66,7 @@ std::optional<AnalyzedRun> AnalyzeSide(const std::string& path,
 int Run(const DiffArgs& args) {
   CompareOptions options;
   options.analysis = ToAnalysisOptions(args.analysis);
+  options.fail_if_slower_percent = args.fail_if_slower;
   if (!args.steps.empty()) {
     const auto [first, last] = StepsOf(args.steps, options.analysis);
     options.steps = StepSelection{first, last};
@@ -81,19 +86,20 @@ int Run(const DiffArgs& args) {
                               : WriteTextDiff(comparison, text);
   std::fwrite(out.data(), 1, out.size(), stdout);
   if (std::fflush(stdout) != 0) return kExitFailed;
-  if (!args.fail_if_slower) return kExitOk;
-  if (SlowerBeyondNoise(comparison, *args.fail_if_slower)) {
-    std::fprintf(stderr,
-                 "feedprof diff: AFTER is slower than BEFORE by more than "
-                 "%g%% beyond noise: %s\n",
-                 *args.fail_if_slower, comparison.headline.c_str());
-    return kExitSlower;
+  if (!comparison.gate) return kExitOk;
+  const SlowerGate& gate = *comparison.gate;
+  std::fprintf(stderr, "feedprof diff: --fail-if-slower %g: %s: %s\n",
+               gate.threshold_percent, GateOutcomeName(gate.outcome),
+               gate.explanation.c_str());
+  switch (gate.outcome) {
+    case GateOutcome::kPass:
+      return kExitOk;
+    case GateOutcome::kSlower:
+      return kExitSlower;
+    case GateOutcome::kCannotDecide:
+      return kExitCannotDecide;
   }
-  if (!comparison.step_time.noise.judged) {
-    std::fprintf(stderr, "feedprof diff: --fail-if-slower passes: %s\n",
-                 comparison.step_time.noise.explanation.c_str());
-  }
-  return kExitOk;
+  return kExitCannotDecide;
 }
 
 }  // namespace
@@ -107,9 +113,10 @@ void AddDiffCommand(CLI::App& root, int* exit_code) {
       "cause, verdict, launches, kernels, copies, sync points, host CPU and\n"
       "the platform. Figures are per step when both runs have steps, else\n"
       "per second of the analysed window.",
-      "Exit codes: 0 compared, 3 AFTER is slower than BEFORE by more than\n"
-      "--fail-if-slower PCT and beyond noise, 1 an input could not be\n"
-      "analysed, 2 usage error.");
+      "Exit codes: 0 compared (and the --fail-if-slower gate passed), 3\n"
+      "AFTER is slower than BEFORE by more than --fail-if-slower PCT and\n"
+      "beyond noise, 4 the gate cannot decide (no steps, or fewer than 4\n"
+      "per run), 1 an input could not be analysed, 2 usage error.");
   sub->add_option("BEFORE", args->before, "The run before the change")
       ->required();
   sub->add_option("AFTER", args->after, "The run after the change")->required();
@@ -124,9 +131,12 @@ void AddDiffCommand(CLI::App& root, int* exit_code) {
   sub->add_flag("--summary", args->summary_only,
                 "Text: print the one-screen summary only");
   AddStepsOption(sub, &args->steps, "Compare");
-  sub->add_option("--fail-if-slower", args->fail_if_slower,
-                  "Exit 3 when AFTER's median step time is more than PCT\n"
-                  "percent above BEFORE's and the change is beyond noise")
+  sub->add_option(
+         "--fail-if-slower", args->fail_if_slower,
+         "CI gate: exit 3 when AFTER's median step time is more than PCT\n"
+         "percent above BEFORE's and a one-sided Mann-Whitney U test says\n"
+         "AFTER's steps are longer (p < 0.05); exit 4 when it cannot\n"
+         "decide (no steps, or fewer than 4 per run: record more steps)")
       ->type_name("PCT")
       ->check(Check([](const std::string& v) {
         double pct = 0;

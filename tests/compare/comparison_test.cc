@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -86,8 +87,12 @@ Timeline Build(const RunShape& shape) {
   return b.Take();
 }
 
-Comparison CompareShapes(const RunShape& before, const RunShape& after) {
-  const CompareOptions options;
+// With `fail_if_slower`, as `diff --fail-if-slower PCT`: the noise test
+// one-sided and the gate decided.
+Comparison CompareShapes(const RunShape& before, const RunShape& after,
+                         std::optional<double> fail_if_slower = std::nullopt) {
+  CompareOptions options;
+  options.fail_if_slower_percent = fail_if_slower;
   absl::StatusOr<AnalyzedRun> b = AnalyzeForComparison(Build(before), options);
   absl::StatusOr<AnalyzedRun> a = AnalyzeForComparison(Build(after), options);
   EXPECT_TRUE(b.ok() && a.ok());
@@ -124,11 +129,16 @@ TEST(CompareTest, RunAgainstItselfChangesNothing) {
   ASSERT_TRUE(c.step_time.noise.judged);
   EXPECT_FALSE(c.step_time.noise.beyond_noise);
   EXPECT_DOUBLE_EQ(c.step_time.noise.test.p_value, 1.0);
-  // Resampling a run against itself spreads the median difference over
-  // the step lengths' range (1200..1220 µs), around 0.
-  const BootstrapInterval& b = c.step_time.noise.median_difference_ns;
-  EXPECT_DOUBLE_EQ(b.low, -static_cast<double>(Us(20)));
-  EXPECT_DOUBLE_EQ(b.high, static_cast<double>(Us(20)));
+  EXPECT_EQ(c.step_time.noise.alternative, Alternative::kTwoSided);
+  // The differences of a run against itself (steps of 1200, 1210 and
+  // 1220 µs, 4, 3 and 3 of them) are -20..20 µs around 0; the exact
+  // 95 % order for 10 against 10 is k = 24: [D(24), D(77)] = [-10, 10] µs.
+  const ShiftEstimate& shift = c.step_time.noise.shift_ns;
+  EXPECT_DOUBLE_EQ(shift.estimate, 0);
+  EXPECT_EQ(shift.order, 24u);
+  EXPECT_DOUBLE_EQ(shift.low.value_or(0), -static_cast<double>(Us(10)));
+  EXPECT_DOUBLE_EQ(shift.high.value_or(0), static_cast<double>(Us(10)));
+  EXPECT_FALSE(c.gate);
   for (const IdleCauseChange& k : c.idle.causes) {
     EXPECT_DOUBLE_EQ(k.per_unit_ns.delta, 0) << k.name;
   }
@@ -140,7 +150,14 @@ TEST(CompareTest, RunAgainstItselfChangesNothing) {
   EXPECT_EQ(c.headline.find("idle by cause unchanged; step time +0%"), 0u)
       << c.headline;
   EXPECT_NE(c.headline.find("within noise"), std::string::npos);
-  EXPECT_FALSE(SlowerBeyondNoise(c, 0));
+  // The gate at 0 %: one-sided, no slowdown (p = 0.516).
+  const Comparison gated = CompareShapes({}, {}, 0);
+  ASSERT_TRUE(gated.gate);
+  EXPECT_EQ(gated.gate->outcome, GateOutcome::kPass);
+  EXPECT_EQ(gated.step_time.noise.alternative, Alternative::kAfterLarger);
+  EXPECT_NEAR(gated.step_time.noise.test.p_value, 0.5160312, 1e-6);
+  EXPECT_NE(gated.headline.find("no slowdown beyond noise"), std::string::npos)
+      << gated.headline;
 }
 
 TEST(CompareTest, OneIdleCauseGrows) {
@@ -168,8 +185,36 @@ TEST(CompareTest, OneIdleCauseGrows) {
                             "beyond noise)"),
             std::string::npos)
       << c.headline;
-  EXPECT_TRUE(SlowerBeyondNoise(c, 5));
-  EXPECT_FALSE(SlowerBeyondNoise(c, 10));
+  // Two-sided (ties: the normal approximation) p = 1.49e-4; the shift
+  // 100 µs, 95 % interval [90, 110] µs.
+  EXPECT_NEAR(c.step_time.noise.test.p_value, 1.4851370e-4, 1e-10);
+  EXPECT_DOUBLE_EQ(c.step_time.noise.shift_ns.estimate,
+                   static_cast<double>(Us(100)));
+  EXPECT_DOUBLE_EQ(c.step_time.noise.shift_ns.low.value_or(0),
+                   static_cast<double>(Us(90)));
+  EXPECT_DOUBLE_EQ(c.step_time.noise.shift_ns.high.value_or(0),
+                   static_cast<double>(Us(110)));
+  // The gate: one-sided p = 7.43e-5, +8.3 % against 5 % fails, against
+  // 10 % passes; one-sided, the interval is the lower bound D(28) = 90 µs.
+  const Comparison at5 = CompareShapes({}, after, 5);
+  ASSERT_TRUE(at5.gate);
+  EXPECT_EQ(at5.gate->outcome, GateOutcome::kSlower);
+  EXPECT_NEAR(at5.step_time.noise.test.p_value, 7.4256852e-5, 1e-10);
+  EXPECT_EQ(at5.step_time.noise.shift_ns.order, 28u);
+  EXPECT_DOUBLE_EQ(at5.step_time.noise.shift_ns.low.value_or(0),
+                   static_cast<double>(Us(90)));
+  EXPECT_FALSE(at5.step_time.noise.shift_ns.high);
+  EXPECT_NE(at5.headline.find("median, slower beyond noise)"),
+            std::string::npos)
+      << at5.headline;
+  EXPECT_EQ(at5.gate->explanation,
+            "AFTER is slower than BEFORE by more than 5% beyond noise: median "
+            "step +8.3% (Hodges-Lehmann shift +100 µs, 95% lower bound +90 "
+            "µs); one-sided Mann-Whitney U p = 7.43e-05 < 0.05");
+  const Comparison at10 = CompareShapes({}, after, 10);
+  EXPECT_EQ(at10.gate->outcome, GateOutcome::kPass);
+  EXPECT_EQ(at10.gate->explanation.rfind("not more than 10% slower: ", 0), 0u)
+      << at10.gate->explanation;
 }
 
 TEST(CompareTest, OneKernelSlower) {
@@ -384,10 +429,19 @@ TEST(CompareTest, FewStepsCannotBeJudged) {
   const Comparison c = Compare(*b, *a, options);
   EXPECT_FALSE(c.step_time.noise.judged);
   EXPECT_EQ(c.step_time.noise.explanation,
-            "significance cannot be judged: 3 and 3 steps, a test needs 5 "
+            "significance cannot be judged: 3 and 3 steps, a test needs 4 "
             "per run");
   EXPECT_GT(*c.step_time.median_ns.relative, 0.5);
-  EXPECT_FALSE(SlowerBeyondNoise(c, 0));
+  // The gate cannot decide (3 against 3 steps reach at best p = 1/20),
+  // and says what to do rather than pass.
+  options.fail_if_slower_percent = 0;
+  const Comparison gated = Compare(*b, *a, options);
+  ASSERT_TRUE(gated.gate);
+  EXPECT_EQ(gated.gate->outcome, GateOutcome::kCannotDecide);
+  EXPECT_EQ(gated.gate->explanation,
+            "3 and 3 steps: the one-sided Mann-Whitney U test needs at least "
+            "4 steps per run to reach p < 0.05 (k against k steps give at "
+            "best p = 1 / C(2k, k)); record more steps");
 }
 
 TEST(CompareTest, StepSelectionOutOfRangeIsAnError) {

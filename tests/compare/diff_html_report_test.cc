@@ -102,7 +102,7 @@ TEST(DiffHtmlReportTest, HoldsTheNumbersOfTheJsonDiff) {
   EXPECT_NE(html.find("<div class=\"headline\">" +
                       Attributes(html, "data-headline")[0] + "</div>"),
             std::string::npos);
-  EXPECT_EQ(Attributes(html, "data-schema")[0], "feedprof.diff/1");
+  EXPECT_EQ(Attributes(html, "data-schema")[0], "feedprof.diff/2");
 
   // Step time: the median change and the noise test.
   ASSERT_TRUE(c.step_time.noise.judged);
@@ -119,10 +119,16 @@ TEST(DiffHtmlReportTest, HoldsTheNumbersOfTheJsonDiff) {
             c.step_time.noise.beyond_noise ? "true" : "false");
   EXPECT_EQ(std::stod(Attributes(html, "data-p-value")[0]),
             c.step_time.noise.test.p_value);
+  EXPECT_EQ(Attributes(html, "data-alternative")[0], "two_sided");
+  EXPECT_EQ(std::stod(Attributes(html, "data-shift")[0]),
+            c.step_time.noise.shift_ns.estimate);
   EXPECT_EQ(std::stod(Attributes(html, "data-interval-low")[0]),
-            c.step_time.noise.median_difference_ns.low);
+            c.step_time.noise.shift_ns.low.value_or(0));
   EXPECT_EQ(std::stod(Attributes(html, "data-interval-high")[0]),
-            c.step_time.noise.median_difference_ns.high);
+            c.step_time.noise.shift_ns.high.value_or(0));
+  EXPECT_DOUBLE_EQ(std::stod(Attributes(html, "data-shift")[0]), -100000.0);
+  EXPECT_EQ(std::stod(Attributes(html, "data-interval-confidence")[0]), 0.95);
+  EXPECT_TRUE(Attributes(html, "data-threshold-percent").empty());  // no gate
 
   // Verdict change.
   EXPECT_EQ(Attributes(html, "data-before-primary")[0],

@@ -8,7 +8,8 @@
 // pair normalized per step (when both runs have steps) or per second of the
 // analysed window, so runs of different lengths compare. Step times are
 // tested for noise (docs/diff.md): a change is called real only when a
-// Mann-Whitney U test over at least five steps per side says so.
+// Mann-Whitney U test over at least four steps per side says so, and its
+// size is the Hodges-Lehmann shift with a distribution-free interval.
 //
 // The comparison model is plain data computed here; the text and JSON
 // writers (feedprof/report.h) only render it.
@@ -36,11 +37,16 @@ struct StepSelection {
 struct CompareOptions {
   AnalysisOptions analysis;  // rank, step range name, window: both runs
   std::optional<StepSelection> steps;
-  // Mann-Whitney needs this many steps on each side to judge a change.
-  uint64_t min_steps_for_noise = 5;
-  uint32_t bootstrap_resamples = 2000;
-  uint64_t bootstrap_seed = 20240601;
-  double significance = 0.05;  // two-sided p below this: beyond noise
+  // Mann-Whitney needs this many steps on each side to judge a change: k
+  // against k steps give at best a one-sided p of 1 / C(2k, k), 1/70 for 4
+  // (below 0.05) and 1/20 for 3 (not below).
+  uint64_t min_steps_for_noise = 4;
+  // p below this: beyond noise; the shift's interval is at 1 - significance.
+  double significance = 0.05;
+  // The CI gate of `diff --fail-if-slower PCT` (docs/diff.md, "The gate"):
+  // when set, the noise test asks the gate's one-sided question (is AFTER
+  // slower?) instead of the two-sided one, and Compare decides the gate.
+  std::optional<double> fail_if_slower_percent;
 };
 
 // One run, analysed for comparison: its report, every kernel name's total
@@ -80,12 +86,25 @@ enum class Presence : uint8_t { kBoth, kNew, kVanished, kMoved };
 // "both" | "new" | "vanished" | "moved"
 const char* PresenceName(Presence presence);
 
-// Mann-Whitney U on two samples (two-sided).
+// The question a Mann-Whitney U test answers. The diff's description of a
+// change is two-sided (did the step time change, either way?); the CI gate
+// asks in advance about one direction (kAfterLarger: are AFTER's steps
+// longer?), which a one-sided test answers with half the p-value of the
+// two-sided one when the change goes that way.
+enum class Alternative : uint8_t { kTwoSided, kAfterLarger, kAfterSmaller };
+// "two_sided" | "after_larger" | "after_smaller"
+const char* AlternativeName(Alternative alternative);
+
+// Mann-Whitney U on two samples.
 struct MannWhitneyResult {
+  Alternative alternative = Alternative::kTwoSided;
   double u_before = 0;  // U of the first sample: pairs where it is larger
   double u_after = 0;
   double z = 0;        // normal approximation (0 when exact)
-  double p_value = 1;  // two-sided
+  double p_value = 1;  // for `alternative`
+  // The smallest p any data of these sizes (and ties) could give: a test
+  // whose smallest p is not below the significance cannot find a change.
+  double smallest_p_value = 1;
   bool exact = false;  // exact distribution (small samples without ties)
 };
 enum class MannWhitneyMethod : uint8_t { kAuto, kExact, kNormal };
@@ -93,20 +112,41 @@ enum class MannWhitneyMethod : uint8_t { kAuto, kExact, kNormal };
 // ties, else the normal approximation with tie and continuity correction.
 MannWhitneyResult MannWhitneyU(
     const std::vector<double>& before, const std::vector<double>& after,
+    Alternative alternative,
     MannWhitneyMethod method = MannWhitneyMethod::kAuto);
 
-// Percentile bootstrap of median(after) - median(before): both samples
-// resampled with replacement `resamples` times from a fixed seed, the 2.5th
-// and 97.5th percentiles of the differences.
-struct BootstrapInterval {
-  double low = 0;
-  double high = 0;
-  uint32_t resamples = 0;
-  uint64_t seed = 0;
+// The size of a change: the Hodges-Lehmann shift, the median of the
+// N = n1 * n2 differences after_j - before_i, with its distribution-free
+// (Moses) interval from their order statistics D(1) <= ... <= D(N), the
+// dual of the Mann-Whitney test with the same alternative: without ties
+// the interval leaves out 0 exactly when the exact test's p is at most
+// 1 - confidence.
+// Two-sided: [D(k), D(N + 1 - k)], k the largest order with
+// P(U <= k - 1) <= (1 - confidence) / 2. One-sided, AFTER larger: the
+// lower bound D(k) alone, k the largest with P(U <= k - 1) <=
+// 1 - confidence (AFTER smaller: the upper bound D(N + 1 - k)). P is the
+// exact U distribution when both samples have at most 20 values (kAuto),
+// else the normal approximation, k = floor(n1 n2 / 2 - z sqrt(n1 n2
+// (n1 + n2 + 1) / 12) + 0.5) with z the normal quantile of 1 - the tail;
+// k is at least 1.
+struct ShiftEstimate {
+  Alternative alternative = Alternative::kTwoSided;
+  double estimate = 0;  // the Hodges-Lehmann shift
+  // Unset: unbounded on that side (a one-sided interval).
+  std::optional<double> low;   // D(k)
+  std::optional<double> high;  // D(N + 1 - k)
+  double confidence = 0;       // the level asked for
+  // The interval's coverage: exact, 1 - P(outside) from the U distribution
+  // (at least the level asked for, unless even k = 1 falls short of it);
+  // normal approximation, the level asked for.
+  double coverage = 0;
+  uint64_t order = 0;  // k
+  bool exact = false;  // k from the exact U distribution
 };
-BootstrapInterval BootstrapMedianDifference(const std::vector<double>& before,
-                                            const std::vector<double>& after,
-                                            uint32_t resamples, uint64_t seed);
+ShiftEstimate HodgesLehmannShift(
+    const std::vector<double>& before, const std::vector<double>& after,
+    double confidence, Alternative alternative,
+    MannWhitneyMethod method = MannWhitneyMethod::kAuto);
 
 struct StepTimeStats {
   uint64_t count = 0;
@@ -119,11 +159,18 @@ struct StepTimeStats {
 struct NoiseVerdict {
   bool judged = false;  // both runs have min_steps_for_noise steps
   std::string method;   // "mann_whitney_u"
+  // kTwoSided without a gate; kAfterLarger with --fail-if-slower.
+  Alternative alternative = Alternative::kTwoSided;
   MannWhitneyResult test;
-  BootstrapInterval median_difference_ns;  // set when judged
-  bool beyond_noise = false;               // judged and p < significance
+  // Step time after - before (ns), its interval at 1 - significance with
+  // the test's alternative; set when judged.
+  ShiftEstimate shift_ns;
+  bool beyond_noise = false;  // judged and p < significance
   double significance = 0.05;
   std::string explanation;  // one sentence for the summary
+  // When judged: "median step +39.0% (Hodges-Lehmann shift +1.95 ms, 95%
+  // lower bound +1.9 ms); one-sided Mann-Whitney U p = 0.0325".
+  std::string effect;
 };
 
 struct StepTimeComparison {
@@ -343,6 +390,23 @@ struct WhatIfCheck {
   bool has_largest_fall = false;  // falls.front() counts
 };
 
+// The CI gate of `diff --fail-if-slower PCT` (docs/diff.md, "The gate").
+// It fails when AFTER's median step time is more than PCT percent above
+// BEFORE's and the one-sided Mann-Whitney U test says AFTER is slower; it
+// cannot decide when the runs do not both have enough steps for the test
+// to reach the significance.
+enum class GateOutcome : uint8_t { kPass, kSlower, kCannotDecide };
+// "pass" | "slower" | "cannot_decide"
+const char* GateOutcomeName(GateOutcome outcome);
+
+struct SlowerGate {
+  double threshold_percent = 0;
+  GateOutcome outcome = GateOutcome::kCannotDecide;
+  // One sentence: the change, the test and why the gate decided so (or
+  // what to record so it can).
+  std::string explanation;
+};
+
 struct RunSide {
   std::string source_path;
   SourceFormat source_format = SourceFormat::kUnknown;
@@ -354,7 +418,7 @@ struct RunSide {
 };
 
 struct Comparison {
-  static constexpr const char* kSchema = "feedprof.diff/1";
+  static constexpr const char* kSchema = "feedprof.diff/2";
   RunSide before, after;
   std::string unit;  // "step" or "second": what *_per_unit is per
   std::string headline;
@@ -373,20 +437,17 @@ struct Comparison {
   StragglerChange straggler;
   std::vector<PlatformDifference> platform;
   WhatIfCheck what_if;
+  std::optional<SlowerGate> gate;  // CompareOptions::fail_if_slower_percent
   std::vector<std::string> warnings;
   // Each run's full report, for writers that draw the runs themselves (the
   // HTML diff's device timelines); the JSON writer leaves them out.
   Report before_report, after_report;
 };
 
-// Compares two analysed runs (AnalyzeForComparison).
+// Compares two analysed runs (AnalyzeForComparison); with
+// options.fail_if_slower_percent, also decides the gate.
 Comparison Compare(const AnalyzedRun& before, const AnalyzedRun& after,
                    const CompareOptions& options);
-
-// Whether AFTER is slower than BEFORE by more than `percent` of BEFORE's
-// median step time with the change beyond noise: the CI gate of
-// `diff --fail-if-slower`. False when significance cannot be judged.
-bool SlowerBeyondNoise(const Comparison& comparison, double percent);
 
 }  // namespace feedprof
 

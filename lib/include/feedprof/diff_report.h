@@ -1,5 +1,5 @@
 // Writers for the comparison of two runs (feedprof/compare.h): a one-screen
-// text summary followed by details, versioned JSON ("feedprof.diff/1",
+// text summary followed by details, versioned JSON ("feedprof.diff/2",
 // documented field by field in docs/diff.md) and an HTML page. All render
 // the same model and compute nothing, so they always agree.
 #ifndef FEEDPROF_DIFF_REPORT_H_

@@ -32,6 +32,14 @@ IdleByCause TotalIdle(const Report& report);
 
 StepTimeComparison CompareStepTimes(const Report& before, const Report& after,
                                     const CompareOptions& options);
+// The verdict in words for the headline and the explanation: "beyond
+// noise", "within noise", "slower beyond noise", "no slowdown beyond
+// noise", ... or "significance cannot be judged".
+const char* NoiseWords(const NoiseVerdict& noise);
+// slower_gate.cc: the --fail-if-slower gate on the step-time comparison
+// (its noise test one-sided, AFTER slower).
+SlowerGate DecideSlowerGate(const StepTimeComparison& step_time, double percent,
+                            const CompareOptions& options);
 IdleComparison CompareIdle(const Report& before, const Report& after,
                            const PerUnit& per);
 VerdictComparison CompareVerdicts(const Verdict& before, const Verdict& after);

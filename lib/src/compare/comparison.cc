@@ -1,6 +1,6 @@
 // Compare(): both runs' sections side by side, per step when both runs
 // have steps, else per second of the analysed window, plus the platform
-// check and the headline.
+// check, the --fail-if-slower gate and the headline.
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -74,6 +74,10 @@ Comparison Compare(const AnalyzedRun& before, const AnalyzedRun& after,
   if (b.has_gpu_activity != a.has_gpu_activity) {
     c.warnings.push_back(absl::StrCat(b.has_gpu_activity ? "AFTER" : "BEFORE",
                                       " has no GPU activity"));
+  }
+  if (options.fail_if_slower_percent) {
+    c.gate = compare::DecideSlowerGate(
+        c.step_time, *options.fail_if_slower_percent, options);
   }
   c.headline = compare::Headline(c);
   return c;

@@ -2,7 +2,8 @@
 // changed most, and what happened to the step time (or, without steps, to
 // the GPU's busy share), with the noise verdict, e.g. "host wait on CPU
 // fell from 41 ms to 3 ms per step; step time -18% (230 ms -> 189 ms
-// median, beyond noise)".
+// median, beyond noise)" ("slower beyond noise" or "no slowdown beyond
+// noise" when the --fail-if-slower gate made the test one-sided).
 #include <cmath>
 #include <string>
 
@@ -69,13 +70,10 @@ std::string Headline(const Comparison& c) {
       s.median_ns.relative
           ? absl::StrFormat("%+.0f%%", *s.median_ns.relative * 100)
           : std::string("n/a");
-  const std::string noise = !s.noise.judged ? "significance cannot be judged"
-                            : s.noise.beyond_noise ? "beyond noise"
-                                                   : "within noise";
   return absl::StrCat(idle, "; step time ", relative, " (",
                       common::FormatDuration(s.before.median_ns), " -> ",
                       common::FormatDuration(s.after.median_ns), " median, ",
-                      noise, ")");
+                      NoiseWords(s.noise), ")");
 }
 
 }  // namespace feedprof::compare

@@ -1,13 +1,16 @@
 // Step times before and after, and whether their change is beyond noise
 // (docs/diff.md): with at least `min_steps_for_noise` steps on each side a
-// Mann-Whitney U test decides and a bootstrap interval sizes the change;
-// with fewer, the comparison says significance cannot be judged.
+// Mann-Whitney U test decides (two-sided, or one-sided for the CI gate) and
+// the Hodges-Lehmann shift with its interval sizes the change; with fewer,
+// the comparison says significance cannot be judged.
+#include <cmath>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "analysis/quantile.h"
+#include "common/units.h"
 #include "compare/compare_passes.h"
 
 namespace feedprof::compare {
@@ -35,6 +38,31 @@ StepTimeStats Stats(std::vector<TimeNs> d) {
 
 std::vector<double> AsDoubles(const std::vector<TimeNs>& d) {
   return std::vector<double>(d.begin(), d.end());
+}
+
+// "+1.94 ms", "-300 µs", "0 ns".
+std::string SignedDuration(double ns) {
+  const std::string d =
+      common::FormatDuration(static_cast<TimeNs>(std::llround(ns)));
+  return std::llround(ns) > 0 ? "+" + d : d;
+}
+
+// "95% interval -1 ms to +2 ms", "95% lower bound +1.9 ms".
+std::string IntervalWords(const ShiftEstimate& shift) {
+  const std::string level = absl::StrFormat("%g%%", shift.confidence * 100);
+  if (shift.low && shift.high) {
+    return absl::StrCat(level, " interval ", SignedDuration(*shift.low), " to ",
+                        SignedDuration(*shift.high));
+  }
+  if (shift.low) {
+    return absl::StrCat(level, " lower bound ", SignedDuration(*shift.low));
+  }
+  return absl::StrCat(level, " upper bound ",
+                      SignedDuration(shift.high.value_or(0)));
+}
+
+const char* SidedWords(Alternative alternative) {
+  return alternative == Alternative::kTwoSided ? "two-sided" : "one-sided";
 }
 
 }  // namespace
@@ -74,6 +102,8 @@ StepTimeComparison CompareStepTimes(const Report& before, const Report& after,
   c.after_source = after.steps.source;
   NoiseVerdict& noise = c.noise;
   noise.significance = options.significance;
+  noise.alternative = options.fail_if_slower_percent ? Alternative::kAfterLarger
+                                                     : Alternative::kTwoSided;
   c.available = before.steps.available && after.steps.available &&
                 !before.steps.steps.empty() && !after.steps.steps.empty();
   if (!c.available) {
@@ -101,27 +131,38 @@ StepTimeComparison CompareStepTimes(const Report& before, const Report& after,
   }
   noise.judged = true;
   noise.method = "mann_whitney_u";
-  noise.test = MannWhitneyU(AsDoubles(db), AsDoubles(da));
-  noise.median_difference_ns = BootstrapMedianDifference(
-      AsDoubles(db), AsDoubles(da), options.bootstrap_resamples,
-      options.bootstrap_seed);
+  noise.test = MannWhitneyU(AsDoubles(db), AsDoubles(da), noise.alternative);
+  noise.shift_ns =
+      HodgesLehmannShift(AsDoubles(db), AsDoubles(da), 1 - options.significance,
+                         noise.alternative);
   noise.beyond_noise = noise.test.p_value < options.significance;
-  noise.explanation =
-      absl::StrFormat("%s (Mann-Whitney U p = %.3g over %d and %d steps)",
-                      noise.beyond_noise ? "beyond noise" : "within noise",
-                      noise.test.p_value, db.size(), da.size());
+  noise.explanation = absl::StrFormat(
+      "%s (%s Mann-Whitney U p = %.3g over %d and %d steps)", NoiseWords(noise),
+      SidedWords(noise.alternative), noise.test.p_value, db.size(), da.size());
+  noise.effect = absl::StrCat(
+      "median step ",
+      c.median_ns.relative
+          ? absl::StrFormat("%+.1f%%", *c.median_ns.relative * 100)
+          : std::string("n/a"),
+      " (Hodges-Lehmann shift ", SignedDuration(noise.shift_ns.estimate), ", ",
+      IntervalWords(noise.shift_ns), "); ", SidedWords(noise.alternative),
+      " Mann-Whitney U p = ", absl::StrFormat("%.3g", noise.test.p_value));
   return c;
 }
 
-}  // namespace feedprof::compare
-
-namespace feedprof {
-
-bool SlowerBeyondNoise(const Comparison& comparison, double percent) {
-  const StepTimeComparison& s = comparison.step_time;
-  if (!s.available || !s.noise.judged || !s.noise.beyond_noise) return false;
-  return s.median_ns.relative.has_value() &&
-         *s.median_ns.relative > percent / 100.0;
+const char* NoiseWords(const NoiseVerdict& noise) {
+  if (!noise.judged) return "significance cannot be judged";
+  switch (noise.alternative) {
+    case Alternative::kTwoSided:
+      return noise.beyond_noise ? "beyond noise" : "within noise";
+    case Alternative::kAfterLarger:
+      return noise.beyond_noise ? "slower beyond noise"
+                                : "no slowdown beyond noise";
+    case Alternative::kAfterSmaller:
+      return noise.beyond_noise ? "faster beyond noise"
+                                : "no speed-up beyond noise";
+  }
+  return "within noise";
 }
 
-}  // namespace feedprof
+}  // namespace feedprof::compare

@@ -1,6 +1,7 @@
 // The HTML rendering of a comparison: one self-contained page (the same
 // frame, CSS and render check as the single-run report, docs/diff.md) with
-// the headline, the verdict change, the step-time noise test, BEFORE's
+// the headline, the verdict change, the step-time noise test with the
+// size of the change and the --fail-if-slower gate, BEFORE's
 // what-if predictions against the measured change, the tables of what
 // changed and both runs' device timelines on one time scale.
 //
@@ -156,28 +157,37 @@ void AppendStepTime(const Comparison& c, std::string* out) {
   absl::StrAppend(out, "<section id=\"step-time\" data-available=\"",
                   s.available ? "true" : "false", "\" data-judged=\"",
                   n.judged ? "true" : "false", "\" data-beyond-noise=\"",
-                  n.beyond_noise ? "true" : "false", "\"");
+                  n.beyond_noise ? "true" : "false", "\" data-alternative=\"",
+                  AlternativeName(n.alternative), "\"");
   if (n.judged) {
     absl::StrAppend(out, " data-p-value=\"", ExactNum(n.test.p_value),
+                    "\" data-shift=\"", ExactNum(n.shift_ns.estimate),
                     "\" data-interval-low=\"",
-                    ExactNum(n.median_difference_ns.low),
+                    n.shift_ns.low ? ExactNum(*n.shift_ns.low) : "null",
                     "\" data-interval-high=\"",
-                    ExactNum(n.median_difference_ns.high), "\"");
+                    n.shift_ns.high ? ExactNum(*n.shift_ns.high) : "null",
+                    "\" data-interval-confidence=\"",
+                    ExactNum(n.shift_ns.confidence), "\"");
   }
   absl::StrAppend(out, ChangeData("median", s.median_ns), ">");
   absl::StrAppend(out, "<p class=\"noise ",
                   n.beyond_noise ? "beyond" : "within", "\">",
                   Escaped(n.explanation));
   if (n.judged) {
-    absl::StrAppend(
-        out, " Mann-Whitney U: p = ", absl::StrFormat("%.3g", n.test.p_value),
-        " (significance ", absl::StrFormat("%.3g", n.significance),
-        "); 95% bootstrap interval of the median change: ",
-        Signed(n.median_difference_ns.low, Fmt::kDuration), " to ",
-        Signed(n.median_difference_ns.high, Fmt::kDuration), " (",
-        n.median_difference_ns.resamples, " resamples).");
+    absl::StrAppend(out, "; significance ",
+                    absl::StrFormat("%.3g", n.significance),
+                    ". Change: ", Escaped(n.effect), ".");
   }
   out->append("</p>");
+  if (c.gate) {
+    absl::StrAppend(out, "<p class=\"note\" id=\"gate\" data-outcome=\"",
+                    GateOutcomeName(c.gate->outcome),
+                    "\" data-threshold-percent=\"",
+                    ExactNum(c.gate->threshold_percent), "\">--fail-if-slower ",
+                    absl::StrFormat("%g", c.gate->threshold_percent), ": ",
+                    GateOutcomeName(c.gate->outcome), ": ",
+                    Escaped(c.gate->explanation), "</p>");
+  }
   absl::StrAppend(out, "<table class=\"num\"><tr><th></th>", kChangeHead,
                   "</tr>");
   if (s.available) {

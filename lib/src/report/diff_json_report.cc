@@ -1,7 +1,8 @@
-// The JSON rendering of a comparison, schema "feedprof.diff/1"
+// The JSON rendering of a comparison, schema "feedprof.diff/2"
 // (docs/diff.md). Every before/after figure is an object {before, after,
 // delta, relative}; relative is null when BEFORE is 0. Writes the model as
 // it is.
+#include <optional>
 #include <string>
 
 #include "common/json_writer.h"
@@ -62,6 +63,7 @@ void WriteStepTime(JsonWriter& w, const StepTimeComparison& s) {
   w.Key("judged").Bool(n.judged);
   w.Key("explanation").String(n.explanation);
   w.Key("significance").Double(n.significance);
+  w.Key("alternative").String(AlternativeName(n.alternative));
   if (n.judged) {
     w.Key("method").String(n.method);
     w.Key("beyond_noise").Bool(n.beyond_noise);
@@ -69,17 +71,37 @@ void WriteStepTime(JsonWriter& w, const StepTimeComparison& s) {
     w.Key("u_after").Double(n.test.u_after);
     w.Key("z").Double(n.test.z);
     w.Key("p_value").Double(n.test.p_value);
+    w.Key("smallest_p_value").Double(n.test.smallest_p_value);
     w.Key("exact").Bool(n.test.exact);
-    w.Key("median_difference_ns").BeginObject();
-    w.Key("low").Double(n.median_difference_ns.low);
-    w.Key("high").Double(n.median_difference_ns.high);
-    w.Key("resamples").Uint(n.median_difference_ns.resamples);
-    w.Key("seed").Uint(n.median_difference_ns.seed);
+    w.Key("effect").String(n.effect);
+    const ShiftEstimate& shift = n.shift_ns;
+    w.Key("shift_ns").BeginObject();
+    w.Key("estimate").Double(shift.estimate);
+    w.Key("alternative").String(AlternativeName(shift.alternative));
+    w.Key("low").DoubleOrNull(shift.low.has_value(), shift.low.value_or(0));
+    w.Key("high").DoubleOrNull(shift.high.has_value(), shift.high.value_or(0));
+    w.Key("confidence").Double(shift.confidence);
+    w.Key("coverage").Double(shift.coverage);
+    w.Key("order").Uint(shift.order);
+    w.Key("exact").Bool(shift.exact);
     w.EndObject();
   } else {
     w.Key("beyond_noise").Null();
   }
   w.EndObject();
+  w.EndObject();
+}
+
+void WriteGate(JsonWriter& w, const std::optional<SlowerGate>& gate) {
+  w.Key("gate");
+  if (!gate) {
+    w.Null();
+    return;
+  }
+  w.BeginObject();
+  w.Key("threshold_percent").Double(gate->threshold_percent);
+  w.Key("outcome").String(GateOutcomeName(gate->outcome));
+  w.Key("explanation").String(gate->explanation);
   w.EndObject();
 }
 
@@ -255,6 +277,7 @@ std::string WriteJsonDiff(const Comparison& c) {
   w.Key("headline").String(c.headline);
   w.Key("comparable").Bool(c.comparable);
   WriteStepTime(w, c.step_time);
+  WriteGate(w, c.gate);
   WriteIdle(w, c.idle);
   WriteVerdict(w, c.verdict);
   WriteWhatIf(w, c.what_if);

@@ -1,5 +1,6 @@
 // The text rendering of a comparison: a one-screen summary (headline, step
-// time and its noise verdict, the verdict change, BEFORE's what-if
+// time with its noise verdict, the size of the change and the
+// --fail-if-slower gate, the verdict change, BEFORE's what-if
 // predictions against the measured change, the three largest idle cause
 // changes, new and vanished sync points and kernels, warnings), then the
 // details section by section. Every number comes from the comparison
@@ -128,12 +129,12 @@ void StepLines(const Comparison& c, std::string* out) {
     Line(out, "Step time: not available (the runs do not both have steps)");
   }
   Line(out, absl::StrCat("  noise: ", s.noise.explanation));
-  if (s.noise.judged) {
-    const BootstrapInterval& b = s.noise.median_difference_ns;
-    Line(out,
-         absl::StrCat("  median difference, 95% interval: [", Duration(b.low),
-                      ", ", Duration(b.high), "] (bootstrap, ", b.resamples,
-                      " resamples, seed ", b.seed, ")"));
+  if (s.noise.judged) Line(out, absl::StrCat("  change: ", s.noise.effect));
+  if (c.gate) {
+    Line(out, absl::StrFormat("  gate (--fail-if-slower %g): %s: %s",
+                              c.gate->threshold_percent,
+                              GateOutcomeName(c.gate->outcome),
+                              c.gate->explanation));
   }
   Line(out, absl::StrCat("GPU busy: ", SharePair(s.gpu_busy_share)));
   Line(out, absl::StrCat("Analysed window: ", Pair(s.span_ns, Duration)));
