@@ -3,7 +3,8 @@
 #   1. the platform (nvidia-smi -q, driver, PyTorch, where libcupti is) and
 #      `feedprof doctor`;
 #   2. tools/gpu_check.sh: the seven CUDA examples and the PyTorch example,
-#      verdicts and overhead;
+#      verdicts and overhead; each fix (--fixed) against the what-if's
+#      prediction for it (also in OUT/predictions.md);
 #   3. examples/python/train.py with 0 and 4 DataLoader workers: verdict,
 #      sync points with their call sites, the processes in the session;
 #   4. both attach routes alone on one example: LD_PRELOAD and
@@ -77,10 +78,13 @@ fi
 
 # 2. The examples.
 say ""
-timeout 400 bash "$here/tools/gpu_check.sh" --prefix "$prefix" --out "$work/check" \
+# (The six runs with --fixed come on top of the fourteen of the verdicts.)
+timeout 500 bash "$here/tools/gpu_check.sh" --prefix "$prefix" --out "$work/check" \
   --timeout "$limit" >"$work/gpu_check.txt" 2>&1
 say "gpu_check: exit $?"
 sed -n '/^GPU:/,$p' "$work/gpu_check.txt" | tee -a "$summary"
+# The predicted-against-measured table, ready to paste into docs/gpu-check.md.
+[[ -f "$work/check/predictions.md" ]] && cp "$work/check/predictions.md" "$out/predictions.md"
 
 # 3. The PyTorch example with 0 and 4 workers.
 train_summary() {

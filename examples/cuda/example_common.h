@@ -1,5 +1,6 @@
 // Shared scaffolding of the CUDA examples: error checks, the step loop with
-// NVTX step ranges, and the lines tools/gpu_check.sh reads.
+// NVTX step ranges, and the lines tools/gpu_check.sh reads. The command line
+// (`[STEPS] [--fixed]`) is in example_args.h.
 #ifndef FEEDPROF_EXAMPLES_CUDA_EXAMPLE_COMMON_H_
 #define FEEDPROF_EXAMPLES_CUDA_EXAMPLE_COMMON_H_
 
@@ -10,6 +11,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+
+#include "example_args.h"
 
 #define EXAMPLE_CHECK(call)                                              \
   do {                                                                   \
@@ -23,25 +26,20 @@
 
 namespace example {
 
-// Number of steps: argv[1] if given, else `fallback`.
-inline int StepsFromArgs(int argc, char** argv, int fallback) {
-  if (argc > 1) {
-    const int n = std::atoi(argv[1]);
-    if (n > 0) return n;
-  }
-  return fallback;
-}
-
-// Runs `warmup` unmeasured steps, then `steps` measured ones, each inside an
-// NVTX range named "step"; prints the mean step time.
+// Runs `warmup` unmeasured steps, then `args.steps` measured ones, each
+// inside an NVTX range named "step"; prints the verdict the example is built
+// to produce, "variant=fixed" when it runs its fix, and the mean step time.
+// `step` gets the step's index: 0.. for the warm-up steps, then 0.. again for
+// the measured ones.
 template <typename StepFn>
-void RunSteps(const char* expected_verdict, int warmup, int steps,
+void RunSteps(const ExampleInfo& info, const Args& args, int warmup,
               StepFn&& step) {
-  std::printf("expected_verdict=%s\n", expected_verdict);
+  std::printf("expected_verdict=%s\n", info.name);
+  if (args.variant == Variant::kFixed) std::printf("variant=fixed\n");
   for (int i = 0; i < warmup; ++i) step(i);
   EXAMPLE_CHECK(cudaDeviceSynchronize());
   const auto begin = std::chrono::steady_clock::now();
-  for (int i = 0; i < steps; ++i) {
+  for (int i = 0; i < args.steps; ++i) {
     nvtxRangePushA("step");
     step(i);
     nvtxRangePop();
@@ -50,7 +48,7 @@ void RunSteps(const char* expected_verdict, int warmup, int steps,
   const double ms = std::chrono::duration<double, std::milli>(
                         std::chrono::steady_clock::now() - begin)
                         .count();
-  std::printf("steps=%d\nstep_time_ms=%.3f\n", steps, ms / steps);
+  std::printf("steps=%d\nstep_time_ms=%.3f\n", args.steps, ms / args.steps);
 }
 
 }  // namespace example
