@@ -85,7 +85,9 @@ TEST(RealTraceWhatIfTest, AHostPacedByTheQueueGainsFromFasterKernels) {
       EXPECT_GT(s.saving_share, 0.18);
       EXPECT_LT(s.saving_share, 0.22);
     }
-    if (s.id == "cheaper_launches") EXPECT_LT(s.saving_share, 0.005);
+    if (s.id == "cheaper_launches") {
+      EXPECT_LT(s.saving_share, 0.005);
+    }
   }
 }
 

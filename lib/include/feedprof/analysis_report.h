@@ -583,6 +583,11 @@ struct WhatIf {
   uint32_t most_outstanding_ops = 0;  // at an enqueueing call's start
   uint64_t enqueueing_calls = 0;
   uint64_t queue_held_calls = 0;
+  // Host time the replayed threads spent producing their input themselves
+  // (DataLoader operators run inline, annotations named for loading input,
+  // data-loading code), which input_ready cuts wherever the GPU was
+  // (docs/what-if.md, "Input produced inline").
+  TimeNs input_production_ns = 0;
   std::vector<WhatIfScenario> scenarios;  // by saving_ns, descending
 };
 

@@ -37,17 +37,6 @@ bool MoreTime(const CodeLocationTime& a, const CodeLocationTime& b) {
                                 : a.location < b.location;
 }
 
-// The middle gap between a thread's consecutive samples: what each sample
-// stands for when the export gives no period.
-TimeNs MedianGap(std::vector<TimeNs> times) {
-  std::sort(times.begin(), times.end());
-  std::vector<TimeNs> gaps;
-  for (size_t i = 1; i < times.size(); ++i) {
-    if (times[i] > times[i - 1]) gaps.push_back(times[i] - times[i - 1]);
-  }
-  return Quantile(gaps, 0.5);
-}
-
 // What a sampled stack's frame is.
 CodeFrameKind SampledFrameKind(const Timeline& timeline, const CallSite& site,
                                const Frame& f, const UserCodeRule& rule) {

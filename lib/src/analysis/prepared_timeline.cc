@@ -168,6 +168,9 @@ absl::StatusOr<PreparedTimeline> PreparedTimeline::Build(
   p.code_profiles_ = CodeProfiles::Build(timeline, p.range_digest_.stack_ranges,
                                          p.pids_, p.window_, p.user_code_);
   std::vector<uint32_t>().swap(p.range_digest_.stack_ranges);
+  p.input_production_ = FindInputProduction(
+      timeline, p.range_digest_.input_ranges, p.pids_, p.window_);
+  std::vector<uint32_t>().swap(p.range_digest_.input_ranges);
   // Nothing reads the ranges or marks from here on: where the owner let
   // them go, the views below take their place.
   if (p.releasable_ != nullptr) {

@@ -20,6 +20,7 @@
 #include "analysis/api_classifier.h"
 #include "analysis/code_profile.h"
 #include "analysis/code_spans.h"
+#include "analysis/input_production.h"
 #include "analysis/range_digest.h"
 #include "analysis/record_prefetch.h"
 #include "common/parallel_for.h"
@@ -96,6 +97,9 @@ class PreparedTimeline {
   // function ranges), taken with the digest.
   const CodeSpans& code_spans() const { return code_spans_; }
   const CodeProfiles& code_profiles() const { return code_profiles_; }
+  // Where the selected threads produced their own input (the what-if's
+  // input_ready cuts it).
+  const InputProduction& input_production() const { return input_production_; }
   // Which code is the user's (AnalysisOptions::user_code).
   const UserCodeRule& user_code() const { return user_code_; }
 
@@ -192,6 +196,7 @@ class PreparedTimeline {
   RangeDigest range_digest_;
   CodeSpans code_spans_;
   CodeProfiles code_profiles_;
+  InputProduction input_production_;
   UserCodeRule user_code_;
   std::vector<int32_t> pids_;  // sorted; empty: all processes
   std::vector<ApiClass> api_class_;

@@ -29,6 +29,17 @@ T Quantile(std::vector<T>& v, double q) {
   return v[k];
 }
 
+// The middle gap between consecutive sample times: what each sample
+// stands for when a sampling export gives no period.
+inline TimeNs MedianGap(std::vector<TimeNs> times) {
+  std::sort(times.begin(), times.end());
+  std::vector<TimeNs> gaps;
+  for (size_t i = 1; i < times.size(); ++i) {
+    if (times[i] > times[i - 1]) gaps.push_back(times[i] - times[i - 1]);
+  }
+  return Quantile(gaps, 0.5);
+}
+
 }  // namespace feedprof::analysis
 
 #endif  // FEEDPROF_ANALYSIS_QUANTILE_H_

@@ -12,6 +12,7 @@
 #include <tuple>
 #include <utility>
 
+#include "analysis/input_production.h"
 #include "analysis/time_sum.h"
 
 namespace feedprof::analysis {
@@ -52,13 +53,18 @@ std::string StepNameKey(std::string_view name) {
 // For each interned name, whether it starts with `prefix`: looked up once
 // per name instead of once per range (ranges are tens of millions on a big
 // trace, their names a few thousand).
+template <typename Predicate>
+std::vector<bool> NamesWhere(const StringTable& strings, const Predicate& p) {
+  std::vector<bool> out(strings.size());
+  for (StringId id = 0; id < strings.size(); ++id) out[id] = p(strings.Get(id));
+  return out;
+}
+
 std::vector<bool> NamesStartingWith(const StringTable& strings,
                                     std::string_view prefix) {
-  std::vector<bool> out(strings.size());
-  for (StringId id = 0; id < strings.size(); ++id) {
-    out[id] = strings.Get(id).starts_with(prefix);
-  }
-  return out;
+  return NamesWhere(strings, [prefix](std::string_view name) {
+    return name.starts_with(prefix);
+  });
 }
 
 // Ranges with a step name (StepNameKey), grouped by that name; the group
@@ -209,6 +215,29 @@ RangeDigest DigestRanges(const Timeline& timeline,
                ? r.source == RangeSource::kProfilerStep || named
                : named;
   };
+  // Ranges that say a thread produced input (input_production.h).
+  const std::vector<bool> input_name =
+      NamesWhere(tl.strings, NamesInputLoading);
+  const std::vector<bool> loading_code =
+      NamesWhere(tl.strings, InDataLoadingCode);
+  const auto produces_input = [&](const Range& r) {
+    const auto named = [&](const std::vector<bool>& v) {
+      return r.name < v.size() && v[r.name];
+    };
+    switch (r.source) {
+      case RangeSource::kDataLoader:
+        return true;
+      case RangeSource::kPythonFunction:
+        return named(loading_code);
+      case RangeSource::kNvtx:
+      case RangeSource::kUserAnnotation:
+        return named(input_name);
+      case RangeSource::kProfilerStep:
+      case RangeSource::kCpuOp:
+        return false;
+    }
+    return false;
+  };
   std::vector<const Range*> chosen;
   for (uint32_t i = 0; i < tl.ranges.size(); ++i) {
     const Range& r = tl.ranges[i];
@@ -221,6 +250,7 @@ RangeDigest DigestRanges(const Timeline& timeline,
         r.source == RangeSource::kCpuOp) {
       digest.stack_ranges.push_back(i);
     }
+    if (produces_input(r)) digest.input_ranges.push_back(i);
     if (r.source == RangeSource::kDataLoader) {
       const TimeNs d = std::min(r.end, w.end) - std::max(r.start, w.start);
       if (d > 0) {

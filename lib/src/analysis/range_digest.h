@@ -48,6 +48,11 @@ struct RangeDigest {
   // The same with the framework operator ranges among them, for the code
   // profiles (code_profile.h).
   std::vector<uint32_t> stack_ranges;
+  // The selected processes' ranges that say a thread produced input
+  // (DataLoader operators, annotations named for loading input, Python
+  // functions of data-loading code), for FindInputProduction
+  // (input_production.h).
+  std::vector<uint32_t> input_ranges;
 };
 
 // The digest of `timeline`'s ranges for the processes `pids` (sorted;

@@ -74,7 +74,56 @@ void RemoveTheSameTimeFromOtherThreads(const ReplayModel& model,
   }
 }
 
+// The time of the spans [first, last) (sorted, disjoint) inside [lo, hi).
+TimeNs SpanTimeIn(const analysis::InputSpan* first,
+                  const analysis::InputSpan* last, TimeNs lo, TimeNs hi) {
+  const auto* it = std::lower_bound(
+      first, last, lo,
+      [](const analysis::InputSpan& s, TimeNs t) { return s.end <= t; });
+  TimeNs in = 0;
+  for (; it != last && it->start < hi; ++it) {
+    in += std::min(it->end, hi) - std::max(it->start, lo);
+  }
+  return in;
+}
+
+// Cuts each thread's own input production from the gaps it lies in, where
+// it is more than the gap's input wait already cut.
+void CutInputProduction(const ReplayModel& model,
+                        const analysis::InputProduction& production,
+                        ReplayEdits* e) {
+  const auto& calls = model.calls();
+  for (const ReplayThread& t : model.threads()) {
+    const auto [first, last] = production.Of(model.pid(), t.tid);
+    if (first == last) continue;
+    for (uint32_t k = t.call_begin + 1; k < t.call_end; ++k) {
+      const TimeNs made =
+          SpanTimeIn(first, last, calls[k - 1].end, calls[k].start);
+      if (made <= 0) continue;
+      Resize(&e->gap_cut_ns, calls.size());
+      TimeNs& cut = e->gap_cut_ns[k];
+      const TimeNs take = std::min(made, model.GapBefore(k));
+      if (cut != ReplayEdits::kKeep && cut >= take) continue;
+      if (cut == ReplayEdits::kKeep) ++e->edits;
+      cut = take;
+    }
+  }
+}
+
 }  // namespace
+
+TimeNs InputProductionTime(const ReplayModel& model,
+                           const analysis::InputProduction& production) {
+  TimeNs total = 0;
+  const auto& calls = model.calls();
+  for (const ReplayThread& t : model.threads()) {
+    if (t.call_end - t.call_begin < 2) continue;
+    const auto [first, last] = production.Of(model.pid(), t.tid);
+    total += SpanTimeIn(first, last, calls[t.call_begin].end,
+                        calls[t.call_end - 1].start);
+  }
+  return total;
+}
 
 std::vector<InputWait> InputWaits(const analysis::PreparedTimeline& prepared,
                                   int32_t pid) {
@@ -93,7 +142,8 @@ std::vector<InputWait> InputWaits(const analysis::PreparedTimeline& prepared,
 }
 
 ReplayEdits InputReadyEdits(const ReplayModel& model,
-                            const std::vector<InputWait>& waits) {
+                            const std::vector<InputWait>& waits,
+                            const analysis::InputProduction& production) {
   ReplayEdits e;
   const auto& calls = model.calls();
   for (const InputWait& w : waits) {
@@ -123,6 +173,7 @@ ReplayEdits InputReadyEdits(const ReplayModel& model,
       remaining -= take;
     }
   }
+  CutInputProduction(model, production, &e);
   RemoveTheSameTimeFromOtherThreads(model, &e);
   return e;
 }

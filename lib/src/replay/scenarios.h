@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "analysis/input_production.h"
 #include "analysis/prepared_timeline.h"
 #include "replay/replay_engine.h"
 #include "replay/replay_model.h"
@@ -32,8 +33,19 @@ struct InputWait {
 };
 std::vector<InputWait> InputWaits(const analysis::PreparedTimeline& prepared,
                                   int32_t pid);
+// Beside the waits, the host time each thread of the model spent
+// producing input itself (`production`: DataLoader operators run inline,
+// annotations named for loading input, data-loading code; analysis/
+// input_production.h) is cut from the gap between the calls it lies in,
+// wherever the GPU was: with the batch ready, the thread would not have
+// made it. A gap loses the larger of its two cuts.
 ReplayEdits InputReadyEdits(const ReplayModel& model,
-                            const std::vector<InputWait>& waits);
+                            const std::vector<InputWait>& waits,
+                            const analysis::InputProduction& production);
+// The host time of `production` on the threads of `model` between their
+// first and last CUDA calls: what InputReadyEdits can cut of it.
+TimeNs InputProductionTime(const ReplayModel& model,
+                           const analysis::InputProduction& production);
 
 // Cheaper launches: every kernel launch call (graph launches aside) costs
 // `cost_ns`, or `fraction` of its recorded time when set; never more than

@@ -589,6 +589,8 @@ WhatIf ComputeWhatIf(analysis::PreparedTimeline& prepared, const Report& report,
         std::max(w.most_outstanding_ops, q.most_outstanding);
     w.enqueueing_calls += q.enqueueing_calls;
     w.queue_held_calls += q.held_calls;
+    w.input_production_ns +=
+        InputProductionTime(r.model, prepared.input_production());
   }
 
   // The views are freed before the edits of input_ready (from the waits
@@ -601,7 +603,8 @@ WhatIf ComputeWhatIf(analysis::PreparedTimeline& prepared, const Report& report,
   common::ParallelFor(2 * runs.size(), build_threads, [&](size_t k, size_t) {
     const size_t p = k / 2;
     if (k % 2 == 0) {
-      input_ready_edits[p] = InputReadyEdits(runs[p].model, input_waits[p]);
+      input_ready_edits[p] = InputReadyEdits(runs[p].model, input_waits[p],
+                                             prepared.input_production());
       std::vector<InputWait>().swap(input_waits[p]);
     } else {
       pin_copies_edits[p] =
@@ -660,11 +663,20 @@ WhatIf ComputeWhatIf(analysis::PreparedTimeline& prepared, const Report& report,
   run_scenario(
       Scenario(
           "input_ready", "next batch always ready (input wait removed)",
-          "the launching thread no longer waits for input in GPU idle gaps: "
-          "its on-CPU and unknown host time in gaps over 100 µs and its "
-          "off-CPU I/O and waiting in any gap are cut (more DataLoader "
-          "workers, prefetching, faster storage); the CPU work that moves "
-          "elsewhere is not modelled"),
+          absl::StrCat(
+              "the launching thread no longer waits for input in GPU idle "
+              "gaps: its on-CPU and unknown host time in gaps over 100 µs "
+              "and its off-CPU I/O and waiting in any gap are cut",
+              w.input_production_ns > 0
+                  ? absl::StrCat(
+                        ", and so is the time it spent producing batches "
+                        "itself (DataLoader operators, input annotations, "
+                        "data-loading code: ",
+                        common::FormatDuration(w.input_production_ns),
+                        " in the window) wherever the GPU was")
+                  : std::string(),
+              " (more DataLoader workers, prefetching, faster storage); the "
+              "CPU work that moves elsewhere is not modelled")),
       [&](const ProcessRun& r) {
         return std::move(input_ready_edits[index_of(r)]);
       });

@@ -469,6 +469,7 @@ void WriteWhatIf(JsonWriter& w, const WhatIf& f) {
     w.Key("most_outstanding_ops").Uint(f.most_outstanding_ops);
     w.Key("enqueueing_calls").Uint(f.enqueueing_calls);
     w.Key("queue_held_calls").Uint(f.queue_held_calls);
+    w.Key("input_production_ns").Int(f.input_production_ns);
     w.EndObject();
   } else {
     w.Null();
