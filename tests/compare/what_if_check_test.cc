@@ -71,21 +71,22 @@ Timeline Build(const Shape& s) {
 WhatIf Predictions(TimeNs observed_ns) {
   WhatIf w;
   w.available = true;
-  w.basis = "steps";
+  w.basis = WhatIfBasis::kSteps;
   w.steps = 10;
   w.observed_median_ns = observed_ns;
   w.observed_mean_ns = observed_ns;
   w.replayed_median_ns = observed_ns;
   w.scenarios = {
-      MakeScenario("input_ready", "next batch always ready", observed_ns, 0.05,
-                   10),
+      MakeScenario(WhatIfScenarioId::kInputReady, "next batch always ready",
+                   observed_ns, 0.05, 10),
       MakeSyncScenario(observed_ns, 0.04, "cudaStreamSynchronize", "",
                        "explicit synchronization"),
-      MakeScenario("cheaper_launches", "cheaper launches", observed_ns, 0.03,
-                   20),
-      MakeScenario("pin_copies", "pageable copies pinned", observed_ns, 0.02,
-                   10),
-      MakeScenario("faster_gpu", "kernels 20% faster", observed_ns, 0.01, 20),
+      MakeScenario(WhatIfScenarioId::kCheaperLaunches, "cheaper launches",
+                   observed_ns, 0.03, 20),
+      MakeScenario(WhatIfScenarioId::kPinCopies, "pageable copies pinned",
+                   observed_ns, 0.02, 10),
+      MakeScenario(WhatIfScenarioId::kFasterGpu, "kernels 20% faster",
+                   observed_ns, 0.01, 20),
   };
   return w;
 }
@@ -101,7 +102,7 @@ Comparison CompareWith(const Shape& before, const Shape& after,
                               ? b->report.steps.median_ns
                               : b->report.window.end - b->report.window.start;
   b->report.what_if = what_if != nullptr ? *what_if : Predictions(observed);
-  if (!before.steps) b->report.what_if.basis = "span";
+  if (!before.steps) b->report.what_if.basis = WhatIfBasis::kSpan;
   return Compare(*b, *a, options);
 }
 
@@ -111,8 +112,8 @@ std::string Marked(const WhatIfCheck& w) {
   for (const ScenarioCheck& k : w.scenarios) {
     if (!k.matches_largest_fall) continue;
     EXPECT_TRUE(marked.empty())
-        << "two marked: " << marked << ", " << k.scenario;
-    marked = k.scenario;
+        << "two marked: " << marked << ", " << WhatIfScenarioName(k.scenario);
+    marked = WhatIfScenarioName(k.scenario);
   }
   return marked;
 }
@@ -127,7 +128,7 @@ TEST(WhatIfCheckTest, InputWaitThatFellMarksInputReady) {
   const WhatIfCheck& w = c.what_if;
   ASSERT_TRUE(w.available);
   ASSERT_TRUE(w.has_largest_fall);
-  EXPECT_EQ(w.falls.front().scenario, "input_ready");
+  EXPECT_EQ(w.falls.front().scenario, WhatIfScenarioId::kInputReady);
   EXPECT_NEAR(w.falls.front().fall_per_unit_ns, Us(100), 1);
   EXPECT_EQ(Marked(w), "input_ready");
   // Measured: 1310 µs -> 1210 µs median.
@@ -158,7 +159,7 @@ TEST(WhatIfCheckTest, ASyncThatWentAwayMarksItsGroup) {
   const WhatIfCheck& w = c.what_if;
   ASSERT_TRUE(w.has_largest_fall);
   const CauseFall& top = w.falls.front();
-  EXPECT_EQ(top.scenario, "remove_sync");
+  EXPECT_EQ(top.scenario, WhatIfScenarioId::kRemoveSync);
   EXPECT_EQ(top.sync_api, "cudaStreamSynchronize");
   EXPECT_EQ(top.sync_reason, "explicit synchronization");
   EXPECT_NEAR(top.fall_per_unit_ns, Us(50), 1);
@@ -179,7 +180,7 @@ TEST(WhatIfCheckTest, ASyncGroupBeforeDidNotPredictMarksNothing) {
   w.scenarios[1].sync_call_site = "elsewhere (other.py:1)";  // another group
   const Comparison c = CompareWith(before, {}, &w);
   ASSERT_TRUE(c.what_if.has_largest_fall);
-  EXPECT_EQ(c.what_if.falls.front().scenario, "remove_sync");
+  EXPECT_EQ(c.what_if.falls.front().scenario, WhatIfScenarioId::kRemoveSync);
   EXPECT_EQ(Marked(c.what_if), "");
   EXPECT_NE(WriteTextDiff(c).find(
                 "  the cause that fell most: time blocked in "
@@ -196,7 +197,8 @@ TEST(WhatIfCheckTest, ShorterLaunchCallsMarkCheaperLaunches) {
   before.launch_us = 50;
   const Comparison c = CompareWith(before, {});
   ASSERT_TRUE(c.what_if.has_largest_fall);
-  EXPECT_EQ(c.what_if.falls.front().scenario, "cheaper_launches");
+  EXPECT_EQ(c.what_if.falls.front().scenario,
+            WhatIfScenarioId::kCheaperLaunches);
   EXPECT_NEAR(c.what_if.falls.front().fall_per_unit_ns, Us(90), 1);
   EXPECT_EQ(Marked(c.what_if), "cheaper_launches");
 }
@@ -207,7 +209,7 @@ TEST(WhatIfCheckTest, PinnedCopiesMarkPinCopies) {
   before.copy_memory = MemoryKind::kPageable;
   const Comparison c = CompareWith(before, after);
   ASSERT_TRUE(c.what_if.has_largest_fall);
-  EXPECT_EQ(c.what_if.falls.front().scenario, "pin_copies");
+  EXPECT_EQ(c.what_if.falls.front().scenario, WhatIfScenarioId::kPinCopies);
   EXPECT_NEAR(c.what_if.falls.front().fall_per_unit_ns, Us(40), 1);
   EXPECT_EQ(c.what_if.falls.front().cause, "pageable copy time");
   EXPECT_EQ(Marked(c.what_if), "pin_copies");
@@ -218,13 +220,13 @@ TEST(WhatIfCheckTest, FasterKernelsMarkFasterGpu) {
   before.softmax_us = 390;  // 100 µs longer in BEFORE, same step period
   const Comparison c = CompareWith(before, {});
   ASSERT_TRUE(c.what_if.has_largest_fall);
-  EXPECT_EQ(c.what_if.falls.front().scenario, "faster_gpu");
+  EXPECT_EQ(c.what_if.falls.front().scenario, WhatIfScenarioId::kFasterGpu);
   EXPECT_NEAR(c.what_if.falls.front().fall_per_unit_ns, Us(100), 1);
   EXPECT_EQ(Marked(c.what_if), "faster_gpu");
   // The idle the shorter kernel left grew the input wait (in the nine
   // gaps between steps): a negative fall.
   for (const CauseFall& f : c.what_if.falls) {
-    if (f.scenario == "input_ready") {
+    if (f.scenario == WhatIfScenarioId::kInputReady) {
       EXPECT_NEAR(f.fall_per_unit_ns, -Us(90), 1);
     }
   }
@@ -259,7 +261,7 @@ TEST(WhatIfCheckTest, WithoutStepsTheMeasuredChangeIsNotComparable) {
   Shape no_steps;
   no_steps.steps = false;
   const Comparison span = CompareWith(no_steps, no_steps);
-  EXPECT_EQ(span.what_if.basis, "span");
+  EXPECT_EQ(span.what_if.basis, WhatIfBasis::kSpan);
   EXPECT_FALSE(span.what_if.measured_comparable);
   EXPECT_NE(span.what_if.not_comparable_reason.find(
                 "predicts the span of a run without steps"),

@@ -20,7 +20,7 @@ using testing::Us;
 
 const WhatIfScenario* Find(const WhatIf& w, const std::string& id) {
   for (const WhatIfScenario& s : w.scenarios) {
-    if (s.id == id) return &s;
+    if (WhatIfScenarioName(s.id) == id) return &s;
   }
   return nullptr;
 }
@@ -46,7 +46,7 @@ TEST(CoupledWhatIfTest, InputReadyOnTheLateRankShortensEveryRanksStep) {
   const WhatIf& w = r.what_if;
   ASSERT_TRUE(w.available) << w.unavailable_reason;
   EXPECT_TRUE(w.coupled_ranks);
-  EXPECT_EQ(w.basis, "steps");
+  EXPECT_EQ(w.basis, WhatIfBasis::kSteps);
   EXPECT_NEAR(static_cast<double>(w.observed_median_ns), Us(5520), Us(30));
   const WhatIfScenario* input = Find(w, "input_ready");
   ASSERT_NE(input, nullptr);
@@ -71,7 +71,7 @@ TEST(CoupledWhatIfTest, InputReadyOnTheLateRankShortensEveryRanksStep) {
   // The next step that input_ready prices carries the job's saving.
   bool priced = false;
   for (const NextStepEstimate& e : r.verdict.next_step_estimates) {
-    if (e.scenario == "input_ready") {
+    if (e.scenario == WhatIfScenarioId::kInputReady) {
       priced = true;
       EXPECT_EQ(e.saving_ns, input->saving_ns);
     }

@@ -44,11 +44,11 @@ TEST(WhatIfBeforeAfterTest, SlowerLaunchesPredictPartOfTheSlowdown) {
   b = testing::MustAnalyze(*before, options);
   ASSERT_TRUE(b.what_if.available) << b.what_if.unavailable_reason;
   ASSERT_TRUE(a.what_if.available) << a.what_if.unavailable_reason;
-  EXPECT_EQ(b.what_if.basis, "span");
+  EXPECT_EQ(b.what_if.basis, WhatIfBasis::kSpan);
 
   const WhatIfScenario* launches = nullptr;
   for (const WhatIfScenario& s : b.what_if.scenarios) {
-    if (s.id == "cheaper_launches") launches = &s;
+    if (s.id == WhatIfScenarioId::kCheaperLaunches) launches = &s;
   }
   ASSERT_NE(launches, nullptr);
   ASSERT_EQ(launches->ranks.size(), 2u);

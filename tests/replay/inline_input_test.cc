@@ -23,7 +23,7 @@ using testing::Us;
 
 const WhatIfScenario* Find(const WhatIf& w, const std::string& id) {
   for (const WhatIfScenario& s : w.scenarios) {
-    if (s.id == id) return &s;
+    if (WhatIfScenarioName(s.id) == id) return &s;
   }
   return nullptr;
 }

@@ -27,7 +27,7 @@ Report CheckWhatIf(const std::string& path, const std::string& name) {
   std::printf(
       "%s: available=%d basis=%s steps=%llu observed=%lld "
       "replayed=%lld self_check=%.6f queue=%u held=%llu %s\n",
-      name.c_str(), w.available, w.basis.c_str(),
+      name.c_str(), w.available, WhatIfBasisName(w.basis),
       static_cast<unsigned long long>(w.steps),
       static_cast<long long>(w.observed_median_ns),
       static_cast<long long>(w.replayed_median_ns), w.self_check_error,
@@ -38,16 +38,17 @@ Report CheckWhatIf(const std::string& path, const std::string& name) {
   EXPECT_GT(w.observed_median_ns, 0);
   for (const WhatIfScenario& s : w.scenarios) {
     std::printf("  %-18s edits=%-7llu predicted=%-12lld saving=%6.2f%%  %s\n",
-                s.id.c_str(), static_cast<unsigned long long>(s.edits),
+                WhatIfScenarioName(s.id),
+                static_cast<unsigned long long>(s.edits),
                 static_cast<long long>(s.predicted_median_ns),
                 100 * s.saving_share, s.title.c_str());
     // Removing work or waits never makes the run slower by more than the
     // replay's rounding, and never faster than zero.
     EXPECT_LE(s.predicted_median_ns, w.observed_median_ns * 1.001 + 1000)
-        << s.id;
-    EXPECT_GT(s.predicted_median_ns, 0) << s.id;
+        << WhatIfScenarioName(s.id);
+    EXPECT_GT(s.predicted_median_ns, 0) << WhatIfScenarioName(s.id);
     if (s.edits == 0) {
-      EXPECT_EQ(s.saving_ns, 0) << s.id;
+      EXPECT_EQ(s.saving_ns, 0) << WhatIfScenarioName(s.id);
     }
   }
   return r;
@@ -81,11 +82,11 @@ TEST(RealTraceWhatIfTest, AHostPacedByTheQueueGainsFromFasterKernels) {
   EXPECT_EQ(w.launch_queue_depth, 1022u);
   EXPECT_EQ(w.queue_held_calls, 1271u);
   for (const WhatIfScenario& s : w.scenarios) {
-    if (s.id == "faster_gpu") {
+    if (s.id == WhatIfScenarioId::kFasterGpu) {
       EXPECT_GT(s.saving_share, 0.18);
       EXPECT_LT(s.saving_share, 0.22);
     }
-    if (s.id == "cheaper_launches") {
+    if (s.id == WhatIfScenarioId::kCheaperLaunches) {
       EXPECT_LT(s.saving_share, 0.005);
     }
   }

@@ -26,7 +26,9 @@ using testing::Us;
 const WhatIfScenario* Find(const WhatIf& w, const std::string& id,
                            const std::string& sync_api = "") {
   for (const WhatIfScenario& s : w.scenarios) {
-    if (s.id == id && (sync_api.empty() || s.sync_api == sync_api)) return &s;
+    if (WhatIfScenarioName(s.id) == id &&
+        (sync_api.empty() || s.sync_api == sync_api))
+      return &s;
   }
   return nullptr;
 }
@@ -50,7 +52,7 @@ TEST(WhatIfTest, RemovingTheSyncSavesExactlyTheIdleAfterIt) {
   const Report r = MustAnalyze(SyncBoundLoop());
   const WhatIf& w = r.what_if;
   ASSERT_TRUE(w.available) << w.unavailable_reason;
-  EXPECT_EQ(w.basis, "steps");
+  EXPECT_EQ(w.basis, WhatIfBasis::kSteps);
   EXPECT_EQ(w.steps, 5u);
   EXPECT_EQ(w.observed_median_ns, Us(1200));
   EXPECT_EQ(w.replayed_median_ns, Us(1200));
@@ -135,7 +137,7 @@ TEST(WhatIfTest, NextStepsCarryTheirEstimateAndAreOrderedByIt) {
   ASSERT_FALSE(r.verdict.next_step_estimates.empty());
   const NextStepEstimate& first = r.verdict.next_step_estimates.front();
   EXPECT_EQ(first.step, 0u);
-  EXPECT_EQ(first.scenario, "remove_sync");
+  EXPECT_EQ(first.scenario, WhatIfScenarioId::kRemoveSync);
   EXPECT_EQ(first.sync_api, "cudaDeviceSynchronize");
   EXPECT_EQ(first.saving_ns, Us(504));
   EXPECT_NE(r.verdict.next_steps[0].find("Start with cudaDeviceSynchronize"),
@@ -306,7 +308,7 @@ TEST(WhatIfTest, NoStepsUseTheSpan) {
   const Report r = MustAnalyze(b.Take());
   const WhatIf& w = r.what_if;
   ASSERT_TRUE(w.available) << w.unavailable_reason;
-  EXPECT_EQ(w.basis, "span");
+  EXPECT_EQ(w.basis, WhatIfBasis::kSpan);
   EXPECT_EQ(w.observed_median_ns, Us(3 * 1200 + 1000));
   // Without the syncs the four kernels run back to back.
   EXPECT_EQ(Find(w, "remove_sync")->predicted_median_ns, Us(4000));

@@ -278,7 +278,7 @@ TEST(HtmlReportTest, WhatIfSectionHoldsTheJsonFigures) {
   r.verdict.next_steps = {"Pin the copies", "Prefetch: worth ~400 µs"};
   NextStepEstimate estimate;
   estimate.step = 1;
-  estimate.scenario = "input_ready";
+  estimate.scenario = WhatIfScenarioId::kInputReady;
   estimate.saving_ns = 400'000;
   estimate.saving_share = 1.0 / 3;
   r.verdict.next_step_estimates = {estimate};
@@ -342,8 +342,9 @@ TEST(HtmlReportTest, WhatIfPerProcessAndSlowerScenarios) {
   Report r = MustAnalyze(LoopTimeline());
   r.what_if = testing::SampleWhatIf();
   // A scenario the replay finds slower is drawn past the observed step.
-  r.what_if.scenarios.push_back(testing::MakeScenario(
-      "faster_gpu", "slower", r.what_if.observed_median_ns, -0.1, 3));
+  r.what_if.scenarios.push_back(
+      testing::MakeScenario(WhatIfScenarioId::kFasterGpu, "slower",
+                            r.what_if.observed_median_ns, -0.1, 3));
   for (int32_t rank : {0, 1}) {
     WhatIfRank k;
     k.pid = rank + 1;

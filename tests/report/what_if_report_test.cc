@@ -87,7 +87,7 @@ TEST(WhatIfTextTest, TableHasEveryScenarioWithItsSaving) {
 
 TEST(WhatIfTextTest, ASpanIsStatedAsOneFigure) {
   WhatIf w = SampleWhatIf();
-  w.basis = "span";
+  w.basis = WhatIfBasis::kSpan;
   w.steps = 0;
   const std::string text = WhatIfText(ReportWith(w));
   EXPECT_NE(text.find("  basis: span of the analysed window (no steps); "
@@ -173,7 +173,7 @@ TEST(WhatIfJsonTest, SectionHasTheDocumentedFields) {
                           "Drop the sync at train.py:42: worth ~150 µs"};
   r.verdict.next_step_estimates = {
       {.step = 1,
-       .scenario = "remove_sync",
+       .scenario = WhatIfScenarioId::kRemoveSync,
        .sync_api = "cudaStreamSynchronize",
        .sync_call_site = "train_step (train.py:42)",
        .saving_ns = 150'000,

@@ -14,13 +14,13 @@
 namespace feedprof::testing {
 
 // A scenario that saves `saving_share` of `observed_ns`.
-inline WhatIfScenario MakeScenario(std::string id, std::string title,
+inline WhatIfScenario MakeScenario(WhatIfScenarioId id, std::string title,
                                    TimeNs observed_ns, double saving_share,
                                    uint64_t edits) {
   WhatIfScenario s;
-  s.id = std::move(id);
+  s.id = id;
   s.title = std::move(title);
-  s.assumption = "assumed for " + s.id;
+  s.assumption = std::string("assumed for ") + WhatIfScenarioName(s.id);
   s.edits = edits;
   s.saving_ns = static_cast<TimeNs>(
       std::llround(static_cast<double>(observed_ns) * saving_share));
@@ -33,8 +33,9 @@ inline WhatIfScenario MakeScenario(std::string id, std::string title,
 inline WhatIfScenario MakeSyncScenario(TimeNs observed_ns, double saving_share,
                                        std::string api, std::string call_site,
                                        std::string reason) {
-  WhatIfScenario s = MakeScenario("remove_sync", "sync point removed",
-                                  observed_ns, saving_share, 5);
+  WhatIfScenario s =
+      MakeScenario(WhatIfScenarioId::kRemoveSync, "sync point removed",
+                   observed_ns, saving_share, 5);
   s.sync_api = std::move(api);
   s.sync_call_site = std::move(call_site);
   s.sync_reason = std::move(reason);
@@ -48,7 +49,7 @@ inline WhatIf SampleWhatIf() {
   constexpr TimeNs kObserved = 1'200'000;
   WhatIf w;
   w.available = true;
-  w.basis = "steps";
+  w.basis = WhatIfBasis::kSteps;
   w.steps = 40;
   w.observed_median_ns = kObserved;
   w.observed_mean_ns = 1'250'000;
@@ -61,14 +62,16 @@ inline WhatIf SampleWhatIf() {
   w.pinned_dtoh_gbps = 0;
   w.pinned_source = "the trace's pinned copies";
   w.scenarios = {
-      MakeScenario("input_ready", "next batch always ready", kObserved, 1.0 / 3,
-                   40),
+      MakeScenario(WhatIfScenarioId::kInputReady, "next batch always ready",
+                   kObserved, 1.0 / 3, 40),
       MakeSyncScenario(kObserved, 0.125, "cudaStreamSynchronize",
                        "train_step (train.py:42)", "explicit synchronization"),
-      MakeScenario("cheaper_launches", "launches at CUDA graph cost", kObserved,
-                   0.05, 80),
-      MakeScenario("faster_gpu", "kernels 20% faster", kObserved, 0.025, 80),
-      MakeScenario("pin_copies", "pageable copies pinned", kObserved, 0, 0),
+      MakeScenario(WhatIfScenarioId::kCheaperLaunches,
+                   "launches at CUDA graph cost", kObserved, 0.05, 80),
+      MakeScenario(WhatIfScenarioId::kFasterGpu, "kernels 20% faster",
+                   kObserved, 0.025, 80),
+      MakeScenario(WhatIfScenarioId::kPinCopies, "pageable copies pinned",
+                   kObserved, 0, 0),
   };
   return w;
 }

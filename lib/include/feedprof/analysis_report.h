@@ -527,10 +527,27 @@ struct WhatIfRank {
   TimeNs collective_wait_ns = 0;
 };
 
+// The what-if scenarios (docs/what-if.md, "Scenarios"); the replay's table
+// of them (replay/scenario_table.h) gives each its title, assumption and
+// edit.
+enum class WhatIfScenarioId : uint8_t {
+  kInputReady,
+  kCheaperLaunches,
+  kRemoveSync,
+  kPinCopies,
+  kFasterGpu,
+};
+// "input_ready", "cheaper_launches", "remove_sync", "pin_copies",
+// "faster_gpu": the ids JSON and HTML reports carry.
+const char* WhatIfScenarioName(WhatIfScenarioId id);
+
+// What a what-if's figures are of: step times, or the span of a run
+// without steps.
+enum class WhatIfBasis : uint8_t { kSteps, kSpan };
+const char* WhatIfBasisName(WhatIfBasis basis);  // "steps", "span"
+
 struct WhatIfScenario {
-  // "input_ready", "cheaper_launches", "remove_sync", "pin_copies",
-  // "faster_gpu".
-  std::string id;
+  WhatIfScenarioId id = WhatIfScenarioId::kInputReady;
   std::string title;       // one line, e.g. "next batch always ready"
   std::string assumption;  // what the edit assumes, with its figures
   // remove_sync: the sync point group removed (as in Report::sync_points).
@@ -550,8 +567,8 @@ struct WhatIfScenario {
 struct WhatIf {
   bool available = false;
   std::string unavailable_reason;  // set when not available
-  std::string basis;               // "steps" or "span"
-  uint64_t steps = 0;              // steps replayed (basis "steps")
+  WhatIfBasis basis = WhatIfBasis::kSteps;
+  uint64_t steps = 0;  // steps replayed (basis kSteps)
   // The ranks wait for each other at collectives (Report::collectives):
   // a scenario's figure is the job's — each rank's replayed time less its
   // waits, the slowest of those — so a change on the rank the others wait
@@ -593,12 +610,16 @@ struct WhatIf {
 
 // A next step's price: what the what-if scenario it stands for saves.
 struct NextStepEstimate {
-  size_t step = 0;       // index into Verdict::next_steps
-  std::string scenario;  // WhatIfScenario::id
+  size_t step = 0;  // index into Verdict::next_steps
+  WhatIfScenarioId scenario = WhatIfScenarioId::kInputReady;
   std::string sync_api;  // remove_sync: the group, as in the scenario
   std::string sync_call_site;
   TimeNs saving_ns = 0;
   double saving_share = 0;
+  // Set when the replay finds no saving (under 0.1 % of the step): why,
+  // e.g. "the GPU is busy through this wait, ..."; the step's text ends
+  // with it instead of a price.
+  std::string no_saving_reason;
 };
 
 // What a verdict was decided on: the whole run's measurements, or (in a

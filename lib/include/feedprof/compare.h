@@ -352,7 +352,7 @@ struct PlatformDifference {
 // group's blocked time, pin_copies the pageable copy time of the
 // directions whose pageable share fell, faster_gpu the kernel time.
 struct CauseFall {
-  std::string scenario;  // the WhatIfScenario::id it maps to
+  WhatIfScenarioId scenario = WhatIfScenarioId::kInputReady;  // it maps to
   // remove_sync: the sync point group, as in SyncPointChange.
   std::string sync_api, sync_reason, sync_call_site;
   std::string cause;            // what fell, in words
@@ -360,7 +360,7 @@ struct CauseFall {
 };
 
 struct ScenarioCheck {
-  std::string scenario;  // WhatIfScenario::id
+  WhatIfScenarioId scenario = WhatIfScenarioId::kInputReady;
   std::string title;
   std::string sync_api, sync_reason, sync_call_site;
   uint64_t edits = 0;
@@ -372,9 +372,9 @@ struct ScenarioCheck {
 };
 
 struct WhatIfCheck {
-  bool available = false;          // BEFORE's what-if is available
-  std::string unavailable_reason;  // BEFORE's, when it is not
-  std::string basis;               // BEFORE's: "steps" or "span"
+  bool available = false;                   // BEFORE's what-if is available
+  std::string unavailable_reason;           // BEFORE's, when it is not
+  WhatIfBasis basis = WhatIfBasis::kSteps;  // BEFORE's
   // The measured change of the predicted figure: the median step time,
   // when both runs have steps and BEFORE's what-if is per step. Spans of
   // runs of different lengths do not compare: then only the prediction is

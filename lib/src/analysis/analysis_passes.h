@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -132,13 +133,15 @@ void MarkSlowest(std::vector<RankReport>* ranks);
 // computed from them (verdict_signals.h).
 Verdict ComputeVerdict(const Report& report, const VerdictSignals& signals);
 
-// A next step and the what-if scenario that prices it ("" when none;
-// replay/what_if.h); remove_sync steps name their sync point group.
+// A next step and the what-if scenario that prices it (none: no scenario
+// stands for it; replay/what_if.h); remove_sync steps name their sync
+// point group.
 struct TaggedNextStep {
-  TaggedNextStep(std::string step, std::string priced_by = "")
-      : text(std::move(step)), scenario(std::move(priced_by)) {}
+  TaggedNextStep(std::string step,
+                 std::optional<WhatIfScenarioId> priced_by = std::nullopt)
+      : text(std::move(step)), scenario(priced_by) {}
   std::string text;
-  std::string scenario;
+  std::optional<WhatIfScenarioId> scenario;
   std::string sync_api;
   std::string sync_call_site;
 };

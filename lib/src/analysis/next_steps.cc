@@ -74,16 +74,19 @@ std::vector<TaggedNextStep> NextStepsFor(const Report& report,
                                          const VerdictSignals& signals) {
   const VerdictClass v = report.verdict.primary;
   std::vector<TaggedNextStep> steps;
-  // The what-if scenario that prices a step (replay/what_if.h), "" none.
+  // The what-if scenario that prices a step (replay/scenario_table.h).
   const auto tagged = [](std::vector<std::string> texts,
-                         const std::string& scenario) {
+                         std::optional<WhatIfScenarioId> scenario) {
     std::vector<TaggedNextStep> out;
     for (std::string& t : texts) out.push_back({std::move(t), scenario});
     return out;
   };
   const SyncPoint* top_sync = TopHostSyncPoint(report.sync_points);
   const auto remove_sync = [top_sync](std::string text) {
-    TaggedNextStep s{std::move(text), top_sync ? "remove_sync" : ""};
+    TaggedNextStep s{std::move(text),
+                     top_sync != nullptr
+                         ? std::optional(WhatIfScenarioId::kRemoveSync)
+                         : std::nullopt};
     if (top_sync != nullptr) {
       s.sync_api = top_sync->api;
       s.sync_call_site = top_sync->call_site;
@@ -98,7 +101,7 @@ std::vector<TaggedNextStep> NextStepsFor(const Report& report,
             "Capture the steady-state step in a CUDA graph (torch.cuda.graphs, "
             "cudaStreamBeginCapture) so one launch replaces many.",
         },
-        "cheaper_launches");
+        WhatIfScenarioId::kCheaperLaunches);
     steps.push_back(
         {"Increase the batch size so each kernel does more work per launch."});
     steps.push_back(remove_sync(
@@ -115,7 +118,7 @@ std::vector<TaggedNextStep> NextStepsFor(const Report& report,
                         ") for kernels of median ",
                         common::FormatDuration(l.median_kernel_ns),
                         ": cut the number of launches on that thread first."),
-           "cheaper_launches"});
+           WhatIfScenarioId::kCheaperLaunches});
     }
     if (!l.sites.empty()) {
       std::vector<std::string> sites;
@@ -128,7 +131,7 @@ std::vector<TaggedNextStep> NextStepsFor(const Report& report,
           steps.begin() + 1,
           {absl::StrCat("Most launches come from ", absl::StrJoin(sites, ", "),
                         ": fuse or capture the work of these lines first."),
-           "cheaper_launches"});
+           WhatIfScenarioId::kCheaperLaunches});
     }
   } else if (v == VerdictClass::kPreprocessingBound) {
     // DataLoader advice fits PyTorch runs; other programs get the general
@@ -148,7 +151,7 @@ std::vector<TaggedNextStep> NextStepsFor(const Report& report,
               "Move decoding and augmentation to the GPU (NVIDIA DALI, "
               "torchvision.io.decode_jpeg on device, GPU tokenizers).",
           },
-          "input_ready");
+          WhatIfScenarioId::kInputReady);
     } else {
       steps = tagged(
           {
@@ -160,7 +163,7 @@ std::vector<TaggedNextStep> NextStepsFor(const Report& report,
               "move "
               "it to the GPU.",
           },
-          "input_ready");
+          WhatIfScenarioId::kInputReady);
     }
     const std::string where = HostLocationsSentence(report);
     if (!where.empty()) {
@@ -171,7 +174,7 @@ std::vector<TaggedNextStep> NextStepsFor(const Report& report,
                                   "another thread)"
                                 : "(into other threads or processes)",
                         " or make it cheaper."),
-           "input_ready"});
+           WhatIfScenarioId::kInputReady});
     } else if (const ThreadReport* t = BusiestProgramThread(report.host)) {
       steps.insert(
           steps.begin(),
@@ -181,7 +184,7 @@ std::vector<TaggedNextStep> NextStepsFor(const Report& report,
                         "thread, on-CPU ",
                         common::FormatPercent(t->cpu_share),
                         " of its sampled time."),
-           "input_ready"});
+           WhatIfScenarioId::kInputReady});
     }
     if (!report.available.host_samples) {
       steps.insert(steps.begin(),
@@ -203,7 +206,7 @@ std::vector<TaggedNextStep> NextStepsFor(const Report& report,
             "so "
             "I/O overlaps GPU work.",
         },
-        "input_ready");
+        WhatIfScenarioId::kInputReady);
     // The reading line: where the input pipeline's time went, else where
     // the launching thread was while the GPU waited.
     const std::string loader =
@@ -216,7 +219,7 @@ std::vector<TaggedNextStep> NextStepsFor(const Report& report,
       steps.insert(
           steps.begin(),
           {absl::StrCat(where, ": start with the reads these lines make."),
-           "input_ready"});
+           WhatIfScenarioId::kInputReady});
     }
   } else if (v == VerdictClass::kSyncBound) {
     steps.push_back(remove_sync(
@@ -226,7 +229,7 @@ std::vector<TaggedNextStep> NextStepsFor(const Report& report,
     steps.push_back(
         {"Use pinned host memory (pin_memory=True) and non_blocking copies so "
          "copies do not synchronize.",
-         "pin_copies"});
+         WhatIfScenarioId::kPinCopies});
     // Priced by the largest group of allocation syncs, when there is one.
     TaggedNextStep alloc{
         "Allocate once outside the loop (caching allocator, preallocated "
@@ -234,7 +237,7 @@ std::vector<TaggedNextStep> NextStepsFor(const Report& report,
     for (const SyncPoint& p : report.sync_points) {
       if (p.blocks_host &&
           p.reason == SyncReasonText(SyncReason::kSteadyStateAlloc)) {
-        alloc.scenario = "remove_sync";
+        alloc.scenario = WhatIfScenarioId::kRemoveSync;
         alloc.sync_api = p.api;
         alloc.sync_call_site = p.call_site;
         break;
@@ -256,7 +259,7 @@ std::vector<TaggedNextStep> NextStepsFor(const Report& report,
     steps = {
         {"Copy from pinned memory (pin_memory=True, cudaHostAlloc) and "
          "overlap copies with compute on a separate stream.",
-         "pin_copies"},
+         WhatIfScenarioId::kPinCopies},
         {"Move less data: keep tensors on the GPU across steps, send compact "
          "dtypes (uint8 images, fp16) and expand on the device."},
         {"Check the PCIe link (generation, width, NUMA placement of the "
@@ -268,7 +271,7 @@ std::vector<TaggedNextStep> NextStepsFor(const Report& report,
           {absl::StrCat(common::FormatPercent(report.copies.pageable_share),
                         " of copied bytes use pageable memory: pin "
                         "those buffers first."),
-           "pin_copies"});
+           WhatIfScenarioId::kPinCopies});
     }
   } else if (v == VerdictClass::kGpuBound) {
     steps = tagged(
@@ -278,7 +281,7 @@ std::vector<TaggedNextStep> NextStepsFor(const Report& report,
             "Use mixed precision / tensor cores (bf16, fp16, TF32) and fused "
             "kernels to cut GPU time.",
         },
-        "faster_gpu");
+        WhatIfScenarioId::kFasterGpu);
     steps.push_back(
         {"Scale out (more GPUs) only after the per-kernel "
          "efficiency is known."});
@@ -299,7 +302,7 @@ std::vector<TaggedNextStep> NextStepsFor(const Report& report,
                                            " of GPU busy time")
                             : std::string(),
                         ")."),
-           "faster_gpu"});
+           WhatIfScenarioId::kFasterGpu});
     }
   } else if (v == VerdictClass::kLatencyBound) {
     steps = {
@@ -308,7 +311,7 @@ std::vector<TaggedNextStep> NextStepsFor(const Report& report,
         {"Run independent work on separate streams so kernels overlap."},
         {"Capture the dependent chain in a CUDA graph to cut per-kernel "
          "latency.",
-         "cheaper_launches"},
+         WhatIfScenarioId::kCheaperLaunches},
     };
     const TimeNs queued = signals.idle[IdleCause::kQueueLatency];
     if (queued > signals.small_grid_ns) {
@@ -339,7 +342,7 @@ std::vector<TaggedNextStep> NextStepsFor(const Report& report,
             "Record with host sampling enabled so host waits can be split into "
             "CPU work, I/O and waiting.",
         },
-        "");
+        std::nullopt);
   }
   // Whatever the verdict: GPU work held back by the legacy default stream
   // for 1% of the window or more.

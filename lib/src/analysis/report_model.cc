@@ -90,6 +90,26 @@ const char* VerdictBasisName(VerdictBasis basis) {
   return "run";
 }
 
+const char* WhatIfScenarioName(WhatIfScenarioId id) {
+  switch (id) {
+    case WhatIfScenarioId::kInputReady:
+      return "input_ready";
+    case WhatIfScenarioId::kCheaperLaunches:
+      return "cheaper_launches";
+    case WhatIfScenarioId::kRemoveSync:
+      return "remove_sync";
+    case WhatIfScenarioId::kPinCopies:
+      return "pin_copies";
+    case WhatIfScenarioId::kFasterGpu:
+      return "faster_gpu";
+  }
+  return "input_ready";
+}
+
+const char* WhatIfBasisName(WhatIfBasis basis) {
+  return basis == WhatIfBasis::kSteps ? "steps" : "span";
+}
+
 const char* CollectiveOpName(CollectiveOp op) {
   switch (op) {
     case CollectiveOp::kOther:

@@ -71,7 +71,7 @@ std::vector<CauseFall> Falls(const Comparison& c, const PerUnit& per) {
   const Report& b = c.before_report;
   const Report& a = c.after_report;
   std::vector<CauseFall> falls;
-  falls.push_back({"input_ready", "", "", "",
+  falls.push_back({WhatIfScenarioId::kInputReady, "", "", "",
                    "host wait for input in gaps over 100 µs",
                    Fall(per, InputWait(b), InputWait(a))});
   const double overhead =
@@ -79,7 +79,7 @@ std::vector<CauseFall> Falls(const Comparison& c, const PerUnit& per) {
            .per_unit_ns.delta;
   const double calls = Fall(per, LaunchCallTime(b), LaunchCallTime(a));
   falls.push_back(
-      {"cheaper_launches", "", "", "",
+      {WhatIfScenarioId::kCheaperLaunches, "", "", "",
        overhead >= calls ? "launch-overhead idle" : "time in launch calls",
        std::max(overhead, calls)});
   // Host-blocking sync point groups of either run.
@@ -93,7 +93,7 @@ std::vector<CauseFall> Falls(const Comparison& c, const PerUnit& per) {
   for (const SyncPointChange& s : c.syncs.points) {
     if (!blocks_host[Key(s.api, s.reason, s.call_site)]) continue;
     falls.push_back(
-        {"remove_sync", s.api, s.reason, s.call_site,
+        {WhatIfScenarioId::kRemoveSync, s.api, s.reason, s.call_site,
          absl::StrCat("time blocked in ", s.api,
                       s.call_site.empty() ? "" : " at ", s.call_site),
          -s.blocked_per_unit_ns.delta});
@@ -105,8 +105,10 @@ std::vector<CauseFall> Falls(const Comparison& c, const PerUnit& per) {
     pageable += d.time_per_unit_ns.before * d.pageable_share.before -
                 d.time_per_unit_ns.after * d.pageable_share.after;
   }
-  falls.push_back({"pin_copies", "", "", "", "pageable copy time", pageable});
-  falls.push_back({"faster_gpu", "", "", "", "kernel (compute) time",
+  falls.push_back({WhatIfScenarioId::kPinCopies, "", "", "",
+                   "pageable copy time", pageable});
+  falls.push_back({WhatIfScenarioId::kFasterGpu, "", "", "",
+                   "kernel (compute) time",
                    Fall(per, ComputeTime(b), ComputeTime(a))});
   std::stable_sort(falls.begin(), falls.end(),
                    [](const CauseFall& x, const CauseFall& y) {
@@ -127,7 +129,7 @@ WhatIfCheck CompareWhatIf(const Comparison& c, const PerUnit& per) {
   }
   check.basis = w.basis;
   const StepTimeComparison& s = c.step_time;
-  if (w.basis != "steps") {
+  if (w.basis != WhatIfBasis::kSteps) {
     check.not_comparable_reason =
         "BEFORE's what-if predicts the span of a run without steps, and "
         "spans of runs of different lengths do not compare";
@@ -162,7 +164,9 @@ WhatIfCheck CompareWhatIf(const Comparison& c, const PerUnit& per) {
   const CauseFall& top = check.falls.front();
   for (ScenarioCheck& k : check.scenarios) {
     if (k.scenario != top.scenario) continue;
-    if (k.scenario == "remove_sync" && !SameGroup(k, top)) continue;
+    if (k.scenario == WhatIfScenarioId::kRemoveSync && !SameGroup(k, top)) {
+      continue;
+    }
     k.matches_largest_fall = true;
     break;
   }

@@ -11,6 +11,7 @@
 #include "analysis/platform_findings.h"
 #include "feedprof/analysis.h"
 #include "ranks/rank_analysis.h"
+#include "replay/next_step_prices.h"
 #include "replay/what_if.h"
 
 namespace feedprof {

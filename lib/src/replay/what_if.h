@@ -47,12 +47,6 @@ ReplayPlan PlanReplay(const analysis::PreparedTimeline& prepared,
 WhatIf ComputeWhatIf(analysis::PreparedTimeline& prepared, const Report& report,
                      const WhatIfOptions& options);
 
-// Sets verdict->next_steps and next_step_estimates from `steps`: steps a
-// scenario of `what_if` prices first, by saving, their text ending with
-// the estimate; the others after them in their order.
-void PriceNextSteps(const std::vector<analysis::TaggedNextStep>& steps,
-                    const WhatIf& what_if, Verdict* verdict);
-
 }  // namespace feedprof::replay
 
 #endif  // FEEDPROF_REPLAY_WHAT_IF_H_

@@ -226,7 +226,7 @@ void AppendWhatIfCheck(const Comparison& c, std::string* out) {
       out,
       "<h2>Predicted and measured</h2><section id=\"what-if-check\" "
       "data-available=\"true\" data-basis=\"",
-      Escaped(w.basis), "\" data-measured-comparable=\"",
+      Escaped(WhatIfBasisName(w.basis)), "\" data-measured-comparable=\"",
       w.measured_comparable ? "true" : "false", "\" data-measured-change=\"",
       w.measured_comparable ? ExactNum(w.measured_change) : "null", "\">");
   absl::StrAppend(
@@ -246,10 +246,10 @@ void AppendWhatIfCheck(const Comparison& c, std::string* out) {
                   "</th></tr>");
   for (const ScenarioCheck& k : w.scenarios) {
     absl::StrAppend(
-        out, "<tr data-scenario=\"", Escaped(k.scenario), "\" data-sync-api=\"",
-        Escaped(k.sync_api), "\" data-predicted-change=\"",
-        ExactNum(k.predicted_change), "\" data-matches=\"",
-        k.matches_largest_fall ? "true" : "false", "\"",
+        out, "<tr data-scenario=\"", Escaped(WhatIfScenarioName(k.scenario)),
+        "\" data-sync-api=\"", Escaped(k.sync_api),
+        "\" data-predicted-change=\"", ExactNum(k.predicted_change),
+        "\" data-matches=\"", k.matches_largest_fall ? "true" : "false", "\"",
         k.matches_largest_fall ? " class=\"matched\"" : "",
         "><td class=\"scenario\">",
         Escaped(report::WhatIfScenarioLabel(k.scenario, k.title, k.sync_api,
@@ -269,7 +269,8 @@ void AppendWhatIfCheck(const Comparison& c, std::string* out) {
   if (w.has_largest_fall) {
     const CauseFall& top = w.falls.front();
     absl::StrAppend(out, "<p class=\"note\" data-largest-fall-scenario=\"",
-                    Escaped(top.scenario), "\" data-largest-fall-ns=\"",
+                    Escaped(WhatIfScenarioName(top.scenario)),
+                    "\" data-largest-fall-ns=\"",
                     ExactNum(top.fall_per_unit_ns),
                     "\">The cause that fell most: ", Escaped(top.cause), ", ",
                     Show(top.fall_per_unit_ns, Fmt::kDuration), " less per ",

@@ -226,7 +226,7 @@ void WriteWhatIf(JsonWriter& w, const WhatIfCheck& k) {
   w.Key("available").Bool(k.available);
   StringOrNull(w, "unavailable_reason",
                k.available ? std::string() : k.unavailable_reason);
-  StringOrNull(w, "basis", k.basis);
+  StringOrNull(w, "basis", WhatIfBasisName(k.basis));
   w.Key("measured_comparable").Bool(k.measured_comparable);
   w.Key("measured_change")
       .DoubleOrNull(k.measured_comparable, k.measured_change);
@@ -234,7 +234,7 @@ void WriteWhatIf(JsonWriter& w, const WhatIfCheck& k) {
   w.Key("scenarios").BeginArray();
   for (const ScenarioCheck& s : k.scenarios) {
     w.BeginObject();
-    w.Key("id").String(s.scenario);
+    w.Key("id").String(WhatIfScenarioName(s.scenario));
     w.Key("title").String(s.title);
     StringOrNull(w, "sync_api", s.sync_api);
     StringOrNull(w, "sync_reason", s.sync_reason);
@@ -253,7 +253,7 @@ void WriteWhatIf(JsonWriter& w, const WhatIfCheck& k) {
   w.Key("falls").BeginArray();
   for (const CauseFall& f : k.falls) {
     w.BeginObject();
-    w.Key("scenario").String(f.scenario);
+    w.Key("scenario").String(WhatIfScenarioName(f.scenario));
     StringOrNull(w, "sync_api", f.sync_api);
     StringOrNull(w, "sync_reason", f.sync_reason);
     StringOrNull(w, "sync_call_site", f.sync_call_site);

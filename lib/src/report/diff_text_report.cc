@@ -346,9 +346,10 @@ void Details(const Comparison& c, const DiffTextOptions& options,
                            " (counts from ",
                            Duration(c.what_if.min_fall_per_unit_ns), "):"));
     for (const CauseFall& f : c.what_if.falls) {
-      Line(out, absl::StrCat("  ", f.scenario, ": ", f.cause,
-                             f.fall_per_unit_ns >= 0 ? " fell " : " grew ",
-                             Duration(std::abs(f.fall_per_unit_ns))));
+      Line(out,
+           absl::StrCat("  ", WhatIfScenarioName(f.scenario), ": ", f.cause,
+                        f.fall_per_unit_ns >= 0 ? " fell " : " grew ",
+                        Duration(std::abs(f.fall_per_unit_ns))));
     }
   }
   Line(out, "");

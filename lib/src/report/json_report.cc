@@ -167,7 +167,8 @@ void WriteVerdict(JsonWriter& w, const Verdict& v) {
   for (const NextStepEstimate& e : v.next_step_estimates) {
     w.BeginObject();
     w.Key("step").Uint(e.step);
-    w.Key("scenario").String(e.scenario);
+    w.Key("scenario").String(WhatIfScenarioName(e.scenario));
+    StringOrNull(w, "no_saving_reason", e.no_saving_reason);
     StringOrNull(w, "sync_api", e.sync_api);
     StringOrNull(w, "sync_call_site", e.sync_call_site);
     w.Key("saving_ns").Int(e.saving_ns);
@@ -408,7 +409,7 @@ void WriteSteps(JsonWriter& w, const StepReport& s) {
 
 void WriteWhatIfScenario(JsonWriter& w, const WhatIfScenario& s) {
   w.BeginObject();
-  w.Key("id").String(s.id);
+  w.Key("id").String(WhatIfScenarioName(s.id));
   w.Key("title").String(s.title);
   w.Key("assumption").String(s.assumption);
   StringOrNull(w, "sync_api", s.sync_api);
@@ -443,7 +444,7 @@ void WriteWhatIf(JsonWriter& w, const WhatIf& f) {
   w.Key("available").Bool(ok);
   StringOrNull(w, "unavailable_reason",
                ok ? std::string() : f.unavailable_reason);
-  StringOrNull(w, "basis", ok ? f.basis : std::string());
+  StringOrNull(w, "basis", ok ? WhatIfBasisName(f.basis) : "");
   w.Key("steps").Uint(ok ? f.steps : 0);
   w.Key("coupled_ranks").Bool(ok && f.coupled_ranks);
   w.Key("observed_median_ns").IntOrNull(ok, f.observed_median_ns);

@@ -157,7 +157,7 @@ void WhatIfTable(const Report& r, std::string* out) {
   Line(out, absl::StrCat("What-if: what each change is worth (",
                          report::kWhatIfEstimateNote, ")"));
   const std::string mean =
-      w.basis == "steps"
+      w.basis == WhatIfBasis::kSteps
           ? absl::StrCat(" (mean ", common::FormatDuration(w.observed_mean_ns),
                          ")")
           : std::string();

@@ -120,8 +120,8 @@ void AppendScenarioTable(const WhatIf& w, std::string* out) {
       "<th>share of the step</th><th>edits</th><th>assumes</th></tr>");
   for (const WhatIfScenario& s : w.scenarios) {
     absl::StrAppend(
-        out, "<tr data-scenario=\"", Escaped(s.id), "\" data-sync-api=\"",
-        Escaped(s.sync_api), "\" data-sync-call-site=\"",
+        out, "<tr data-scenario=\"", Escaped(WhatIfScenarioName(s.id)),
+        "\" data-sync-api=\"", Escaped(s.sync_api), "\" data-sync-call-site=\"",
         Escaped(s.sync_call_site), "\" data-predicted-median-ns=\"",
         s.predicted_median_ns, "\" data-predicted-mean-ns=\"",
         s.predicted_mean_ns, "\" data-saving-ns=\"", s.saving_ns,
@@ -157,10 +157,10 @@ void AppendRankTable(const WhatIf& w, std::string* out) {
     if (s.ranks.size() <= 1) continue;
     for (size_t i = 0; i < s.ranks.size(); ++i) {
       const WhatIfRank& k = s.ranks[i];
-      absl::StrAppend(out, "<tr data-scenario=\"", Escaped(s.id),
-                      "\" data-pid=\"", k.pid, "\" data-rank=\"", k.rank,
-                      "\" data-predicted-median-ns=\"", k.predicted_median_ns,
-                      "\">");
+      absl::StrAppend(
+          out, "<tr data-scenario=\"", Escaped(WhatIfScenarioName(s.id)),
+          "\" data-pid=\"", k.pid, "\" data-rank=\"", k.rank,
+          "\" data-predicted-median-ns=\"", k.predicted_median_ns, "\">");
       if (i == 0) {
         absl::StrAppend(out, "<td class=\"scenario\" rowspan=\"",
                         s.ranks.size(), "\">", Escaped(WhatIfScenarioLabel(s)),
@@ -203,12 +203,12 @@ void AppendWhatIfSection(const Report& r, std::string* out) {
       out,
       "<h2>What each next step is worth</h2><section id=\"what-if\" "
       "data-available=\"true\" data-basis=\"",
-      Escaped(w.basis), "\" data-steps=\"", w.steps,
+      Escaped(WhatIfBasisName(w.basis)), "\" data-steps=\"", w.steps,
       "\" data-observed-median-ns=\"", w.observed_median_ns,
       "\" data-observed-mean-ns=\"", w.observed_mean_ns,
       "\" data-replayed-median-ns=\"", w.replayed_median_ns,
       "\" data-self-check-error=\"", ExactNum(w.self_check_error), "\">");
-  const bool steps = w.basis == "steps";
+  const bool steps = w.basis == WhatIfBasis::kSteps;
   absl::StrAppend(
       out,
       "<p class=\"estimate\"><b>Estimates, not measurements.</b> The run "
@@ -252,8 +252,10 @@ std::string NextStepEstimateData(const Verdict& v, size_t step) {
   for (const NextStepEstimate& e : v.next_step_estimates) {
     if (e.step != step) continue;
     return absl::StrCat(
-        " data-scenario=\"", Escaped(e.scenario), "\" data-saving-ns=\"",
-        e.saving_ns, "\" data-saving-share=\"", ExactNum(e.saving_share), "\"");
+        " data-scenario=\"", Escaped(WhatIfScenarioName(e.scenario)),
+        "\" data-saving-ns=\"", e.saving_ns, "\" data-saving-share=\"",
+        ExactNum(e.saving_share), "\"",
+        e.no_saving_reason.empty() ? "" : " data-no-saving=\"true\"");
   }
   return "";
 }

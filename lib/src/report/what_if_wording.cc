@@ -14,11 +14,11 @@ namespace feedprof::report {
 using common::Counted;
 using common::FormatDuration;
 
-std::string WhatIfScenarioLabel(const std::string& id, const std::string& title,
+std::string WhatIfScenarioLabel(WhatIfScenarioId id, const std::string& title,
                                 const std::string& sync_api,
                                 const std::string& sync_call_site) {
-  std::string label = title.empty() ? id : title;
-  if (id != "remove_sync") return label;
+  std::string label = title.empty() ? WhatIfScenarioName(id) : title;
+  if (id != WhatIfScenarioId::kRemoveSync) return label;
   if (!sync_api.empty() && label.find(sync_api) == std::string::npos) {
     absl::StrAppend(&label, ": ", sync_api);
   }
@@ -34,12 +34,11 @@ std::string WhatIfScenarioLabel(const WhatIfScenario& s) {
 }
 
 std::string WhatIfBasis(const WhatIf& w) {
-  if (w.basis == "steps") {
+  if (w.basis == WhatIfBasis::kSteps) {
     return absl::StrCat("per step, median of ",
                         common::Counted(w.steps, "step"));
   }
-  if (w.basis == "span") return "span of the analysed window (no steps)";
-  return w.basis;
+  return "span of the analysed window (no steps)";
 }
 
 std::vector<std::string> WhatIfAssumptions(const WhatIf& w) {

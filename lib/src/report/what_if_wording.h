@@ -27,7 +27,7 @@ inline constexpr const char* kWhatIfIgnores =
 // A scenario in one line: its title; for remove_sync also the group's
 // call and call site ("...: cudaStreamSynchronize at train.py:42"), each
 // unless the title names it already.
-std::string WhatIfScenarioLabel(const std::string& id, const std::string& title,
+std::string WhatIfScenarioLabel(WhatIfScenarioId id, const std::string& title,
                                 const std::string& sync_api,
                                 const std::string& sync_call_site);
 std::string WhatIfScenarioLabel(const WhatIfScenario& scenario);
