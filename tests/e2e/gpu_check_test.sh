@@ -124,7 +124,7 @@ gpu = load("gpu_bound.json")
 assert rows["gpu_bound"] == ["gpu_bound", "n/a (no fix)", ms(gpu["steps"]["median_ns"]),
                              "-", "-", "-", "-", "-", "n/a", "-"], rows["gpu_bound"]
 within = 0
-for ex, fix in [("launch_bound", "cheaper_launches"), ("sync_bound", "remove_sync"),
+for ex, fix in [("launch_bound", "cheaper_launches"), ("sync_bound", "remove_all_syncs"),
                 ("transfer_bound", "pin_copies"), ("preprocessing_bound", "input_ready"),
                 ("io_bound", "input_ready"), ("latency_bound", "first")]:
     r, f = load(f"{ex}.json"), load(f"{ex}.fixed.json")
@@ -152,7 +152,7 @@ PY
 # What does not depend on the model's figures: launch_bound's fixed run is
 # latency_bound's session; a fix that changed nothing matches a prediction of
 # (almost) no change (latency_bound) and misses one of a large change
-# (transfer_bound); sync_bound's note lists the sync groups priced alone.
+# (transfer_bound); sync_bound's note lists each sync group's own price.
 latency_ms="$(awk -F' [|] ' '$1 == "| latency_bound" {print $4}' "$work/out5/predictions.md")"
 awk -F' [|] ' -v want="$latency_ms" '$1 == "| launch_bound" && $7 == want && $11 == "latency_bound |" {found = 1} END {exit !found}' \
   "$work/out5/predictions.md" || { cat "$work/out5/predictions.md"; fail "launch_bound's measured column is not its fixed run's"; }
@@ -160,7 +160,7 @@ grep -q '^| latency_bound | latency_bound | .* | +0.0 | [-+]0\.[0-9] | yes | lat
   || { grep '^| latency_bound' "$work/log5"; fail "latency_bound's unchanged fixed run is not within 15 %"; }
 grep -q '^| transfer_bound | transfer_bound | pin_copies | .* | +0.0 | -[0-9.]* | no | transfer_bound |$' "$work/log5" \
   || { grep '^| transfer_bound' "$work/log5"; fail "transfer_bound's unchanged fixed run is not a miss"; }
-grep -q '^sync_bound: the fix removes every sync in the step, the replay prices each group alone: cudaMemcpy' "$work/log5" \
+grep -q '^sync_bound: the fix removes every sync in the step; each sync group alone: cudaMemcpy' "$work/log5" \
   || fail "no note listing sync_bound's sync groups"
 grep -q 'gpu_check: all verdicts matched' "$work/log5" || fail "no success line with misses"
 kept="$(find "$work/kept5/launch_bound-fixed" -name '*.fpt' | wc -l)"

@@ -75,10 +75,10 @@ TEST(ReplayMemoryTest, EstimateOfAFiveStepLoop) {
   // op).
   EXPECT_EQ(e.held_edit_bytes, 80u + 40u + 40u);
   EXPECT_EQ(e.edit_build_bytes, 5u * 28u);
-  // cheaper_launches (8 per call), the sync (8 per blocking call),
-  // faster_gpu (8 per op); input_ready, pin_copies and the self-check take
-  // nothing beyond the held edits and the times.
-  EXPECT_EQ(e.job_bytes, (std::vector<uint64_t>{80, 40, 40, 0, 0, 0}));
+  // cheaper_launches (8 per call), the sync and remove_all_syncs (8 per
+  // blocking call), faster_gpu (8 per op); input_ready, pin_copies and the
+  // self-check take nothing beyond the held edits and the times.
+  EXPECT_EQ(e.job_bytes, (std::vector<uint64_t>{80, 40, 40, 40, 0, 0, 0}));
   // One thread: the models, the held edits, its times and
   // cheaper_launches' scratch (above the build's 240 and the held edits'
   // build, 300).

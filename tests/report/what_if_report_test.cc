@@ -177,7 +177,8 @@ TEST(WhatIfJsonTest, SectionHasTheDocumentedFields) {
        .sync_api = "cudaStreamSynchronize",
        .sync_call_site = "train_step (train.py:42)",
        .saving_ns = 150'000,
-       .saving_share = 0.125}};
+       .saving_share = 0.125,
+       .no_saving_reason = ""}};
   const std::string json = WriteJsonReport(r);
   JsonPaths parsed;
   ASSERT_TRUE(parsed.Parse(json)) << json;

@@ -534,11 +534,12 @@ enum class WhatIfScenarioId : uint8_t {
   kInputReady,
   kCheaperLaunches,
   kRemoveSync,
+  kRemoveAllSyncs,
   kPinCopies,
   kFasterGpu,
 };
-// "input_ready", "cheaper_launches", "remove_sync", "pin_copies",
-// "faster_gpu": the ids JSON and HTML reports carry.
+// "input_ready", "cheaper_launches", "remove_sync", "remove_all_syncs",
+// "pin_copies", "faster_gpu": the ids JSON and HTML reports carry.
 const char* WhatIfScenarioName(WhatIfScenarioId id);
 
 // What a what-if's figures are of: step times, or the span of a run

@@ -350,7 +350,8 @@ struct PlatformDifference {
 // without samples), cheaper_launches the launch-overhead idle or the time
 // in launch calls (median call × calls), remove_sync one sync point
 // group's blocked time, pin_copies the pageable copy time of the
-// directions whose pageable share fell, faster_gpu the kernel time.
+// directions whose pageable share fell, faster_gpu the kernel time,
+// remove_all_syncs the blocked time of every host-blocking group.
 struct CauseFall {
   WhatIfScenarioId scenario = WhatIfScenarioId::kInputReady;  // it maps to
   // remove_sync: the sync point group, as in SyncPointChange.

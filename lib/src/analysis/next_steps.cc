@@ -104,9 +104,10 @@ std::vector<TaggedNextStep> NextStepsFor(const Report& report,
         WhatIfScenarioId::kCheaperLaunches);
     steps.push_back(
         {"Increase the batch size so each kernel does more work per launch."});
-    steps.push_back(remove_sync(
-        "Remove host syncs from the loop so the CPU can run ahead of the "
-        "GPU."));
+    steps.push_back(
+        {"Remove host syncs from the loop so the CPU can run ahead of the "
+         "GPU.",
+         WhatIfScenarioId::kRemoveAllSyncs});
     const LaunchStats& l = report.launch;
     if (l.count > 0 && !report.host.threads.empty()) {
       // The thread with the most CUDA API time issues the launches.
@@ -222,10 +223,11 @@ std::vector<TaggedNextStep> NextStepsFor(const Report& report,
            WhatIfScenarioId::kInputReady});
     }
   } else if (v == VerdictClass::kSyncBound) {
-    steps.push_back(remove_sync(
-        "Remove synchronizations from the steady-state loop: avoid .item(), "
-        ".cpu(), print of tensors and blocking cudaMemcpy inside the step; "
-        "accumulate metrics on the GPU and read them every N steps."));
+    steps.push_back(
+        {"Remove synchronizations from the steady-state loop: avoid .item(), "
+         ".cpu(), print of tensors and blocking cudaMemcpy inside the step; "
+         "accumulate metrics on the GPU and read them every N steps.",
+         WhatIfScenarioId::kRemoveAllSyncs});
     steps.push_back(
         {"Use pinned host memory (pin_memory=True) and non_blocking copies so "
          "copies do not synchronize.",

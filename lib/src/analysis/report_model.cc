@@ -98,6 +98,8 @@ const char* WhatIfScenarioName(WhatIfScenarioId id) {
       return "cheaper_launches";
     case WhatIfScenarioId::kRemoveSync:
       return "remove_sync";
+    case WhatIfScenarioId::kRemoveAllSyncs:
+      return "remove_all_syncs";
     case WhatIfScenarioId::kPinCopies:
       return "pin_copies";
     case WhatIfScenarioId::kFasterGpu:

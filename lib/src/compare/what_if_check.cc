@@ -90,14 +90,20 @@ std::vector<CauseFall> Falls(const Comparison& c, const PerUnit& per) {
       blocks_host[Key(p.api, p.reason, p.call_site)] |= p.blocks_host;
     }
   }
+  double all_blocked = 0;
   for (const SyncPointChange& s : c.syncs.points) {
     if (!blocks_host[Key(s.api, s.reason, s.call_site)]) continue;
+    all_blocked -= s.blocked_per_unit_ns.delta;
     falls.push_back(
         {WhatIfScenarioId::kRemoveSync, s.api, s.reason, s.call_site,
          absl::StrCat("time blocked in ", s.api,
                       s.call_site.empty() ? "" : " at ", s.call_site),
          -s.blocked_per_unit_ns.delta});
   }
+  // After the groups: where one group's fall is all of it, the group is
+  // named (the sort below keeps this order among equals).
+  falls.push_back({WhatIfScenarioId::kRemoveAllSyncs, "", "", "",
+                   "time blocked in every host sync", all_blocked});
   double pageable = 0;
   for (const CopyDirectionChange& d : c.copies.directions) {
     if (!CrossesHostLink(d.direction)) continue;

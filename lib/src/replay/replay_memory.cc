@@ -109,7 +109,8 @@ ReplayMemoryEstimate EstimateReplayMemory(const ReplayCounts& c,
   // The jobs as ComputeWhatIf runs them: a self-check per process (the
   // times alone), then input_ready (its held edits), cheaper_launches (a
   // figure per call), each remove_sync (per blocking call), pin_copies
-  // (its held edits) and faster_gpu (per op).
+  // (its held edits), remove_all_syncs (per blocking call) and faster_gpu
+  // (per op).
   const uint64_t per_call = c.largest_calls * kEditBytes;
   const uint64_t per_wait = c.largest_blocking_calls * kEditBytes;
   const uint64_t per_op = c.largest_ops * kEditBytes;
@@ -118,6 +119,7 @@ ReplayMemoryEstimate EstimateReplayMemory(const ReplayCounts& c,
   e.job_bytes.push_back(per_call);
   e.job_bytes.insert(e.job_bytes.end(), sync_groups, per_wait);
   e.job_bytes.push_back(0);
+  e.job_bytes.push_back(per_wait);
   e.job_bytes.push_back(per_op);
   std::sort(e.job_bytes.begin(), e.job_bytes.end(), std::greater<>());
   return e;

@@ -92,6 +92,25 @@ ReplayEdits RemoveSync(const ScenarioEditInputs& in) {
   return RemoveSyncEdits(*in.model, in.sync_group);
 }
 
+// remove_all_syncs
+
+std::string RemoveAllSyncsTitle(const ScenarioParameters&, const SyncPoint*) {
+  return "remove every host sync (syncs, blocking copies, allocations)";
+}
+
+std::string RemoveAllSyncsAssumption(const ScenarioParameters&,
+                                     const SyncPoint*) {
+  return "every call that blocked the host until the GPU caught up returns "
+         "without waiting and the host issues the next work at once; "
+         "assumes the program needs none of the synchronized results where "
+         "it waited (metrics kept on the GPU and read every N steps, results "
+         "copied back asynchronously)";
+}
+
+ReplayEdits RemoveAllSyncs(const ScenarioEditInputs& in) {
+  return RemoveAllSyncEdits(*in.model);
+}
+
 // pin_copies
 
 std::string PinCopiesTitle(const ScenarioParameters&, const SyncPoint*) {
@@ -142,6 +161,10 @@ const std::vector<ScenarioRow>& Scenarios() {
        RemoveSync, false,
        "the GPU is busy through this wait, so the work after it would wait "
        "for the GPU all the same"},
+      {WhatIfScenarioId::kRemoveAllSyncs, RemoveAllSyncsTitle,
+       RemoveAllSyncsAssumption, RemoveAllSyncs, false,
+       "the GPU is busy through the host's waits, so the work after them "
+       "would wait for the GPU all the same"},
       {WhatIfScenarioId::kPinCopies, PinCopiesTitle, PinCopiesAssumption,
        TakeBuilt, true,
        "the copies' time is hidden behind other GPU work or host time"},

@@ -198,18 +198,31 @@ ReplayEdits CheaperLaunchEdits(const ReplayModel& model, TimeNs cost_ns,
   return e;
 }
 
-ReplayEdits RemoveSyncEdits(const ReplayModel& model, int32_t group) {
+namespace {
+
+// The blocking calls `removed` picks return without waiting.
+template <typename Removed>
+ReplayEdits NoWaitEdits(const ReplayModel& model, const Removed& removed) {
   ReplayEdits e;
-  const auto& calls = model.calls();
-  for (size_t i = 0; i < calls.size(); ++i) {
-    const ReplayCall& c = calls[i];
-    if (c.sync_group != group) continue;
+  for (const ReplayCall& c : model.calls()) {
+    if (!Blocking(c) || !removed(c)) continue;
     Resize(&e.no_wait_ns, model.waits().size());
     e.no_wait_ns[c.wait] =
         c.blocked ? model.waits()[c.wait].wake_ns : c.end - c.start;
     ++e.edits;
   }
   return e;
+}
+
+}  // namespace
+
+ReplayEdits RemoveSyncEdits(const ReplayModel& model, int32_t group) {
+  return NoWaitEdits(
+      model, [group](const ReplayCall& c) { return c.sync_group == group; });
+}
+
+ReplayEdits RemoveAllSyncEdits(const ReplayModel& model) {
+  return NoWaitEdits(model, [](const ReplayCall&) { return true; });
 }
 
 ReplayEdits PinCopiesEdits(const Timeline& timeline, const ReplayModel& model,

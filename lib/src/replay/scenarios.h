@@ -57,6 +57,11 @@ ReplayEdits CheaperLaunchEdits(const ReplayModel& model, TimeNs cost_ns,
 // (their own time when they did not block) instead of waiting.
 ReplayEdits RemoveSyncEdits(const ReplayModel& model, int32_t group);
 
+// Every host-blocking call (a sync, a blocking copy or memset, an
+// allocation that synchronized) returns after its wake-up time (its own
+// time when it did not block) instead of waiting.
+ReplayEdits RemoveAllSyncEdits(const ReplayModel& model);
+
 // Pageable copies pinned: each copy from or to pageable host memory takes
 // bytes / bandwidth of its direction (GB/s = bytes per ns), and its call,
 // when it blocked, returns after `async_call_ns` like an async copy.
