@@ -13,20 +13,15 @@
 #include "feedprof/report.h"
 #include "tests/analysis/must_analyze.h"
 #include "tests/analysis/timeline_builder.h"
+#include "tests/testing/what_if_sample.h"
 
 namespace feedprof {
 namespace {
 
+using testing::FindScenario;
 using testing::MustAnalyze;
 using testing::TimelineBuilder;
 using testing::Us;
-
-const WhatIfScenario* Find(const WhatIf& w, const std::string& id) {
-  for (const WhatIfScenario& s : w.scenarios) {
-    if (WhatIfScenarioName(s.id) == id) return &s;
-  }
-  return nullptr;
-}
 
 // How the loop marks its loading.
 enum class Marked { kNothing, kDataLoaderOp, kAnnotation, kStackSamples };
@@ -97,7 +92,7 @@ TEST(InlineInputTest, UnmarkedLoadingSavesOnlyTheGpuIdleOfIt) {
   EXPECT_EQ(w.input_production_ns, 0);
   // The host wait in the 2005 µs idle gap, no more: the second kernel ends
   // 2005 µs sooner.
-  const WhatIfScenario* input = Find(w, "input_ready");
+  const WhatIfScenario* input = FindScenario(w, WhatIfScenarioId::kInputReady);
   ASSERT_NE(input, nullptr);
   EXPECT_NEAR(static_cast<double>(input->saving_ns), 2000e3, 20e3);
 }
@@ -114,7 +109,7 @@ TEST_P(MarkedInlineInputTest, SavesTheLoadingTime) {
   EXPECT_EQ(w.input_production_ns, Us(3000) * kSteps);
   // All 3 ms of loading go: the stream-7 kernels run beside the stream-13
   // one, and the step is its 5 µs launch, 1.8 ms of kernels and the wake.
-  const WhatIfScenario* input = Find(w, "input_ready");
+  const WhatIfScenario* input = FindScenario(w, WhatIfScenarioId::kInputReady);
   ASSERT_NE(input, nullptr);
   EXPECT_NEAR(static_cast<double>(input->saving_ns), 3000e3, 20e3);
   EXPECT_NE(input->assumption.find("producing batches itself"),

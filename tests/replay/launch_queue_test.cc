@@ -14,20 +14,15 @@
 #include "feedprof/report.h"
 #include "tests/analysis/must_analyze.h"
 #include "tests/analysis/timeline_builder.h"
+#include "tests/testing/what_if_sample.h"
 
 namespace feedprof {
 namespace {
 
+using testing::FindScenario;
 using testing::MustAnalyze;
 using testing::TimelineBuilder;
 using testing::Us;
-
-const WhatIfScenario* Find(const WhatIf& w, const std::string& id) {
-  for (const WhatIfScenario& s : w.scenarios) {
-    if (WhatIfScenarioName(s.id) == id) return &s;
-  }
-  return nullptr;
-}
 
 // How the loop below is shaped.
 struct PacedLoop {
@@ -102,14 +97,17 @@ TEST(LaunchQueueTest, FasterKernelsSpeedUpAHostTheQueuePaces) {
               10'000.0);
   // 20 % faster kernels: the kernels' share of the step is ~100 %, so the
   // step is ~20 % shorter: the host, held by the queue, follows the GPU.
-  const WhatIfScenario* gpu = Find(w, "faster_gpu");
+  const WhatIfScenario* gpu = FindScenario(w, WhatIfScenarioId::kFasterGpu);
   ASSERT_NE(gpu, nullptr);
   EXPECT_NEAR(gpu->saving_share, 0.20, 0.01);
   // Cheaper launches free nothing: the host already waits for the GPU.
-  const WhatIfScenario* launches = Find(w, "cheaper_launches");
+  const WhatIfScenario* launches =
+      FindScenario(w, WhatIfScenarioId::kCheaperLaunches);
   ASSERT_NE(launches, nullptr);
   EXPECT_NEAR(launches->saving_share, 0.0, 0.005);
-  EXPECT_EQ(Find(w, "input_ready")->saving_ns, 0);
+  const WhatIfScenario* input = FindScenario(w, WhatIfScenarioId::kInputReady);
+  ASSERT_NE(input, nullptr);
+  EXPECT_EQ(input->saving_ns, 0);
 }
 
 TEST(LaunchQueueTest, HalfTheKernelsShorterSavesTheirShare) {
@@ -121,7 +119,9 @@ TEST(LaunchQueueTest, HalfTheKernelsShorterSavesTheirShare) {
   EXPECT_EQ(w.launch_queue_depth, 128u);
   EXPECT_NEAR(static_cast<double>(w.observed_median_ns), 10'000'000.0,
               10'000.0);
-  EXPECT_NEAR(Find(w, "faster_gpu")->saving_share, 0.20, 0.01);
+  const WhatIfScenario* gpu = FindScenario(w, WhatIfScenarioId::kFasterGpu);
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_NEAR(gpu->saving_share, 0.20, 0.01);
 }
 
 TEST(LaunchQueueTest, KernelsFasterThanTheHostStopAtTheHostsPace) {
@@ -135,7 +135,7 @@ TEST(LaunchQueueTest, KernelsFasterThanTheHostStopAtTheHostsPace) {
   const WhatIf& w = r.what_if;
   ASSERT_TRUE(w.available) << w.unavailable_reason;
   ASSERT_EQ(w.launch_queue_depth, 128u);
-  const WhatIfScenario* gpu = Find(w, "faster_gpu");
+  const WhatIfScenario* gpu = FindScenario(w, WhatIfScenarioId::kFasterGpu);
   ASSERT_NE(gpu, nullptr);
   EXPECT_LE(gpu->predicted_median_ns, Us(3'210));
   EXPECT_GE(gpu->predicted_median_ns, Us(2'790));
@@ -152,7 +152,9 @@ TEST(LaunchQueueTest, CopiesInTheQueueAreHeldLikeLaunches) {
   EXPECT_EQ(w.enqueueing_calls, 1000u);
   EXPECT_GT(w.queue_held_calls, 800u);
   // Kernels are 3/4 of the GPU time: 20 % faster kernels save ~15 %.
-  EXPECT_NEAR(Find(w, "faster_gpu")->saving_share, 0.15, 0.01);
+  const WhatIfScenario* gpu = FindScenario(w, WhatIfScenarioId::kFasterGpu);
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_NEAR(gpu->saving_share, 0.15, 0.01);
 }
 
 TEST(LaunchQueueTest, AQueueNeverFullHoldsNothing) {
@@ -166,7 +168,9 @@ TEST(LaunchQueueTest, AQueueNeverFullHoldsNothing) {
   EXPECT_EQ(w.queue_held_calls, 0u);
   EXPECT_LE(w.most_outstanding_ops, 2u);
   // The host sets the pace: faster kernels save nothing.
-  EXPECT_EQ(Find(w, "faster_gpu")->saving_ns, 0);
+  const WhatIfScenario* gpu = FindScenario(w, WhatIfScenarioId::kFasterGpu);
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_EQ(gpu->saving_ns, 0);
 }
 
 TEST(LaunchQueueTest, AShallowBacklogIsNotTakenForAQueue) {

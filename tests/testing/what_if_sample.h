@@ -13,6 +13,15 @@
 
 namespace feedprof::testing {
 
+// The first scenario of `w` with id `id`; null when it has none.
+inline const WhatIfScenario* FindScenario(const WhatIf& w,
+                                          WhatIfScenarioId id) {
+  for (const WhatIfScenario& s : w.scenarios) {
+    if (s.id == id) return &s;
+  }
+  return nullptr;
+}
+
 // A scenario that saves `saving_share` of `observed_ns`.
 inline WhatIfScenario MakeScenario(WhatIfScenarioId id, std::string title,
                                    TimeNs observed_ns, double saving_share,
