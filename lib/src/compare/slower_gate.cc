@@ -72,21 +72,24 @@ SlowerGate DecideSlowerGate(const StepTimeComparison& s, double percent,
     return gate;
   }
   const bool above_threshold = *s.median_ns.relative > percent / 100;
+  // The change and the test that judged it, in one sentence.
+  const std::string judged = absl::StrFormat(
+      "%s; one-sided Mann-Whitney U p = %.3g", n.effect, n.test.p_value);
   if (above_threshold && n.beyond_noise) {
     gate.outcome = GateOutcome::kSlower;
     gate.explanation = absl::StrFormat(
         "AFTER is slower than BEFORE by more than %g%% beyond noise: %s < %s",
-        percent, n.effect, alpha);
+        percent, judged, alpha);
   } else if (above_threshold) {
     gate.outcome = GateOutcome::kPass;
     gate.explanation = absl::StrFormat(
         "the median step is more than %g%% above BEFORE's, but not slower "
         "beyond noise: %s, not below %s",
-        percent, n.effect, alpha);
+        percent, judged, alpha);
   } else {
     gate.outcome = GateOutcome::kPass;
     gate.explanation =
-        absl::StrFormat("not more than %g%% slower: %s", percent, n.effect);
+        absl::StrFormat("not more than %g%% slower: %s", percent, judged);
   }
   return gate;
 }
