@@ -428,13 +428,15 @@ void ReplayModel::ResolveBlockingCalls() {
 
 void ReplayModel::ResolveQueueHolds() {
   // The enqueueing calls (those that submitted an op without blocking),
-  // each with its first op, by call.
-  std::vector<std::pair<uint32_t, uint32_t>> enqueued;  // (call, op)
-  for (uint32_t i = 0; i < ops_.size(); ++i) {
-    const ReplayOp& op = ops_[i];
-    if (op.call < 0 || op.excluded) continue;
-    if (Blocking(calls_[static_cast<size_t>(op.call)])) continue;
-    enqueued.emplace_back(static_cast<uint32_t>(op.call), i);
+  // each with the device of its first op, by call.
+  std::vector<std::pair<uint32_t, uint32_t>> enqueued;  // (call, device)
+  for (uint32_t d = 0; d < devices_.size(); ++d) {
+    for (uint32_t i = devices_[d].begin; i < devices_[d].end; ++i) {
+      const ReplayOp& op = ops_[i];
+      if (op.call < 0 || op.excluded) continue;
+      if (Blocking(calls_[static_cast<size_t>(op.call)])) continue;
+      enqueued.emplace_back(static_cast<uint32_t>(op.call), d);
+    }
   }
   std::sort(enqueued.begin(), enqueued.end());
   enqueued.erase(std::unique(enqueued.begin(), enqueued.end(),
@@ -448,12 +450,10 @@ void ReplayModel::ResolveQueueHolds() {
   // Per device, its ops' submission times (work with no launching call in
   // the model counts from the beginning), sorted.
   std::vector<std::vector<TimeNs>> submitted(devices_.size());
-  std::vector<uint32_t> device_of_op(ops_.size(), 0);
   for (size_t d = 0; d < devices_.size(); ++d) {
     const DeviceOps& dev = devices_[d];
     for (uint32_t i = dev.begin; i < dev.end; ++i) {
       const ReplayOp& op = ops_[i];
-      device_of_op[i] = static_cast<uint32_t>(d);
       submitted[d].push_back(op.call >= 0
                                  ? calls_[static_cast<size_t>(op.call)].start
                                  : std::numeric_limits<TimeNs>::min());
@@ -478,18 +478,14 @@ void ReplayModel::ResolveQueueHolds() {
   // A call blocked on the queue found `depth` ops outstanding at its start
   // and left with fewer: the depth is one more than the most ops any call
   // left outstanding.
-  struct Seen {
-    uint32_t at_start = 0;
-    uint32_t device = 0;
-  };
-  std::vector<Seen> seen(enqueued.size());
+  std::vector<uint32_t> at_start(enqueued.size());
   uint32_t most_left = 0;
   for (size_t k = 0; k < enqueued.size(); ++k) {
-    const ReplayCall& c = calls_[enqueued[k].first];
-    const uint32_t d = device_of_op[enqueued[k].second];
-    seen[k] = {outstanding(d, c.start, c.start), d};
+    const auto [call, d] = enqueued[k];
+    const ReplayCall& c = calls_[call];
+    at_start[k] = outstanding(d, c.start, c.start);
     launch_queue_.most_outstanding =
-        std::max(launch_queue_.most_outstanding, seen[k].at_start);
+        std::max(launch_queue_.most_outstanding, at_start[k]);
     most_left = std::max(most_left, outstanding(d, c.start, c.end));
   }
   const uint32_t depth = most_left + 1;
@@ -497,8 +493,7 @@ void ReplayModel::ResolveQueueHolds() {
   std::vector<TimeNs> held_time, free_time;
   for (size_t k = 0; k < enqueued.size(); ++k) {
     const ReplayCall& c = calls_[enqueued[k].first];
-    (seen[k].at_start >= depth ? held_time : free_time)
-        .push_back(c.end - c.start);
+    (at_start[k] >= depth ? held_time : free_time).push_back(c.end - c.start);
   }
   if (held_time.size() < kMinHeldCalls ||
       static_cast<double>(held_time.size()) <
@@ -515,13 +510,13 @@ void ReplayModel::ResolveQueueHolds() {
   // below the depth: of the ops submitted before it, the
   // (outstanding - depth + 1)-th to end after its start.
   for (size_t k = 0; k < enqueued.size(); ++k) {
-    if (seen[k].at_start < depth) continue;
+    if (at_start[k] < depth) continue;
     ReplayCall& c = calls_[enqueued[k].first];
-    const std::vector<uint32_t>& by_end = devices_[seen[k].device].by_end;
+    const std::vector<uint32_t>& by_end = devices_[enqueued[k].second].by_end;
     auto it = std::upper_bound(
         by_end.begin(), by_end.end(), c.start,
         [this](TimeNs v, uint32_t j) { return v < ops_[j].end; });
-    uint32_t to_end = seen[k].at_start - depth + 1;
+    uint32_t to_end = at_start[k] - depth + 1;
     int32_t freed_by = -1;
     for (int steps = 0; it != by_end.end() && steps < kSearchLimit;
          ++it, ++steps) {

@@ -150,26 +150,26 @@ ReplayEdits FasterGpu(const ScenarioEditInputs& in) {
 const std::vector<ScenarioRow>& Scenarios() {
   static const std::vector<ScenarioRow> kRows = {
       {WhatIfScenarioId::kInputReady, InputReadyTitle, InputReadyAssumption,
-       TakeBuilt, true,
+       TakeBuilt,
        "the GPU is busy while the host waits for its input or makes it, so "
        "the host would wait for the GPU instead"},
       {WhatIfScenarioId::kCheaperLaunches, CheaperLaunchesTitle,
-       CheaperLaunchesAssumption, CheaperLaunches, false,
+       CheaperLaunchesAssumption, CheaperLaunches,
        "the GPU, not the launch calls, sets the pace: cheaper calls would "
        "only wait longer for it"},
       {WhatIfScenarioId::kRemoveSync, RemoveSyncTitle, RemoveSyncAssumption,
-       RemoveSync, false,
+       RemoveSync,
        "the GPU is busy through this wait, so the work after it would wait "
        "for the GPU all the same"},
       {WhatIfScenarioId::kRemoveAllSyncs, RemoveAllSyncsTitle,
-       RemoveAllSyncsAssumption, RemoveAllSyncs, false,
+       RemoveAllSyncsAssumption, RemoveAllSyncs,
        "the GPU is busy through the host's waits, so the work after them "
        "would wait for the GPU all the same"},
       {WhatIfScenarioId::kPinCopies, PinCopiesTitle, PinCopiesAssumption,
-       TakeBuilt, true,
+       TakeBuilt,
        "the copies' time is hidden behind other GPU work or host time"},
       {WhatIfScenarioId::kFasterGpu, FasterGpuTitle, FasterGpuAssumption,
-       FasterGpu, false,
+       FasterGpu,
        "the host, not the GPU, sets the pace: shorter kernels would leave the "
        "GPU idle longer"},
   };

@@ -49,9 +49,6 @@ struct ScenarioRow {
   std::string (*title)(const ScenarioParameters&, const SyncPoint* sync);
   std::string (*assumption)(const ScenarioParameters&, const SyncPoint* sync);
   ReplayEdits (*edits)(const ScenarioEditInputs& in);
-  // Whether its edits are built before the replay (ScenarioEditInputs::
-  // built), from the analysis' views.
-  bool built_from_views;
   // Why the replay can find no saving for it, completing "the replay
   // finds no saving: ".
   const char* no_saving;

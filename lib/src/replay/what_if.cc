@@ -347,7 +347,8 @@ struct SelfCheck {
 };
 
 // One scenario's job: its row, its sync group (remove_sync), and per
-// process the edits built before the replay (built_from_views rows).
+// process the edits built before the replay from what the views held
+// (input_ready, pin_copies).
 struct ScenarioJob {
   const ScenarioRow* row = nullptr;
   const SyncPoint* sync = nullptr;
