@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "preload/own_io.h"
+
 namespace feedprof::preload {
 namespace {
 
@@ -27,7 +29,7 @@ void WriteLine(const char* format, va_list args) {
   line[len++] = '\n';
   const char* p = line;
   while (len > 0) {
-    ssize_t w = ::write(STDERR_FILENO, p, len);
+    ssize_t w = OwnWrite(STDERR_FILENO, p, len);
     if (w < 0 && errno == EINTR) continue;
     if (w <= 0) break;
     p += w;

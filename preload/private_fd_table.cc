@@ -13,6 +13,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "preload/own_io.h"
+
 #ifndef SYS_close_range
 #define SYS_close_range 436  // the same number on every Linux architecture
 #endif
@@ -59,7 +61,7 @@ bool SeccompFilterActive() {
   char buf[4096];
   size_t used = 0;
   for (;;) {
-    const ssize_t n = read(fd, buf + used, sizeof buf - 1 - used);
+    const ssize_t n = OwnRead(fd, buf + used, sizeof buf - 1 - used);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     used += static_cast<size_t>(n);

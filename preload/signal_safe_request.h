@@ -24,6 +24,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "preload/own_io.h"
 #include "preload/private_fd.h"
 
 namespace feedprof::preload {
@@ -36,14 +37,14 @@ inline int MakeEventFd() {
 inline void SignalEventFd(int fd) {
   if (fd < 0) return;
   const uint64_t one = 1;
-  const ssize_t ignored = write(fd, &one, sizeof one);
+  const ssize_t ignored = OwnWrite(fd, &one, sizeof one);
   (void)ignored;
 }
 
 inline void ClearEventFd(int fd) {
   if (fd < 0) return;
   uint64_t value;
-  const ssize_t ignored = read(fd, &value, sizeof value);
+  const ssize_t ignored = OwnRead(fd, &value, sizeof value);
   (void)ignored;
 }
 

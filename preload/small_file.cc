@@ -6,6 +6,8 @@
 
 #include <cerrno>
 
+#include "preload/own_io.h"
+
 namespace feedprof::preload {
 
 size_t ReadSmallFile(const char* path, char* out, size_t size) {
@@ -13,7 +15,7 @@ size_t ReadSmallFile(const char* path, char* out, size_t size) {
   if (fd < 0) return 0;
   size_t used = 0;
   while (used < size) {
-    const ssize_t n = read(fd, out + used, size - used);
+    const ssize_t n = OwnRead(fd, out + used, size - used);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     used += static_cast<size_t>(n);

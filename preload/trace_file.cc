@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "preload/own_io.h"
 #include "preload/private_fd.h"
 
 namespace feedprof::preload {
@@ -134,7 +135,7 @@ bool TraceFile::Write(const uint8_t* data, size_t size) {
 
 bool TraceFile::WriteAll(const uint8_t* data, size_t size) {
   while (size > 0) {
-    const ssize_t n = write(fd_, data, size);
+    const ssize_t n = OwnWrite(fd_, data, size);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return Fail("write", n < 0 ? errno : EIO);
     data += n;

@@ -10,6 +10,8 @@ constexpr uint32_t kBatchBaseTs = 1;
 constexpr uint32_t kBatchThreads = 2;
 constexpr uint32_t kBatchProcess = 3;
 constexpr uint32_t kBatchSystem = 4;
+constexpr uint32_t kBatchDisks = 5;
+constexpr uint32_t kBatchNfs = 6;
 
 int64_t Delta(uint64_t ts, uint64_t prev) {
   return static_cast<int64_t>(ts - prev);
@@ -26,6 +28,7 @@ void HostSampleBatchEncoder::Begin(uint64_t base_ts_ns) {
   batch_ = writer_.BeginNested(kPacketHostSamples, 4);
   writer_.Uint(kBatchBaseTs, base_ts_ns);
   last_thread_ts_ = last_process_ts_ = last_system_ts_ = base_ts_ns;
+  last_disk_ts_ = last_nfs_ts_ = base_ts_ns;
   samples_ = 0;
   begun_ = !writer_.overflowed();
 }
@@ -76,6 +79,10 @@ bool HostSampleBatchEncoder::AddProcess(const ProcessSampleRecord& s) {
   writer_.Uint(11, s.num_threads);
   writer_.Uint(12, s.user_ns);
   writer_.Uint(13, s.system_ns);
+  writer_.Uint(14, s.profiler_syscr);
+  writer_.Uint(15, s.profiler_rchar);
+  writer_.Uint(16, s.profiler_syscw);
+  writer_.Uint(17, s.profiler_wchar);
   writer_.EndNested(m);
   return Commit(mark, s.ts_ns, &last_process_ts_);
 }
@@ -101,6 +108,45 @@ bool HostSampleBatchEncoder::AddSystem(const SystemSampleRecord& s) {
   writer_.Double(15, s.load_1m);
   writer_.EndNested(m);
   return Commit(mark, s.ts_ns, &last_system_ts_);
+}
+
+bool HostSampleBatchEncoder::AddDisk(const DiskSampleRecord& s) {
+  if (!begun_) return false;
+  const size_t mark = writer_.size();
+  auto m = writer_.BeginNested(kBatchDisks);
+  writer_.Sint(1, Delta(s.ts_ns, last_disk_ts_));
+  writer_.Uint(2, s.device_id);
+  writer_.Uint(3, s.reads);
+  writer_.Uint(4, s.reads_merged);
+  writer_.Uint(5, s.read_bytes);
+  writer_.Uint(6, s.read_ms);
+  writer_.Uint(7, s.writes);
+  writer_.Uint(8, s.writes_merged);
+  writer_.Uint(9, s.write_bytes);
+  writer_.Uint(10, s.write_ms);
+  writer_.Uint(11, s.in_flight);
+  writer_.Uint(12, s.busy_ms);
+  writer_.Uint(13, s.weighted_ms);
+  writer_.EndNested(m);
+  return Commit(mark, s.ts_ns, &last_disk_ts_);
+}
+
+bool HostSampleBatchEncoder::AddNfs(const NfsSampleRecord& s) {
+  if (!begun_) return false;
+  const size_t mark = writer_.size();
+  auto m = writer_.BeginNested(kBatchNfs);
+  writer_.Sint(1, Delta(s.ts_ns, last_nfs_ts_));
+  writer_.Uint(2, s.mount_point_id);
+  writer_.Uint(3, s.ops);
+  writer_.Uint(4, s.transmissions);
+  writer_.Uint(5, s.major_timeouts);
+  writer_.Uint(6, s.rtt_ms);
+  writer_.Uint(7, s.execute_ms);
+  writer_.Uint(8, s.read_ops);
+  writer_.Uint(9, s.read_bytes);
+  writer_.Uint(10, s.read_rtt_ms);
+  writer_.EndNested(m);
+  return Commit(mark, s.ts_ns, &last_nfs_ts_);
 }
 
 size_t HostSampleBatchEncoder::Finish() {

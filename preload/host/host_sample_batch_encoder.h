@@ -3,11 +3,11 @@
 // The sampler batches many rounds per packet (a packet every ~0.5 s, or
 // sooner when the buffer fills) so the per-packet overhead of the writer
 // is paid rarely, and timestamps shrink to small deltas: each repeated
-// field (threads, process, system) is delta-encoded on its own against the
-// previous sample of the same field, the first against `base_ts_ns`, as
-// proto/feedprof.proto specifies. Encoding goes into a caller-owned buffer
-// through WireWriter: no allocation. A sample that does not fit is taken
-// back whole, so a full buffer never yields a half-written packet.
+// field (threads, process, system, disks, nfs) is delta-encoded on its own
+// against the previous sample of the same field, the first against
+// `base_ts_ns`, as proto/feedprof.proto specifies. Encoding goes into a
+// caller-owned buffer through WireWriter: no allocation. A sample that does not
+// fit is taken back whole, so a full buffer never yields a half-written packet.
 #ifndef FEEDPROF_PRELOAD_HOST_HOST_SAMPLE_BATCH_ENCODER_H_
 #define FEEDPROF_PRELOAD_HOST_HOST_SAMPLE_BATCH_ENCODER_H_
 
@@ -33,6 +33,8 @@ class HostSampleBatchEncoder {
   bool AddThread(const ThreadSampleRecord& s);
   bool AddProcess(const ProcessSampleRecord& s);
   bool AddSystem(const SystemSampleRecord& s);
+  bool AddDisk(const DiskSampleRecord& s);
+  bool AddNfs(const NfsSampleRecord& s);
 
   // Number of samples added since Begin.
   size_t sample_count() const { return samples_; }
@@ -55,6 +57,8 @@ class HostSampleBatchEncoder {
   uint64_t last_thread_ts_ = 0;
   uint64_t last_process_ts_ = 0;
   uint64_t last_system_ts_ = 0;
+  uint64_t last_disk_ts_ = 0;
+  uint64_t last_nfs_ts_ = 0;
   size_t samples_ = 0;
   bool begun_ = false;
 };

@@ -50,6 +50,11 @@ struct ProcessSampleRecord {
   uint32_t num_threads = 0;
   uint64_t user_ns = 0;
   uint64_t system_ns = 0;
+  // The library's own read and write calls (own_io.h), cumulative.
+  uint64_t profiler_syscr = 0;
+  uint64_t profiler_rchar = 0;
+  uint64_t profiler_syscw = 0;
+  uint64_t profiler_wchar = 0;
 };
 
 struct SystemSampleRecord {
@@ -68,6 +73,38 @@ struct SystemSampleRecord {
   uint64_t mem_dirty_bytes = 0;
   uint64_t mem_writeback_bytes = 0;
   double load_1m = 0;
+};
+
+// A disk under the data's file systems (/proc/diskstats): sectors already
+// turned into bytes.
+struct DiskSampleRecord {
+  uint64_t ts_ns = 0;
+  uint32_t device_id = 0;  // interned disk name
+  uint64_t reads = 0;
+  uint64_t reads_merged = 0;
+  uint64_t read_bytes = 0;
+  uint64_t read_ms = 0;
+  uint64_t writes = 0;
+  uint64_t writes_merged = 0;
+  uint64_t write_bytes = 0;
+  uint64_t write_ms = 0;
+  uint32_t in_flight = 0;
+  uint64_t busy_ms = 0;
+  uint64_t weighted_ms = 0;
+};
+
+// An NFS mount among the data's mounts (/proc/self/mountstats).
+struct NfsSampleRecord {
+  uint64_t ts_ns = 0;
+  uint32_t mount_point_id = 0;  // interned mount point
+  uint64_t ops = 0;
+  uint64_t transmissions = 0;
+  uint64_t major_timeouts = 0;
+  uint64_t rtt_ms = 0;
+  uint64_t execute_ms = 0;
+  uint64_t read_ops = 0;
+  uint64_t read_bytes = 0;
+  uint64_t read_rtt_ms = 0;
 };
 
 }  // namespace feedprof::preload::host

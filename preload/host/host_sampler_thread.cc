@@ -293,6 +293,14 @@ void HostSamplerThread::SampleRound() {
   if (collector_.CollectSystem(&system)) {
     Append(system, &HostSampleBatchEncoder::AddSystem);
   }
+  // The data's disks and NFS mounts: samples every slow_refresh_rounds.
+  collector_.CollectStorage(sinks_.intern_string, sinks_.context);
+  for (size_t i = 0; i < collector_.disk_sample_count(); ++i) {
+    Append(collector_.disk_sample(i), &HostSampleBatchEncoder::AddDisk);
+  }
+  for (size_t i = 0; i < collector_.nfs_sample_count(); ++i) {
+    Append(collector_.nfs_sample(i), &HostSampleBatchEncoder::AddNfs);
+  }
   const uint64_t skipped = collector_.threads_skipped();
   Drop(skipped - skipped_reported_);
   skipped_reported_ = skipped;

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "preload/host/proc_text.h"
+#include "preload/own_io.h"
 
 namespace feedprof::preload::host {
 namespace {
@@ -122,7 +123,7 @@ bool ForEachLine(const char* path, char* scratch, size_t cap, Visit visit) {
   off_t offset = 0;
   bool skipping = false;  // inside a line that did not fit
   for (;;) {
-    const ssize_t n = pread(fd, scratch + have, cap - have, offset);
+    const ssize_t n = OwnPread(fd, scratch + have, cap - have, offset);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     offset += n;

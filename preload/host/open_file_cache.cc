@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "preload/host/proc_text.h"
+#include "preload/own_io.h"
 
 namespace feedprof::preload::host {
 
@@ -64,7 +65,7 @@ long OpenFileCache::Read(int slot, char* buf, size_t cap) const {
   // call to see the end would double the cost of a sample.
   ssize_t n;
   do {
-    n = pread(fd, buf, cap - 1, 0);
+    n = OwnPread(fd, buf, cap - 1, 0);
   } while (n < 0 && errno == EINTR);
   if (n < 0) return -1;
   buf[n] = '\0';

@@ -2,7 +2,6 @@
 
 #include <dirent.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -13,6 +12,7 @@
 #include <string_view>
 
 #include "preload/host/cpu_list.h"
+#include "preload/host/data_mounts.h"
 #include "preload/host/mount_lookup.h"
 #include "preload/host/proc_parsers.h"
 #include "preload/host/proc_text.h"
@@ -95,11 +95,6 @@ constexpr size_t kMaxPciDevices =
 constexpr size_t kBusIdBytes = 16;  // "0000:3b:00.0"
 constexpr size_t kPathBytes = 1024;
 constexpr size_t kTextBytes = 4096;  // the first CPU's /proc/cpuinfo entry
-constexpr size_t kMaxDataMounts = 4;
-constexpr size_t kCmdlineBytes = 1024;
-// Files named on the command line count as data from this size (smaller
-// ones are scripts and configs).
-constexpr off_t kDataFileBytes = 1 << 20;
 constexpr uint64_t kUnlimited = ~uint64_t{0};
 // v1 memory.limit_in_bytes prints PAGE_COUNTER_MAX pages for "no limit".
 constexpr uint64_t kNoMemoryLimitAbove = uint64_t{1} << 60;
@@ -501,84 +496,26 @@ void WriteMount(WireWriter& w, uint32_t field, const char* path,
   w.EndNested(n);
 }
 
+void WriteMountVisit(const char* path, bool working_directory,
+                     const MountFields& m, void* writer) {
+  WriteMount(*static_cast<WireWriter*>(writer),
+             working_directory ? platform::kWorkingDirectoryMount
+                               : platform::kDataMounts,
+             path, m);
+}
+
 // The mounts of the working directory and of the directories (and large
-// files) the command line names, at most kMaxDataMounts of them, each
-// mount once.
-void WriteMounts(WireWriter& w, RootPaths& paths,
-                 const PlatformSources& sources, bool live, char* text) {
-  char mountinfo[kPathBytes];
-  std::snprintf(mountinfo, sizeof mountinfo, "%s",
-                paths.Get("/proc/self/mountinfo"));
-  const char* root = live ? "" : sources.root;
-  char cwd[kPathBytes] = {};
-  if (sources.cwd != nullptr) {
-    std::snprintf(cwd, sizeof cwd, "%s", sources.cwd);
-  } else if (!live || getcwd(cwd, sizeof cwd) == nullptr) {
-    cwd[0] = '\0';
-  }
-  MountFields m;
-  if (cwd[0] == '/') {
-    struct stat st;
-    const uint64_t dev =
-        live && stat(cwd, &st) == 0 ? static_cast<uint64_t>(st.st_dev) : 0;
-    if (FindMount(mountinfo, cwd, dev, text, kTextBytes, &m)) {
-      ReadBlockDevice(root, &m);
-      WriteMount(w, platform::kWorkingDirectoryMount, ".", m);
-    }
-  }
-  char args[kCmdlineBytes];
-  const long n = ReadFile(paths.Get("/proc/self/cmdline"), args, sizeof args);
-  if (n <= 0) return;
-  uint64_t seen[kMaxDataMounts];  // hashes of the mount points written
-  size_t count = 0;
-  bool first = true;
-  for (const char* a = args; a < args + n; a += std::strlen(a) + 1) {
-    if (first) {  // the program itself
-      first = false;
-      continue;
-    }
-    // "--data=/x" names /x.
-    const char* eq = std::strchr(a, '=');
-    const char* arg = eq != nullptr && a[0] == '-' ? eq + 1 : a;
-    if (arg[0] == '\0' || arg[0] == '-') continue;
-    char path[kPathBytes];
-    if (arg[0] == '/') {
-      std::snprintf(path, sizeof path, "%s", arg);
-    } else if (cwd[0] == '/' && std::strchr(arg, '/') != nullptr) {
-      std::snprintf(path, sizeof path, "%s/%s", cwd, arg);
-    } else {
-      continue;  // a bare word: a subcommand, a name, a number
-    }
-    NormalizePath(path);
-    char on_disk[kPathBytes];
-    std::snprintf(on_disk, sizeof on_disk, "%s%s", root, path);
-    struct stat st;
-    if (stat(on_disk, &st) != 0 ||
-        !(S_ISDIR(st.st_mode) ||
-          (S_ISREG(st.st_mode) && st.st_size >= kDataFileBytes))) {
-      continue;
-    }
-    if (!FindMount(mountinfo, path, live ? st.st_dev : 0, text, kTextBytes,
-                   &m)) {
-      continue;
-    }
-    uint64_t hash = 14695981039346656037ull;  // FNV-1a
-    for (const char* c = m.mount_point; *c != '\0'; ++c) {
-      hash = (hash ^ static_cast<unsigned char>(*c)) * 1099511628211ull;
-    }
-    bool known = false;
-    for (size_t i = 0; i < count; ++i) known |= seen[i] == hash;
-    if (known) continue;
-    seen[count++] = hash;
-    ReadBlockDevice(root, &m);
-    WriteMount(w, platform::kDataMounts, path, m);
-    if (count == kMaxDataMounts) break;
-  }
+// files) the command line names (data_mounts.h).
+void WriteMounts(WireWriter& w, const PlatformSources& sources, char* text) {
+  DataMountSources where;
+  where.root = sources.root;
+  where.cwd = sources.cwd;
+  FindDataMounts(where, text, kTextBytes, &WriteMountVisit, &w);
 }
 
 // The facts of fields 16-33 (docs/doctor.md's checks).
 void WriteHostFacts(WireWriter& w, RootPaths& paths,
-                    const PlatformSources& sources, bool live, char* text) {
+                    const PlatformSources& sources, char* text) {
   w.Bool(platform::kHostFactsProbed, true);
   w.String(platform::kOnlineCpuList,
            ReadAttribute(paths.Get("/sys/devices/system/cpu/online"), text,
@@ -647,7 +584,7 @@ void WriteHostFacts(WireWriter& w, RootPaths& paths,
     closedir(dir);
     w.Bool(platform::kRdmaDevices, any);
   }
-  WriteMounts(w, paths, sources, live, text);
+  WriteMounts(w, sources, text);
 }
 
 }  // namespace
@@ -694,7 +631,7 @@ size_t EncodePlatformSnapshotFrom(WireWriter& w, uint32_t field_number,
     }
     w.String(platform::kKernelRelease, release);
   }
-  WriteHostFacts(w, paths, sources, live, text);
+  WriteHostFacts(w, paths, sources, text);
   w.EndNested(m);
   return w.size() - before;
 }

@@ -156,6 +156,160 @@ bool ParseLoadavg1m(std::string_view text, double* out) {
   return ParseDecimal(NextToken(&t), out);
 }
 
+bool ParseDiskstatsLine(std::string_view line, DiskStats* out) {
+  *out = DiskStats{};
+  NextToken(&line);  // major
+  NextToken(&line);  // minor
+  out->name = NextToken(&line);
+  uint64_t* const slots[] = {
+      &out->reads,           &out->reads_merged, &out->sectors_read,
+      &out->read_ms,         &out->writes,       &out->writes_merged,
+      &out->sectors_written, &out->write_ms,     &out->in_flight,
+      &out->io_ticks_ms,     &out->weighted_ms};
+  for (uint64_t* slot : slots) {
+    if (!ParseUint(NextToken(&line), slot)) return false;
+  }
+  return !out->name.empty();
+}
+
+bool FindDiskstats(std::string_view text, std::string_view name,
+                   DiskStats* out) {
+  while (!text.empty()) {
+    const size_t end = text.find('\n');
+    if (end == std::string_view::npos) break;  // cut: not a whole line
+    const std::string_view line = text.substr(0, end);
+    text.remove_prefix(end + 1);
+    // The name is the third token: compare before parsing the numbers.
+    std::string_view rest = line;
+    NextToken(&rest);
+    NextToken(&rest);
+    if (NextToken(&rest) != name) continue;
+    return ParseDiskstatsLine(line, out);
+  }
+  *out = DiskStats{};
+  return false;
+}
+
+namespace {
+
+bool IsOctal(char c) { return c >= '0' && c <= '7'; }
+
+// Whether the mount point as /proc/self/mountstats escapes it (\ooo for
+// space, tab, newline and backslash) is `plain`.
+bool SameMountPoint(std::string_view escaped, std::string_view plain) {
+  size_t j = 0;
+  for (size_t i = 0; i < escaped.size(); ++i, ++j) {
+    char c = escaped[i];
+    if (c == '\\' && i + 3 < escaped.size() && IsOctal(escaped[i + 1]) &&
+        IsOctal(escaped[i + 2]) && IsOctal(escaped[i + 3])) {
+      c = static_cast<char>((escaped[i + 1] - '0') * 64 +
+                            (escaped[i + 2] - '0') * 8 +
+                            (escaped[i + 3] - '0'));
+      i += 3;
+    }
+    if (j >= plain.size() || plain[j] != c) return false;
+  }
+  return j == plain.size();
+}
+
+// The text after `key` up to the next space: " mounted on " -> the mount
+// point. Empty when `key` is not in `line`.
+std::string_view TokenAfter(std::string_view line, std::string_view key) {
+  const size_t at = line.find(key);
+  if (at == std::string_view::npos) return {};
+  std::string_view rest = line.substr(at + key.size());
+  return NextToken(&rest);
+}
+
+}  // namespace
+
+MountstatsScanner::MountstatsScanner(const char* const* mount_points,
+                                     size_t count, NfsOpTotals* out,
+                                     bool* found)
+    : mount_points_(mount_points), count_(count), out_(out), found_(found) {
+  for (size_t i = 0; i < count_; ++i) {
+    out_[i] = NfsOpTotals{};
+    found_[i] = false;
+  }
+}
+
+void MountstatsScanner::Complete() {
+  if (current_ >= 0 && in_ops_) {
+    const auto i = static_cast<size_t>(current_);
+    out_[i] = totals_;
+    found_[i] = true;
+    ++found_count_;
+  }
+  current_ = -1;
+  in_ops_ = false;
+  totals_ = NfsOpTotals{};
+}
+
+void MountstatsScanner::Line(std::string_view line) {
+  if (line.empty()) {  // the end of an NFS block
+    Complete();
+    return;
+  }
+  if (line[0] != ' ' && line[0] != '\t') {
+    // "device SRC mounted on MOUNTPOINT with fstype TYPE ...": a new block.
+    Complete();
+    const std::string_view type = TokenAfter(line, " with fstype ");
+    if (type != "nfs" && type != "nfs4") return;
+    const std::string_view mount_point = TokenAfter(line, " mounted on ");
+    for (size_t i = 0; i < count_; ++i) {
+      if (!found_[i] && SameMountPoint(mount_point, mount_points_[i])) {
+        current_ = static_cast<long>(i);
+        break;
+      }
+    }
+    return;
+  }
+  if (current_ < 0) return;
+  std::string_view body = Trim(line);
+  if (!in_ops_) {
+    in_ops_ = body == "per-op statistics";
+    return;
+  }
+  // "        READ: 120 120 0 15360 125829120 3 1450 1470 0".
+  const std::string_view op = NextPart(&body, ':');
+  uint64_t v[8];
+  for (uint64_t& value : v) {
+    if (!ParseUint(NextToken(&body), &value)) return;  // not an op line
+  }
+  totals_.ops += v[0];
+  totals_.transmissions += v[1];
+  totals_.major_timeouts += v[2];
+  totals_.rtt_ms += v[6];
+  totals_.execute_ms += v[7];
+  if (Trim(op) == "READ") {
+    totals_.read_ops += v[0];
+    totals_.read_bytes += v[4];
+    totals_.read_rtt_ms += v[6];
+  }
+}
+
+void MountstatsScanner::End() { Complete(); }
+
+size_t ParseMountstats(std::string_view text, bool complete,
+                       const char* const* mount_points, size_t count,
+                       NfsOpTotals* out, bool* found) {
+  MountstatsScanner scanner(mount_points, count, out, found);
+  while (!text.empty() && !scanner.all_found()) {
+    const size_t end = text.find('\n');
+    if (end == std::string_view::npos) {
+      if (complete) scanner.Line(text);  // a last line without '\n'
+      text = {};
+      break;
+    }
+    scanner.Line(text.substr(0, end));
+    text.remove_prefix(end + 1);
+  }
+  if (complete) scanner.End();
+  size_t n = 0;
+  for (size_t i = 0; i < count; ++i) n += found[i] ? 1 : 0;
+  return n;
+}
+
 std::string_view ParseNvidiaDriverVersion(std::string_view text) {
   std::string_view t = text;
   while (!t.empty()) {

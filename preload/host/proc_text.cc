@@ -5,6 +5,7 @@
 
 #include <cerrno>
 
+#include "preload/own_io.h"
 #include "preload/private_fd.h"
 
 namespace feedprof::preload::host {
@@ -31,12 +32,14 @@ long PreadText(int fd, char* buf, size_t cap) {
   size_t used = 0;
   while (used + 1 < cap) {
     const ssize_t n =
-        pread(fd, buf + used, cap - 1 - used, static_cast<off_t>(used));
+        OwnPread(fd, buf + used, cap - 1 - used, static_cast<off_t>(used));
     if (n < 0) {
       if (errno == EINTR) continue;
       buf[0] = '\0';
       return -1;
     }
+    // A seq_file answers a read with at most one buffer of records: only
+    // 0 means the end.
     if (n == 0) break;
     used += static_cast<size_t>(n);
   }

@@ -16,6 +16,7 @@
 
 #include "preload/host/proc_parsers.h"
 #include "preload/host/proc_text.h"
+#include "preload/own_io.h"
 #include "preload/recorder.h"
 
 namespace feedprof::preload::host {
@@ -113,6 +114,16 @@ bool SampleCollector::Open(const CollectorOptions& options) {
   }
   current_ = tracks_;
   previous_ = tracks_ + n;
+  // The storage under the data, before the directories: mountstats is
+  // kept open only when an NFS mount is listed.
+  disk_count_ = nfs_count_ = 0;
+  DataMountSources sources;
+  sources.root = options_.root;
+  sources.cwd = options_.cwd;
+  FindDataMounts(sources, large_buf_, kLargeBufBytes, &AddDataMount, this);
+  for (uint32_t& id : disk_ids_) id = 0;
+  for (uint32_t& id : nfs_ids_) id = 0;
+  storage_sampled_ = false;
   if (!OpenDirectories()) {
     Close();
     return false;
@@ -132,6 +143,7 @@ void SampleCollector::Close() {
   announcements_ = nullptr;
   dirents_ = small_buf_ = large_buf_ = nullptr;
   thread_count_ = previous_count_ = announcement_count_ = 0;
+  disk_sample_count_ = nfs_sample_count_ = 0;
 }
 
 bool SampleCollector::OpenDirectories() {
@@ -158,6 +170,14 @@ bool SampleCollector::OpenDirectories() {
               {kMeminfo, proc_fd_, "meminfo"}, {kLoadavg, proc_fd_, "loadavg"}};
   for (const auto& k : kept) {
     kept_fds_[k.file] = OpenPrivate(k.dir_fd, k.name, O_RDONLY | O_NOCTTY);
+  }
+  if (disk_count_ > 0) {
+    kept_fds_[kDiskstats] =
+        OpenPrivate(proc_fd_, "diskstats", O_RDONLY | O_NOCTTY);
+  }
+  if (nfs_count_ > 0) {
+    kept_fds_[kMountstats] =
+        OpenPrivate(self_fd_, "mountstats", O_RDONLY | O_NOCTTY);
   }
   self_pid_ = 0;
   TaskStat st;
@@ -214,6 +234,12 @@ bool SampleCollector::ReopenAfterFork() {
   listed_threads_ = 0;
   listed_nlink_ = 0;
   last_rss_bytes_ = 0;
+  // The storage list stays (the child reads the same data); its first
+  // round samples it for the child's own trace, naming it again there.
+  storage_sampled_ = false;
+  disk_sample_count_ = nfs_sample_count_ = 0;
+  for (uint32_t& id : disk_ids_) id = 0;
+  for (uint32_t& id : nfs_ids_) id = 0;
   return OpenDirectories();
 }
 
@@ -495,6 +521,13 @@ bool SampleCollector::CollectProcess(ProcessSampleRecord* out) {
     out->system_ns = st.stime_ticks * tick_ns_;
   }
   if (process_io_readable_) {
+    // The library's own calls so far, taken before the read of
+    // /proc/self/io, which counts neither itself nor what follows.
+    const OwnIoTotals own = OwnIo();
+    out->profiler_syscr = own.reads;
+    out->profiler_rchar = own.read_bytes;
+    out->profiler_syscw = own.writes;
+    out->profiler_wchar = own.write_bytes;
     // Unreadable without ptrace rights in some containers: then skip it
     // from now on rather than failing every round.
     const long m =
@@ -554,6 +587,147 @@ bool SampleCollector::CollectSystem(SystemSampleRecord* out) {
   out->mem_writeback_bytes = last_system_.mem_writeback_bytes;
   out->load_1m = last_system_.load_1m;
   return true;
+}
+
+void SampleCollector::AddDataMount(const char* /*path*/,
+                                   bool /*working_directory*/,
+                                   const MountFields& mount, void* self) {
+  auto* c = static_cast<SampleCollector*>(self);
+  // Each disk and NFS mount once, however many data paths lie on it.
+  const auto add = [](const char* name, auto& names, size_t* count) {
+    if (name[0] == '\0' || *count == kMaxStorage) return;
+    for (size_t i = 0; i < *count; ++i) {
+      if (std::strcmp(names[i], name) == 0) return;
+    }
+    std::snprintf(names[*count], sizeof names[*count], "%s", name);
+    ++*count;
+  };
+  add(mount.block_device, c->disk_names_, &c->disk_count_);
+  if (std::strcmp(mount.fs_type, "nfs") == 0 ||
+      std::strcmp(mount.fs_type, "nfs4") == 0) {
+    add(mount.mount_point, c->nfs_mount_points_, &c->nfs_count_);
+  }
+}
+
+void SampleCollector::CollectStorage(InternStringFn intern,
+                                     void* intern_context) {
+  disk_sample_count_ = nfs_sample_count_ = 0;
+  if (proc_fd_ < 0 || (disk_count_ == 0 && nfs_count_ == 0)) return;
+  // Cumulative counters of devices that serve many requests a second:
+  // every slow_refresh_rounds gives rates at 10 Hz, at a tenth the cost.
+  if (storage_sampled_ && !Due(options_.slow_refresh_rounds, 0)) return;
+  storage_sampled_ = true;
+  if (disk_count_ > 0) CollectDisks(intern, intern_context);
+  if (nfs_count_ > 0) CollectNfs(intern, intern_context);
+}
+
+void SampleCollector::CollectDisks(InternStringFn intern,
+                                   void* intern_context) {
+  const long n =
+      ReadKept(kDiskstats, proc_fd_, "diskstats", large_buf_, kLargeBufBytes);
+  const std::string_view text = ReadText(large_buf_, n);
+  const uint64_t ts_ns = NowNs();
+  for (size_t i = 0; i < disk_count_; ++i) {
+    DiskStats d;
+    if (!FindDiskstats(text, disk_names_[i], &d)) continue;
+    if (disk_ids_[i] == 0 && intern != nullptr) {
+      disk_ids_[i] = intern(disk_names_[i], intern_context);
+    }
+    constexpr uint64_t kSectorBytes = 512;  // diskstats' unit, any disk
+    DiskSampleRecord& r = disk_samples_[disk_sample_count_++];
+    r.ts_ns = ts_ns;
+    r.device_id = disk_ids_[i];
+    r.reads = d.reads;
+    r.reads_merged = d.reads_merged;
+    r.read_bytes = d.sectors_read * kSectorBytes;
+    r.read_ms = d.read_ms;
+    r.writes = d.writes;
+    r.writes_merged = d.writes_merged;
+    r.write_bytes = d.sectors_written * kSectorBytes;
+    r.write_ms = d.write_ms;
+    r.in_flight = static_cast<uint32_t>(d.in_flight);
+    r.busy_ms = d.io_ticks_ms;
+    r.weighted_ms = d.weighted_ms;
+  }
+}
+
+bool SampleCollector::ScanMountstats(MountstatsScanner* scanner) {
+  int fd = kept_fds_[kMountstats];
+  const bool kept = fd >= 0;
+  if (!kept) fd = OpenPrivate(self_fd_, "mountstats", O_RDONLY | O_NOCTTY);
+  if (fd < 0) return false;
+  // A machine with many mounts has a longer file than any buffer: read it
+  // in pieces (pread continues where the last read ended, which procfs
+  // serves without regenerating what came before), whole lines to the
+  // scanner, the rest moved to the front for the next piece.
+  char* const buf = large_buf_;
+  size_t have = 0;
+  off_t offset = 0;
+  bool skipping = false;  // inside a line longer than the buffer
+  bool ok = true;
+  while (!scanner->all_found()) {
+    const ssize_t n = OwnPread(fd, buf + have, kLargeBufBytes - have, offset);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      ok = false;
+      break;
+    }
+    if (n == 0) {
+      if (have > 0 && !skipping) scanner->Line(std::string_view(buf, have));
+      break;
+    }
+    offset += n;
+    have += static_cast<size_t>(n);
+    size_t start = 0;
+    while (start < have && !scanner->all_found()) {
+      const void* nl = std::memchr(buf + start, '\n', have - start);
+      if (nl == nullptr) break;
+      const size_t end =
+          static_cast<size_t>(static_cast<const char*>(nl) - buf);
+      if (!skipping) scanner->Line(std::string_view(buf + start, end - start));
+      skipping = false;
+      start = end + 1;
+    }
+    if (start == 0 && have == kLargeBufBytes) {  // no end of line in it all
+      skipping = true;
+      have = 0;
+      continue;
+    }
+    std::memmove(buf, buf + start, have - start);
+    have -= start;
+  }
+  if (!kept) close(fd);
+  return ok;
+}
+
+void SampleCollector::CollectNfs(InternStringFn intern, void* intern_context) {
+  const char* points[kMaxStorage];
+  for (size_t i = 0; i < nfs_count_; ++i) points[i] = nfs_mount_points_[i];
+  NfsOpTotals totals[kMaxStorage];
+  bool found[kMaxStorage];
+  MountstatsScanner scanner(points, nfs_count_, totals, found);
+  // After a failed read the block it was in is dropped (no End); the
+  // blocks read before it stand.
+  if (ScanMountstats(&scanner)) scanner.End();
+  const uint64_t ts_ns = NowNs();
+  for (size_t i = 0; i < nfs_count_; ++i) {
+    if (!found[i]) continue;
+    if (nfs_ids_[i] == 0 && intern != nullptr) {
+      nfs_ids_[i] = intern(nfs_mount_points_[i], intern_context);
+    }
+    const NfsOpTotals& t = totals[i];
+    NfsSampleRecord& r = nfs_samples_[nfs_sample_count_++];
+    r.ts_ns = ts_ns;
+    r.mount_point_id = nfs_ids_[i];
+    r.ops = t.ops;
+    r.transmissions = t.transmissions;
+    r.major_timeouts = t.major_timeouts;
+    r.rtt_ms = t.rtt_ms;
+    r.execute_ms = t.execute_ms;
+    r.read_ops = t.read_ops;
+    r.read_bytes = t.read_bytes;
+    r.read_rtt_ms = t.read_rtt_ms;
+  }
 }
 
 }  // namespace feedprof::preload::host

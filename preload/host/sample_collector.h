@@ -26,6 +26,13 @@
 //    after it ran, every `switches_refresh_rounds`.
 // Thread tables are kept sorted by tid so the previous round's state of a
 // thread is found by binary search.
+//
+// Storage: the disks and NFS mounts under the program's data (the mounts
+// of its working directory and of its command line's paths, data_mounts.h)
+// are listed once, in Open(), and kept across a fork. Every
+// `slow_refresh_rounds` their counters are read: /proc/diskstats for the
+// disks, /proc/self/mountstats (only when an NFS mount is listed) for the
+// NFS mounts.
 #ifndef FEEDPROF_PRELOAD_HOST_SAMPLE_COLLECTOR_H_
 #define FEEDPROF_PRELOAD_HOST_SAMPLE_COLLECTOR_H_
 
@@ -33,12 +40,14 @@
 #include <cstdint>
 #include <string_view>
 
+#include "preload/host/data_mounts.h"
 #include "preload/host/host_sample_records.h"
 #include "preload/host/open_file_cache.h"
 
 namespace feedprof::preload::host {
 
 struct TaskStat;
+class MountstatsScanner;
 
 struct CollectorOptions {
   // Filesystem root holding proc/ ("/" in production; a fixture tree in
@@ -66,9 +75,14 @@ struct CollectorOptions {
   // Threads whose stat file stays open between rounds (see
   // OpenFileCache; also capped at RLIMIT_NOFILE / 16). 0: open each time.
   size_t max_open_stat_files = 128;
+  // The working directory the data mounts are looked up from (an absolute
+  // path as `root` names it); null: getcwd() when `root` is "/", none
+  // under another root.
+  const char* cwd = nullptr;
 };
 
-// Interns a thread name; returns its id (0: none).
+// Interns a name (a thread's, a disk's, a mount point's); returns its id
+// (0: none).
 using InternStringFn = uint32_t (*)(std::string_view text, void* context);
 
 // A thread seen for the first time, or whose name changed.
@@ -122,6 +136,27 @@ class SampleCollector {
   bool CollectProcess(ProcessSampleRecord* out);
   bool CollectSystem(SystemSampleRecord* out);
 
+  // The disks and NFS mounts under the data: at most one per mount found
+  // (the working directory's and kMaxDataMounts more).
+  static constexpr size_t kMaxStorage = kMaxDataMounts + 1;
+  size_t data_disk_count() const { return disk_count_; }
+  const char* data_disk(size_t i) const { return disk_names_[i]; }
+  size_t nfs_mount_count() const { return nfs_count_; }
+  const char* nfs_mount(size_t i) const { return nfs_mount_points_[i]; }
+
+  // On the first call and then every `slow_refresh_rounds` (the other
+  // calls yield no samples): the counters of each listed disk found in
+  // /proc/diskstats and of each listed NFS mount found in
+  // /proc/self/mountstats. `intern` names them (once, and once more after
+  // a fork, for the child's trace).
+  void CollectStorage(InternStringFn intern, void* intern_context);
+  size_t disk_sample_count() const { return disk_sample_count_; }
+  const DiskSampleRecord& disk_sample(size_t i) const {
+    return disk_samples_[i];
+  }
+  size_t nfs_sample_count() const { return nfs_sample_count_; }
+  const NfsSampleRecord& nfs_sample(size_t i) const { return nfs_samples_[i]; }
+
  private:
   struct ThreadTrack;
 
@@ -140,6 +175,15 @@ class SampleCollector {
   // Whether thread `tid` is due for a re-read this round.
   bool Due(uint32_t every_rounds, uint32_t tid) const;
   const ThreadTrack* FindPrevious(uint32_t tid) const;
+  // Lists the disk and NFS mount of one data mount (a DataMountVisitor;
+  // `self` is the collector).
+  static void AddDataMount(const char* path, bool working_directory,
+                           const MountFields& mount, void* self);
+  void CollectDisks(InternStringFn intern, void* intern_context);
+  void CollectNfs(InternStringFn intern, void* intern_context);
+  // Feeds /proc/self/mountstats to `scanner` in pieces of large_buf_;
+  // false when a read failed.
+  bool ScanMountstats(MountstatsScanner* scanner);
 
   CollectorOptions options_;
   const char* error_ = "";
@@ -152,6 +196,8 @@ class SampleCollector {
   // threads. -1 where the open failed (read by path instead).
   // kOpenerStat is the stat file of the thread that opened them (the
   // program's main thread, or the one that forked).
+  // kDiskstats is kept when a disk is listed, kMountstats when an NFS
+  // mount is.
   enum KeptFile {
     kSelfStat,
     kSelfStatm,
@@ -160,9 +206,11 @@ class SampleCollector {
     kMeminfo,
     kLoadavg,
     kOpenerStat,
+    kDiskstats,
+    kMountstats,
     kKeptFileCount
   };
-  int kept_fds_[kKeptFileCount] = {-1, -1, -1, -1, -1, -1, -1};
+  int kept_fds_[kKeptFileCount] = {-1, -1, -1, -1, -1, -1, -1, -1, -1};
   // Reads kept file `file` (or, if it could not be kept, `name` under
   // `dir_fd`) into `buf`.
   long ReadKept(KeptFile file, int dir_fd, const char* name, char* buf,
@@ -192,10 +240,26 @@ class SampleCollector {
 
   OpenFileCache stat_files_;
 
+  // The storage under the data, listed in Open(); names and their
+  // interned ids (0: not interned yet).
+  char disk_names_[kMaxStorage][64] = {};
+  uint32_t disk_ids_[kMaxStorage] = {};
+  size_t disk_count_ = 0;
+  char nfs_mount_points_[kMaxStorage][512] = {};
+  uint32_t nfs_ids_[kMaxStorage] = {};
+  size_t nfs_count_ = 0;
+  bool storage_sampled_ = false;  // CollectStorage read them once
+  DiskSampleRecord disk_samples_[kMaxStorage];
+  size_t disk_sample_count_ = 0;
+  NfsSampleRecord nfs_samples_[kMaxStorage];
+  size_t nfs_sample_count_ = 0;
+
   // Preallocated read buffers.
   char* dirents_ = nullptr;
   char* small_buf_ = nullptr;  // stat, status, io, schedstat, loadavg
-  char* large_buf_ = nullptr;  // /proc/stat, /proc/meminfo
+  // /proc/stat, /proc/meminfo, /proc/diskstats, /proc/self/mountstats (in
+  // pieces), the mountinfo scan of Open().
+  char* large_buf_ = nullptr;
 };
 
 }  // namespace feedprof::preload::host

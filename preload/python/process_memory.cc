@@ -6,6 +6,8 @@
 
 #include <cerrno>
 
+#include "preload/own_io.h"
+
 namespace feedprof::preload::python {
 namespace {
 
@@ -66,7 +68,7 @@ size_t SafeMemory::ReadPrefix(uint64_t address, void* out, size_t size) const {
     // The file offset is the address; addresses above 2^63 are not user
     // memory.
     if (address > static_cast<uint64_t>(INT64_MAX)) return 0;
-    const ssize_t n = pread(mem_fd_, out, size, static_cast<off_t>(address));
+    const ssize_t n = OwnPread(mem_fd_, out, size, static_cast<off_t>(address));
     return n > 0 ? static_cast<size_t>(n) : 0;
   }
   return 0;

@@ -453,5 +453,67 @@ TEST(SessionHostClocks, AMoveOutOfRangeLeavesTheFileWithAWarning) {
   EXPECT_EQ(t.gpu_ops[1].start, 1'000'010);
 }
 
+// Disk and NFS samples of a session: each file names its disks and
+// mounts with ids of its own (the same disk under different ids, different
+// mounts under one id), which the read re-interns into the session's
+// strings, on 1 thread and on 4; the samples of a further host (node-b,
+// booted 3 days earlier) move onto the first host's clock with its other
+// events.
+TEST(ParallelSessionStorage, NamesAndTimesOfEveryFilesSamples) {
+  constexpr uint64_t kDays3 = 259'200'000'000'000;
+  constexpr uint64_t kWall = 1'700'000'000'000'000'000;
+  TempDir dir;
+  for (uint32_t i = 0; i < 4; ++i) {
+    const uint64_t start = 1'000'000 + i * 1'000 + (i == 3 ? kDays3 : 0);
+    std::vector<trace::Packet> packets = testing::SmallProcessPackets(
+        100 + i, -1, "k" + std::to_string(i), start, 0);
+    packets[0].mutable_header()->set_hostname(i == 3 ? "node-b" : "node-a");
+    packets[0].mutable_header()->mutable_clock()->set_realtime_ns(kWall +
+                                                                  i * 1'000);
+    packets.push_back(testing::StringsPacket(
+        {{10 + i, "nvme0n1"}, {20, i % 2 == 0 ? "/mnt/even" : "/mnt/odd"}}));
+    trace::Packet batch;
+    batch.mutable_host_samples()->set_base_ts_ns(start + 500);
+    trace::DiskSample* d = batch.mutable_host_samples()->add_disks();
+    d->set_device_id(10 + i);
+    d->set_reads(1000 + i);
+    d->set_read_bytes((1000 + i) * 4096);
+    trace::NfsSample* n = batch.mutable_host_samples()->add_nfs();
+    n->set_ts_delta(7);
+    n->set_mount_point_id(20);
+    n->set_ops(50 + i);
+    n->set_read_bytes(i * 1'048'576);
+    packets.push_back(batch);
+    WriteFile(dir.File(absl::StrFormat("%c.fpt", static_cast<char>('a' + i))),
+              FramePackets(packets));
+  }
+  const auto storage_text = [](const Timeline& t) {
+    std::string text;
+    for (const DiskSample& d : t.disk_samples) {
+      absl::StrAppendFormat(&text, "disk %d %d %s %d %d\n", d.pid, d.ts,
+                            t.strings.Get(d.device), d.reads, d.read_bytes);
+    }
+    for (const NfsSample& n : t.nfs_samples) {
+      absl::StrAppendFormat(&text, "nfs %d %d %s %d %d\n", n.pid, n.ts,
+                            t.strings.Get(n.mount_point), n.ops, n.read_bytes);
+    }
+    return text;
+  };
+  const std::string expected =
+      "disk 100 1000500 nvme0n1 1000 4096000\n"
+      "disk 101 1001500 nvme0n1 1001 4100096\n"
+      "disk 102 1002500 nvme0n1 1002 4104192\n"
+      "disk 103 1003500 nvme0n1 1003 4108288\n"
+      "nfs 100 1000507 /mnt/even 50 0\n"
+      "nfs 101 1001507 /mnt/odd 51 1048576\n"
+      "nfs 102 1002507 /mnt/even 52 2097152\n"
+      "nfs 103 1003507 /mnt/odd 53 3145728\n";
+  for (int threads : {1, 4}) {
+    const Timeline t = ReadWithThreads(dir.path(), threads);
+    EXPECT_TRUE(t.warnings.empty()) << t.warnings.front();
+    EXPECT_EQ(storage_text(t), expected) << threads << " threads";
+  }
+}
+
 }  // namespace
 }  // namespace feedprof

@@ -276,6 +276,8 @@ TEST_F(FullTraceTest, DecodesHostSamples) {
   EXPECT_EQ(p.read_bytes, 1000u);
   EXPECT_EQ(p.write_bytes, 2000u);
   EXPECT_EQ(p.rchar, 3000u);
+  EXPECT_EQ(p.wchar, 4000u);
+  EXPECT_EQ(p.syscr, 0u);  // not written: absent reads as 0
   EXPECT_EQ(p.minor_faults, 10u);
   EXPECT_EQ(p.major_faults, 2u);
   EXPECT_EQ(p.rss_bytes, uint64_t{1} << 30);
@@ -398,6 +400,7 @@ TEST_F(FullTraceTest, SetsAvailability) {
   EXPECT_TRUE(t_.available.call_sites);
   EXPECT_TRUE(t_.available.gpu_counters);
   EXPECT_TRUE(t_.available.ranges);
+  EXPECT_TRUE(t_.available.process_io);  // rchar 3000
 }
 
 TEST(TraceReader, HeaderOnlyTraceSaysWhatIsNotAvailable) {
@@ -411,6 +414,7 @@ TEST(TraceReader, HeaderOnlyTraceSaysWhatIsNotAvailable) {
   EXPECT_FALSE(t->available.host_samples);
   EXPECT_FALSE(t->available.gpu_counters);
   EXPECT_FALSE(t->available.call_sites);
+  EXPECT_FALSE(t->available.process_io);
   EXPECT_EQ(t->processes.size(), 1u);
   EXPECT_EQ(t->processes[0].end, 0);  // no footer and no events
   EXPECT_EQ(t->processes[0].world_size, 8);
@@ -558,6 +562,177 @@ TEST(TraceReader, IgnoresPacketKindsItDoesNotKnow) {
   ASSERT_TRUE(t.ok()) << t.status();
   EXPECT_TRUE(t->warnings.empty());
   EXPECT_EQ(t->gpu_ops.size(), 1u);
+}
+
+// A process whose data lies on two NVMe disks and an NFS mount: one
+// HostSampleBatch as the sampler writes it, two slow rounds 100 ms apart,
+// with the names defined by a strings packet after the batch (the writer
+// may define a string after the batch that first used it).
+std::vector<trace::Packet> StoragePackets() {
+  std::vector<trace::Packet> packets;
+  trace::Packet header;
+  header.mutable_header()->set_pid(4242);
+  header.mutable_header()->mutable_clock()->set_monotonic_ns(1'000'000);
+  packets.push_back(header);
+  trace::Packet batch;
+  trace::HostSampleBatch& b = *batch.mutable_host_samples();
+  b.set_base_ts_ns(5'000'000);
+  trace::ProcessSample* p = b.add_process();
+  p->set_ts_delta(10);
+  p->set_read_bytes(4096);
+  p->set_rchar(123456);
+  p->set_wchar(7890);
+  p->set_syscr(321);
+  p->set_syscw(45);
+  trace::DiskSample* d = b.add_disks();
+  d->set_ts_delta(20);
+  d->set_device_id(11);
+  d->set_reads(2893551);
+  d->set_reads_merged(1015);
+  d->set_read_bytes(169257505792);
+  d->set_read_ms(541219);
+  d->set_writes(6148214);
+  d->set_writes_merged(3920483);
+  d->set_write_bytes(109945951232);
+  d->set_write_ms(4302765);
+  d->set_in_flight(3);
+  d->set_busy_ms(2123064);
+  d->set_weighted_ms(5006498);
+  d = b.add_disks();  // the same read of diskstats: delta 0
+  d->set_device_id(12);
+  d->set_reads(10512);
+  d->set_read_bytes(1377697792);
+  d = b.add_disks();
+  d->set_ts_delta(100'000'000);
+  d->set_device_id(11);
+  d->set_reads(2893651);
+  trace::NfsSample* n = b.add_nfs();
+  n->set_ts_delta(30);
+  n->set_mount_point_id(13);
+  n->set_ops(10097);
+  n->set_transmissions(10100);
+  n->set_major_timeouts(3);
+  n->set_rtt_ms(25590);
+  n->set_execute_ms(26287);
+  n->set_read_ops(4096);
+  n->set_read_bytes(4295491584);
+  n->set_read_rtt_ms(20480);
+  n = b.add_nfs();
+  n->set_ts_delta(100'000'000);
+  n->set_mount_point_id(13);
+  n->set_ops(10200);
+  packets.push_back(batch);
+  packets.push_back(testing::StringsPacket(
+      {{11, "nvme0n1"}, {12, "nvme1n1"}, {13, "/mnt/my data"}}));
+  return packets;
+}
+
+TEST(TraceReader, DiskAndNfsSamplesWithTheirNamesAndProcessIo) {
+  TempDir dir;
+  WriteFile(dir.File("a.fpt"), FramePackets(StoragePackets()));
+  absl::StatusOr<Timeline> read = ReadFeedprofTrace(dir.File("a.fpt"));
+  ASSERT_TRUE(read.ok()) << read.status();
+  const Timeline& t = *read;
+  EXPECT_TRUE(t.warnings.empty()) << t.warnings.front();
+
+  ASSERT_EQ(t.process_samples.size(), 1u);
+  const ProcessSample& p = t.process_samples[0];
+  EXPECT_EQ(p.ts, 5'000'010);
+  EXPECT_EQ(p.read_bytes, 4096u);
+  EXPECT_EQ(p.rchar, 123456u);
+  EXPECT_EQ(p.wchar, 7890u);
+  EXPECT_EQ(p.syscr, 321u);
+  EXPECT_EQ(p.syscw, 45u);
+  EXPECT_TRUE(t.available.process_io);
+
+  ASSERT_EQ(t.disk_samples.size(), 3u);
+  const DiskSample& d0 = t.disk_samples[0];
+  EXPECT_EQ(d0.ts, 5'000'020);
+  EXPECT_EQ(d0.pid, 4242);
+  EXPECT_EQ(Name(t, d0.device), "nvme0n1");
+  EXPECT_EQ(d0.reads, 2893551u);
+  EXPECT_EQ(d0.read_bytes, 169257505792u);
+  EXPECT_EQ(d0.read_ms, 541219u);
+  EXPECT_EQ(d0.writes, 6148214u);
+  EXPECT_EQ(d0.write_bytes, 109945951232u);
+  EXPECT_EQ(d0.write_ms, 4302765u);
+  EXPECT_EQ(d0.busy_ms, 2123064u);
+  EXPECT_EQ(d0.in_flight, 3u);
+  const DiskSample& d1 = t.disk_samples[1];
+  EXPECT_EQ(d1.ts, 5'000'020);
+  EXPECT_EQ(Name(t, d1.device), "nvme1n1");
+  EXPECT_EQ(d1.reads, 10512u);
+  EXPECT_EQ(d1.read_bytes, 1377697792u);
+  EXPECT_EQ(d1.in_flight, 0u);
+  const DiskSample& d2 = t.disk_samples[2];
+  EXPECT_EQ(d2.ts, 105'000'020);
+  EXPECT_EQ(d2.device, d0.device);
+  EXPECT_EQ(d2.reads, 2893651u);
+
+  ASSERT_EQ(t.nfs_samples.size(), 2u);
+  const NfsSample& n0 = t.nfs_samples[0];
+  EXPECT_EQ(n0.ts, 5'000'030);
+  EXPECT_EQ(n0.pid, 4242);
+  EXPECT_EQ(Name(t, n0.mount_point), "/mnt/my data");
+  EXPECT_EQ(n0.ops, 10097u);
+  EXPECT_EQ(n0.transmissions, 10100u);
+  EXPECT_EQ(n0.major_timeouts, 3u);
+  EXPECT_EQ(n0.rtt_ms, 25590u);
+  EXPECT_EQ(n0.execute_ms, 26287u);
+  EXPECT_EQ(n0.read_ops, 4096u);
+  EXPECT_EQ(n0.read_bytes, 4295491584u);
+  EXPECT_EQ(n0.read_rtt_ms, 20480u);
+  EXPECT_EQ(t.nfs_samples[1].ts, 105'000'030);
+  EXPECT_EQ(t.nfs_samples[1].mount_point, n0.mount_point);
+  EXPECT_EQ(t.nfs_samples[1].ops, 10200u);
+  // The processes' time span covers the samples.
+  ASSERT_EQ(t.processes.size(), 1u);
+  EXPECT_EQ(t.processes[0].end, 105'000'030);
+}
+
+// rchar 0 in every sample: /proc/PID/io was unreadable (or the writer had
+// no I/O counters), which is "not available", not "no I/O".
+TEST(TraceReader, ProcessIoIsUnavailableWithoutReadCounters) {
+  TempDir dir;
+  std::vector<trace::Packet> packets = StoragePackets();
+  for (trace::Packet& packet : packets) {
+    if (!packet.has_host_samples()) continue;
+    trace::ProcessSample* p = packet.mutable_host_samples()->mutable_process(0);
+    p->clear_rchar();
+    p->clear_wchar();
+    p->clear_syscr();
+    p->clear_syscw();
+    p->clear_read_bytes();
+  }
+  WriteFile(dir.File("a.fpt"), FramePackets(packets));
+  absl::StatusOr<Timeline> t = ReadFeedprofTrace(dir.File("a.fpt"));
+  ASSERT_TRUE(t.ok()) << t.status();
+  ASSERT_EQ(t->process_samples.size(), 1u);
+  EXPECT_FALSE(t->available.process_io);
+  EXPECT_EQ(t->disk_samples.size(), 3u);  // the disks are there all the same
+}
+
+// Ids the file never defines name the samples "<unknown string #N>", as
+// they do other events, with the warning that says so; a sample whose
+// time is out of range is skipped and counted.
+TEST(TraceReader, StorageSamplesWithUndefinedNamesOrDamagedTimes) {
+  TempDir dir;
+  std::vector<trace::Packet> packets = StoragePackets();
+  packets.pop_back();  // the strings
+  trace::Packet damaged;
+  damaged.mutable_host_samples()->set_base_ts_ns(1'000'000);
+  damaged.mutable_host_samples()->add_disks()->set_ts_delta(-2'000'000);
+  damaged.mutable_host_samples()->add_nfs()->set_ts_delta(-2'000'000);
+  packets.push_back(damaged);
+  WriteFile(dir.File("a.fpt"), FramePackets(packets));
+  absl::StatusOr<Timeline> t = ReadFeedprofTrace(dir.File("a.fpt"));
+  ASSERT_TRUE(t.ok()) << t.status();
+  ASSERT_EQ(t->disk_samples.size(), 3u);
+  EXPECT_EQ(Name(*t, t->disk_samples[0].device), "<unknown string #11>");
+  ASSERT_EQ(t->nfs_samples.size(), 2u);
+  EXPECT_EQ(Name(*t, t->nfs_samples[0].mount_point), "<unknown string #13>");
+  EXPECT_TRUE(HasWarningContaining(*t, "3 names refer to string ids"));
+  EXPECT_TRUE(HasWarningContaining(*t, "skipped 2 events whose times"));
 }
 
 }  // namespace

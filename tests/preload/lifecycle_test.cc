@@ -63,12 +63,14 @@ TEST_F(LifecycleTest, ExitPrintsOneLineAndLeavesACompleteTrace) {
   const auto files = TraceFilesIn(session_);
   ASSERT_EQ(files.size(), 1u);
   const ParsedTrace t = ParseTraceFile(files[0]);
-  // The line counts what the file holds: host samples too, not only events.
+  // The line counts what the file holds: host samples too, not only events
+  // (the working directory's disk's among them).
   uint64_t samples = 0;
   for (const auto& p : t.packets) {
     samples += static_cast<uint64_t>(
         p.host_samples().threads_size() + p.host_samples().process_size() +
-        p.host_samples().system_size() + p.counters().samples_size());
+        p.host_samples().system_size() + p.host_samples().disks_size() +
+        p.host_samples().nfs_size() + p.counters().samples_size());
   }
   EXPECT_GT(samples, 0u);
   EXPECT_EQ(lines[0], "feedprof: trace written to " + files[0] +

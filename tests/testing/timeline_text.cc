@@ -89,10 +89,25 @@ std::string TimelineText(const Timeline& t) {
                          x.voluntary_switches, x.involuntary_switches);
   }
   for (const ProcessSample& x : t.process_samples) {
-    o << absl::StrFormat("process_sample %d %d %d %d %d %d %d %d %d %d %d\n",
-                         x.ts, x.pid, x.read_bytes, x.rchar, x.major_faults,
-                         x.minor_faults, x.user_ns, x.system_ns, x.write_bytes,
-                         x.rss_bytes, x.num_threads);
+    o << absl::StrFormat(
+        "process_sample %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d "
+        "%d\n",
+        x.ts, x.pid, x.read_bytes, x.rchar, x.major_faults, x.minor_faults,
+        x.user_ns, x.system_ns, x.write_bytes, x.rss_bytes, x.num_threads,
+        x.wchar, x.syscr, x.syscw, x.profiler_syscr, x.profiler_rchar,
+        x.profiler_syscw, x.profiler_wchar);
+  }
+  for (const DiskSample& x : t.disk_samples) {
+    o << absl::StrFormat("disk_sample %d %d %s %d %d %d %d %d %d %d %d\n", x.ts,
+                         x.pid, t.strings.Get(x.device), x.reads, x.read_bytes,
+                         x.read_ms, x.writes, x.write_bytes, x.write_ms,
+                         x.busy_ms, x.in_flight);
+  }
+  for (const NfsSample& x : t.nfs_samples) {
+    o << absl::StrFormat("nfs_sample %d %d %s %d %d %d %d %d %d %d %d\n", x.ts,
+                         x.pid, t.strings.Get(x.mount_point), x.ops,
+                         x.transmissions, x.major_timeouts, x.rtt_ms,
+                         x.execute_ms, x.read_ops, x.read_bytes, x.read_rtt_ms);
   }
   for (const SystemSample& x : t.system_samples) {
     o << absl::StrFormat(
@@ -175,10 +190,10 @@ std::string TimelineText(const Timeline& t) {
                        d.samples_dropped, d.cupti_buffers_dropped,
                        d.strings_dropped, d.events_recorded, d.packets_dropped);
   const Availability& a = t.available;
-  o << absl::StrFormat("available %d %d %d %d %d %d %d %d\n", a.api_calls,
+  o << absl::StrFormat("available %d %d %d %d %d %d %d %d %d\n", a.api_calls,
                        a.correlation, a.sync_records, a.host_samples,
-                       a.system_samples, a.call_sites, a.gpu_counters,
-                       a.ranges);
+                       a.system_samples, a.process_io, a.call_sites,
+                       a.gpu_counters, a.ranges);
   for (const std::string& w : t.warnings) o << "warning " << w << '\n';
   return o.str();
 }

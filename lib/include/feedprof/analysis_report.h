@@ -326,6 +326,109 @@ struct HostReport {
   uint64_t dataloader_ranges = 0;
 };
 
+// Who made a group of reads: the program's own processes (the one that
+// was started, exec'd ranks), or the worker processes they forked
+// (DataLoader and multiprocessing workers).
+enum class IoRole : uint8_t { kMain, kWorkers };
+const char* IoRoleName(IoRole role);  // "main", "workers"
+
+// The reads and writes one role's processes made over the analysed window,
+// from each process's /proc/PID/io counters (docs/metrics.md, "Input
+// reads"): read calls and the bytes they returned, and the bytes the
+// kernel fetched from storage for them rather than the page cache.
+struct RoleIo {
+  IoRole role = IoRole::kMain;
+  uint32_t processes = 0;            // with I/O counters in the window
+  TimeNs duration_ns = 0;            // the longest of their sampled spans
+  uint64_t reads = 0;                // read system calls (syscr)
+  uint64_t read_chars = 0;           // bytes those calls returned (rchar)
+  uint64_t storage_read_bytes = 0;   // fetched from storage (read_bytes)
+  uint64_t writes = 0;               // write system calls (syscw)
+  uint64_t write_chars = 0;          // bytes written by them (wchar)
+  uint64_t storage_write_bytes = 0;  // sent towards storage (write_bytes)
+  double reads_per_s = 0;
+  double mean_read_bytes = 0;  // read_chars / reads; 0 without reads
+  // storage_read_bytes / read_chars, at most 1; 0 without reads.
+  double storage_share = 0;
+  // More bytes came from storage than read calls returned: the data is
+  // read through memory maps (np.memmap, LMDB), whose page faults read
+  // storage without a read call.
+  bool mapped_reads = false;
+  // Over the steps' span, per step; unset without steps.
+  std::optional<double> reads_per_step;
+  std::optional<double> read_bytes_per_step;
+};
+
+// A disk under the data's file systems over the analysed window, from
+// /proc/diskstats: iostat's figures. Whole-disk counters: every process's
+// I/O to it counts, the program's and others'.
+struct DiskIo {
+  std::string device;       // "nvme0n1"
+  std::string mount_point;  // the data mount on it ("/", "/data")
+  TimeNs duration_ns = 0;
+  uint64_t reads = 0;
+  uint64_t read_bytes = 0;
+  uint64_t writes = 0;
+  uint64_t write_bytes = 0;
+  double reads_per_s = 0;
+  double mean_read_bytes = 0;  // 0 without reads
+  // Time reading / reads (iostat's r_await): queue and service time of
+  // an average read. Unset without reads.
+  std::optional<double> read_await_ms;
+  double utilization = 0;  // busy time / duration (iostat's %util)
+  uint32_t max_in_flight = 0;
+};
+
+// A network file system's client statistics over the analysed window
+// (/proc/self/mountstats, NFS).
+struct NetworkFsIo {
+  std::string mount_point;
+  std::string fs_type;  // "nfs4"
+  std::string source;   // "server:/export"
+  uint64_t ops = 0;     // RPC operations
+  uint64_t retransmissions = 0;
+  uint64_t major_timeouts = 0;
+  std::optional<double> mean_rtt_ms;  // unset without operations
+  std::optional<double> mean_execute_ms;
+  uint64_t read_ops = 0;
+  uint64_t read_bytes = 0;
+};
+
+// What the reads looked like, which decides the I/O fix to lead with
+// (docs/verdict-rules.md, "I/O evidence").
+enum class IoPattern : uint8_t {
+  kUnknown,     // no counters, or too few reads to say
+  kNetworkFs,   // the data is on a network or user-space file system
+  kSmallReads,  // small reads served by storage: shards
+  kLargeReads,  // large reads served by storage: a faster device, a cache
+  kPageCache,   // reads served by the page cache: storage is not the wait
+};
+const char* IoPatternName(IoPattern pattern);  // "small_reads", ...
+
+struct IoReport {
+  // Per-process I/O counters in the trace; without them the rest is empty
+  // and `unavailable_reason` says why (once, for the whole section).
+  bool available = false;
+  std::string unavailable_reason;
+  std::vector<RoleIo> roles;  // main first; roles without processes left out
+  std::vector<DiskIo> disks;
+  // Why `disks` is empty, when it is.
+  std::string disks_unavailable_reason;
+  std::vector<NetworkFsIo> network_fs;
+  uint64_t steps = 0;  // the steps the per-step figures divide by
+  // A process's samples did not count the recorder's own calls (a trace
+  // from before they were counted): its figures include the sampler's
+  // /proc reads (hundreds a second) and the trace's writes.
+  bool includes_profiler_io = false;
+  IoPattern pattern = IoPattern::kUnknown;
+  // The role whose reads decide the pattern (the one that read the most
+  // bytes from storage); unset with no reads.
+  std::optional<IoRole> reading_role;
+
+  // The figures of `role`; nullptr when it made no reads in the window.
+  const RoleIo* Role(IoRole role) const;
+};
+
 struct StepInfo {
   TimeNs start = 0;
   TimeNs end = 0;
@@ -844,6 +947,7 @@ struct Report {
   uint64_t gpu_side_waits = 0;  // cudaStreamWaitEvent: not host blocks
   CopyReport copies;
   HostReport host;
+  IoReport io;  // how the input was read
   IdleByCode idle_by_code;
   HostCode host_code;  // where each role's threads spent their time
   StepReport steps;

@@ -248,6 +248,53 @@ struct ProcessSample {
   uint64_t write_bytes = 0;
   uint64_t rss_bytes = 0;
   uint32_t num_threads = 0;
+  // /proc/PID/io: bytes written by write calls (wchar), and the read and
+  // write system calls made (syscr, syscw). rchar is never 0 for a live
+  // process (the loader reads its libraries): a sample with rchar 0 had
+  // no I/O counters (the file was unreadable, or the format has none).
+  uint64_t wchar = 0;
+  uint64_t syscr = 0;
+  uint64_t syscw = 0;
+  // The part of syscr, rchar, syscw and wchar that was the recorder's own
+  // calls (its /proc reads, its trace writes); 0 where not recorded.
+  uint64_t profiler_syscr = 0;
+  uint64_t profiler_rchar = 0;
+  uint64_t profiler_syscw = 0;
+  uint64_t profiler_wchar = 0;
+};
+
+// Cumulative counters of a disk under the data's file systems at one
+// instant (/proc/diskstats; whole-machine figures: every process's I/O to
+// that disk counts).
+struct DiskSample {
+  TimeNs ts = 0;
+  int32_t pid = 0;      // the process whose sampler took it
+  StringId device = 0;  // the disk's name: "nvme0n1", "vda"
+  uint64_t reads = 0;   // reads completed
+  uint64_t read_bytes = 0;
+  uint64_t read_ms = 0;  // time the reads took, summed over them
+  uint64_t writes = 0;   // writes completed
+  uint64_t write_bytes = 0;
+  uint64_t write_ms = 0;
+  uint64_t busy_ms = 0;    // time with at least one request in flight
+  uint32_t in_flight = 0;  // requests in flight at the instant
+};
+
+// Cumulative client statistics of a network file system mount at one
+// instant (/proc/self/mountstats, NFS): its RPC operations summed over the
+// kinds, and its READ operations.
+struct NfsSample {
+  TimeNs ts = 0;
+  int32_t pid = 0;
+  StringId mount_point = 0;     // "/mnt/data"
+  uint64_t ops = 0;             // RPC operations sent
+  uint64_t transmissions = 0;   // ops plus their retransmissions
+  uint64_t major_timeouts = 0;  // operations that timed out at least once
+  uint64_t rtt_ms = 0;          // round trips, summed over the operations
+  uint64_t execute_ms = 0;      // queue + round trip + client, summed
+  uint64_t read_ops = 0;        // READ operations
+  uint64_t read_bytes = 0;      // bytes READ operations received
+  uint64_t read_rtt_ms = 0;
 };
 
 // Whole-machine counters at one instant (cumulative CPU times in ns).
@@ -525,6 +572,8 @@ struct Availability {
   bool sync_records = false;
   bool host_samples = false;  // per-thread CPU time and state
   bool system_samples = false;
+  // Per-process I/O counters (/proc/PID/io: rchar, syscr, read_bytes).
+  bool process_io = false;
   bool call_sites = false;
   bool gpu_counters = false;
   bool ranges = false;
@@ -557,6 +606,8 @@ struct Timeline {
   std::vector<ThreadSample> thread_samples;
   std::vector<ProcessSample> process_samples;
   std::vector<SystemSample> system_samples;
+  std::vector<DiskSample> disk_samples;
+  std::vector<NfsSample> nfs_samples;
   std::vector<CounterSample> counters;
   std::vector<CallSite> call_sites;  // index 0 is the empty call site
   std::vector<NativeModule> native_modules;

@@ -32,6 +32,12 @@ const BusyIntervals* PrimaryBusyOf(const std::vector<DeviceBusy>& all,
 TimeNs ProcessBusyIn(const std::vector<DeviceBusy>& all, int32_t pid, TimeNs t0,
                      TimeNs t1);
 
+// io_stats.cc: how the input was read (each role's read calls, the disks
+// and network file systems under the data), over the window; `host` names
+// the worker processes and `steps` gives the per-step figures.
+IoReport ComputeIoStats(const PreparedTimeline& prepared,
+                        const HostReport& host, const StepReport& steps);
+
 // device_metrics.cc: span, busy, idle, kinds, gaps and idle causes;
 // `also_visit` (when set) sees every classified gap.
 DeviceReport ComputeDeviceReport(

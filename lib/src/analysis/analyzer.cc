@@ -131,6 +131,7 @@ absl::StatusOr<AnalysisBeforeReplay> AnalyzeBeforeReplay(
   report.gpu_side_waits = independent.syncs.gpu_side_waits;
   report.copies = std::move(independent.copies);
   report.host = std::move(independent.host);
+  report.io = ComputeIoStats(prepared, report.host, report.steps);
   report.timeline = overview.Finish(report.host);
   report.host_code = ComputeHostCode(prepared, report.host);
   if (devices > 0) {

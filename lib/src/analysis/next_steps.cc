@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "analysis/analysis_passes.h"
 #include "analysis/api_classifier.h"
+#include "analysis/io_evidence.h"
 #include "analysis/time_sum.h"
 #include "analysis/verdict_signals.h"
 #include "common/units.h"
@@ -195,19 +196,7 @@ std::vector<TaggedNextStep> NextStepsFor(const Report& report,
                     "before acting on this."});
     }
   } else if (v == VerdictClass::kIoBound) {
-    steps = tagged(
-        {
-            "Read from faster storage or a local cache; stage the dataset on "
-            "local "
-            "NVMe or in RAM.",
-            "Use larger sequential reads: pack samples into shards "
-            "(WebDataset, "
-            "TFRecord) instead of many small files.",
-            "Prefetch ahead of the consumer: more loader workers or readahead, "
-            "so "
-            "I/O overlaps GPU work.",
-        },
-        WhatIfScenarioId::kInputReady);
+    steps = IoNextSteps(report.io);
     // The reading line: where the input pipeline's time went, else where
     // the launching thread was while the GPU waited.
     const std::string loader =
@@ -217,8 +206,10 @@ std::vector<TaggedNextStep> NextStepsFor(const Report& report,
             ? HostLocationsSentence(report)
             : absl::StrCat("The input pipeline's time went most to ", loader);
     if (!where.empty()) {
+      // After the step the read pattern calls for, when there is one.
       steps.insert(
-          steps.begin(),
+          report.io.pattern == IoPattern::kUnknown ? steps.begin()
+                                                   : steps.begin() + 1,
           {absl::StrCat(where, ": start with the reads these lines make."),
            WhatIfScenarioId::kInputReady});
     }

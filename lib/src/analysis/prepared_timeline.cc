@@ -61,6 +61,7 @@ uint64_t PreparedTimeline::CountEvents(const Timeline& timeline) {
          timeline.syncs.size() + timeline.ranges.size() +
          timeline.marks.size() + timeline.thread_samples.size() +
          timeline.process_samples.size() + timeline.system_samples.size() +
+         timeline.disk_samples.size() + timeline.nfs_samples.size() +
          timeline.counters.size();
 }
 
@@ -639,6 +640,8 @@ void PreparedTimeline::ReleaseUnreplayedEvents() {
   std::vector<ThreadSample>().swap(t.thread_samples);
   std::vector<ProcessSample>().swap(t.process_samples);
   std::vector<SystemSample>().swap(t.system_samples);
+  std::vector<DiskSample>().swap(t.disk_samples);
+  std::vector<NfsSample>().swap(t.nfs_samples);
   std::vector<CounterSample>().swap(t.counters);
   // The threads' samples read as none rather than out of range.
   std::vector<uint32_t>().swap(samples_);

@@ -44,6 +44,39 @@ const char* ThreadRoleName(ThreadRole role) {
   return "other";
 }
 
+const char* IoRoleName(IoRole role) {
+  switch (role) {
+    case IoRole::kMain:
+      return "main";
+    case IoRole::kWorkers:
+      return "workers";
+  }
+  return "main";
+}
+
+const char* IoPatternName(IoPattern pattern) {
+  switch (pattern) {
+    case IoPattern::kUnknown:
+      return "unknown";
+    case IoPattern::kNetworkFs:
+      return "network_fs";
+    case IoPattern::kSmallReads:
+      return "small_reads";
+    case IoPattern::kLargeReads:
+      return "large_reads";
+    case IoPattern::kPageCache:
+      return "page_cache";
+  }
+  return "unknown";
+}
+
+const RoleIo* IoReport::Role(IoRole role) const {
+  for (const RoleIo& r : roles) {
+    if (r.role == role) return &r;
+  }
+  return nullptr;
+}
+
 const char* CodeProfileBasisName(CodeProfileBasis basis) {
   switch (basis) {
     case CodeProfileBasis::kStackTimeline:

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "analysis/analysis_passes.h"
+#include "analysis/io_evidence.h"
 #include "analysis/verdict_signals.h"
 #include "common/units.h"
 
@@ -95,6 +96,9 @@ void AddEvidence(const Report& report, const VerdictSignals& s,
         "The launching thread was off-CPU in I/O (D-state) for ",
         common::FormatDuration(s.idle[IdleCause::kHostWaitOffCpuIo]),
         " while the GPU was idle: ", Pct(s.io), " of the span."));
+    for (std::string& line : IoEvidence(report.io)) {
+      out->push_back(std::move(line));
+    }
   } else if (verdict == VerdictClass::kSyncBound) {
     out->push_back(absl::StrCat(
         Pct(s.sync),

@@ -81,4 +81,15 @@ std::string Counted(uint64_t n, const char* noun, const char* plural) {
                            : absl::StrCat(n, " ", noun, "s");
 }
 
+std::string FormatCount(uint64_t n) {
+  std::string digits = absl::StrCat(n);
+  std::string out;
+  out.reserve(digits.size() + digits.size() / 3);
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
+    out.push_back(digits[i]);
+  }
+  return out;
+}
+
 }  // namespace feedprof::common

@@ -19,6 +19,8 @@ std::string FormatBytes(uint64_t bytes);  // "1.5 GiB"
 std::string ShortKernelName(std::string_view name, size_t max_chars = 80);
 // "1 call", "3 calls": a count with its noun (regular plural).
 std::string Counted(uint64_t n, const char* noun, const char* plural = nullptr);
+// "15,200": a count with thousands separators.
+std::string FormatCount(uint64_t n);
 
 }  // namespace feedprof::common
 

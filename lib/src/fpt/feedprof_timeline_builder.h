@@ -82,6 +82,8 @@ class FeedprofTimelineBuilder {
     size_t ranges_begin = 0;
     size_t marks_begin = 0;
     size_t counters_begin = 0;
+    size_t disk_samples_begin = 0;
+    size_t nfs_samples_begin = 0;
     size_t call_sites_begin = 0;
     size_t native_modules_begin = 0;
     size_t nvtx_categories_begin = 0;
@@ -218,6 +220,8 @@ void FeedprofTimelineBuilder::ForEachEventVector(Timeline& t, Visit visit) {
   visit(t.thread_samples, ts, as_read);
   visit(t.process_samples, ts, as_read);
   visit(t.system_samples, ts, as_read);
+  visit(t.disk_samples, ts, as_read);
+  visit(t.nfs_samples, ts, as_read);
   visit(t.counters, ts, as_read);
   visit(t.stack_samples, ts, as_read);
 }

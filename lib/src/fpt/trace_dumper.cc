@@ -488,6 +488,18 @@ class FileDumper {
       ts = AddDelta(ts, e.ts_delta());
       EventLine("system_sample", 0, ts, e, "system", {"ts_delta"});
     }
+    ts = base;
+    for (const trace::DiskSample& e : batch.disks()) {
+      ts = AddDelta(ts, e.ts_delta());
+      EventLine("disk_sample", 0, ts, e, Text(e.device_id()),
+                {"ts_delta", "device_id"});
+    }
+    ts = base;
+    for (const trace::NfsSample& e : batch.nfs()) {
+      ts = AddDelta(ts, e.ts_delta());
+      EventLine("nfs_sample", 0, ts, e, Text(e.mount_point_id()),
+                {"ts_delta", "mount_point_id"});
+    }
   }
 
   std::string file_;

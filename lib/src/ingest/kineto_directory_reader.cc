@@ -55,6 +55,7 @@ class KinetoRunMerge {
     a.sync_records = a.sync_records || p.sync_records;
     a.host_samples = a.host_samples || p.host_samples;
     a.system_samples = a.system_samples || p.system_samples;
+    a.process_io = a.process_io || p.process_io;
     a.call_sites = a.call_sites || p.call_sites;
     a.gpu_counters = a.gpu_counters || p.gpu_counters;
     a.ranges = a.ranges || p.ranges;
@@ -87,12 +88,16 @@ class KinetoRunMerge {
     sizes.push_back(timeline::PartEventCount<ThreadSample>(parts_) +
                     timeline::PartEventCount<ProcessSample>(parts_) +
                     timeline::PartEventCount<SystemSample>(parts_) +
+                    timeline::PartEventCount<DiskSample>(parts_) +
+                    timeline::PartEventCount<NfsSample>(parts_) +
                     timeline::PartEventCount<CounterSample>(parts_) +
                     timeline::PartEventCount<StackSample>(parts_));
     jobs.emplace_back([this, &t](unsigned) {
       timeline::AppendPartEvents(parts_, &t.thread_samples);
       timeline::AppendPartEvents(parts_, &t.process_samples);
       timeline::AppendPartEvents(parts_, &t.system_samples);
+      timeline::AppendPartEvents(parts_, &t.disk_samples);
+      timeline::AppendPartEvents(parts_, &t.nfs_samples);
       timeline::AppendPartEvents(parts_, &t.counters);
       timeline::AppendPartEvents(parts_, &t.stack_samples);
     });

@@ -201,12 +201,78 @@ struct BlockDeviceFacts {
   Fact<std::string> scheduler;
 };
 
+// Doctor's read probe: per file, the time from open to close; per read
+// call, the time of the call alone (what strace -T shows).
 struct ReadProbeFacts {
   uint32_t files = 0;
   uint64_t bytes = 0;
-  double median_ms = 0;
-  double max_ms = 0;
-  bool direct = false;  // O_DIRECT (past the page cache)
+  double median_ms = 0;     // per file
+  double max_ms = 0;        // per file
+  bool direct = false;      // O_DIRECT (past the page cache)
+  uint64_t read_calls = 0;  // pread calls that returned (EOF included)
+  double read_mean_ms = 0;  // per call
+  double read_max_ms = 0;   // the slowest call
+  double elapsed_ms = 0;    // from the first open to the last close
+
+  // bytes / read_calls (strace's average read size); 0 without calls.
+  double AverageReadBytes() const {
+    return read_calls == 0
+               ? 0.0
+               : static_cast<double>(bytes) / static_cast<double>(read_calls);
+  }
+};
+
+// What the disk under the data did while the probe ran: the change in its
+// /proc/diskstats counters. They are the whole disk's, so every other
+// process's I/O in the interval counts too.
+struct DeviceReadFacts {
+  std::string device;        // the whole disk: "nvme0n1", "vda"
+  double elapsed_ms = 0;     // between the two readings
+  uint64_t reads = 0;        // reads completed (after merges and splits)
+  uint64_t bytes = 0;        // sectors read × 512
+  uint64_t ms_reading = 0;   // summed over the reads, queueing included
+  uint64_t io_ticks_ms = 0;  // time with a request in flight
+
+  // bytes / reads (iostat's rareq-sz); 0 without reads.
+  double AverageReadBytes() const {
+    return reads == 0 ? 0.0
+                      : static_cast<double>(bytes) / static_cast<double>(reads);
+  }
+  // iostat's r_await: ms reading / reads; nullopt without reads.
+  std::optional<double> AwaitMs() const {
+    if (reads == 0) return std::nullopt;
+    return static_cast<double>(ms_reading) / static_cast<double>(reads);
+  }
+  // iostat's %util: io_ticks / elapsed, as a share (at most 1: the kernel
+  // counts busy time in clock ticks, which can overshoot a short window).
+  double Utilization() const {
+    if (elapsed_ms <= 0) return 0.0;
+    const double u = static_cast<double>(io_ticks_ms) / elapsed_ms;
+    return u > 1.0 ? 1.0 : u;
+  }
+};
+
+// What the NFS client did for the data's mount while the probe ran: the
+// change in its /proc/self/mountstats RPC statistics (the mount's, so
+// other processes' use of the same mount counts too).
+struct NfsReadFacts {
+  std::string mount_point;
+  double elapsed_ms = 0;       // between the two readings
+  uint64_t ops = 0;            // RPC operations, summed over every kind
+  uint64_t transmissions = 0;  // ops + retransmissions
+  uint64_t major_timeouts = 0;
+  uint64_t rtt_ms = 0;  // round trips summed over the ops
+  uint64_t read_ops = 0;
+  uint64_t read_bytes = 0;  // received by READ RPCs, RPC headers included
+
+  uint64_t Retransmissions() const {
+    return transmissions > ops ? transmissions - ops : 0;
+  }
+  // rtt_ms / ops; nullopt without ops.
+  std::optional<double> MeanRttMs() const {
+    if (ops == 0) return std::nullopt;
+    return static_cast<double>(rtt_ms) / static_cast<double>(ops);
+  }
 };
 
 struct StorageFacts {
@@ -215,6 +281,10 @@ struct StorageFacts {
   Fact<MountEntry> mount;
   Fact<BlockDeviceFacts> device;
   Fact<ReadProbeFacts> probe;
+  // Over the probe: the disk's counters, and for an NFS mount the client's
+  // RPC statistics (unknown, with the reason, for any other file system).
+  Fact<DeviceReadFacts> device_reads;
+  Fact<NfsReadFacts> nfs_reads;
   bool probed = true;  // false: no read probe was run (a recording)
 };
 

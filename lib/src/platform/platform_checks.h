@@ -34,8 +34,8 @@ void CheckCpu(const MachineFacts& facts, std::vector<PlatformFinding>* out);
 // memory_checks.cc: mem_available, mem_dirty, mem_swap, mem_thp,
 // mem_locked_limit, cgroup_memory.
 void CheckMemory(const MachineFacts& facts, std::vector<PlatformFinding>* out);
-// storage_checks.cc: data_filesystem, data_device, data_read_latency per
-// data location.
+// storage_checks.cc: data_filesystem, data_device, data_read_latency,
+// data_device_reads and data_network_fs per data location.
 void CheckStorage(const MachineFacts& facts, std::vector<PlatformFinding>* out);
 // nvml_checks.cc: nvidia_driver, nvml, and per GPU NVML sees: gpu_clocks,
 // gpu_throttle, gpu_power, gpu_temperature, gpu_persistence, gpu_ecc,

@@ -18,6 +18,7 @@
 #include "feedprof/report.h"
 #include "report/code_location_html.h"
 #include "report/html_page.h"
+#include "report/io_html.h"
 #include "report/platform_block.h"
 #include "report/svg_plot.h"
 #include "report/what_if_html.h"
@@ -954,6 +955,7 @@ std::string WriteHtmlReport(const Report& r) {
   AppendCopyTable(r, &out);
   out.append("<h2>Host threads and worker processes</h2>");
   AppendHostTables(r, &out);
+  report::AppendIoSection(r.io, &out);
   if (!r.ranks.empty()) {
     out.append("<h2>Ranks</h2>");
     AppendRankTable(r, &out);

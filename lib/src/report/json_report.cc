@@ -282,6 +282,93 @@ void WriteHost(JsonWriter& w, const Report& r) {
   w.EndObject();
 }
 
+// How the input was read; the figures are empty (and the reason said)
+// where the trace has no I/O counters.
+void WriteIo(JsonWriter& w, const IoReport& io) {
+  const auto optional = [&w](const char* key, const std::optional<double>& v) {
+    w.Key(key).DoubleOrNull(v.has_value(), v.value_or(0));
+  };
+  w.BeginObject();
+  w.Key("available").Bool(io.available);
+  w.Key("unavailable_reason");
+  if (io.available) {
+    w.Null();
+  } else {
+    w.String(io.unavailable_reason);
+  }
+  w.Key("pattern").String(IoPatternName(io.pattern));
+  w.Key("reading_role");
+  if (io.reading_role) {
+    w.String(IoRoleName(*io.reading_role));
+  } else {
+    w.Null();
+  }
+  w.Key("steps").Uint(io.steps);
+  w.Key("includes_profiler_io").Bool(io.includes_profiler_io);
+  w.Key("roles").BeginArray();
+  for (const RoleIo& r : io.roles) {
+    w.BeginObject();
+    w.Key("role").String(IoRoleName(r.role));
+    w.Key("processes").Uint(r.processes);
+    w.Key("duration_ns").Int(r.duration_ns);
+    w.Key("reads").Uint(r.reads);
+    w.Key("read_chars").Uint(r.read_chars);
+    w.Key("storage_read_bytes").Uint(r.storage_read_bytes);
+    w.Key("writes").Uint(r.writes);
+    w.Key("write_chars").Uint(r.write_chars);
+    w.Key("storage_write_bytes").Uint(r.storage_write_bytes);
+    w.Key("reads_per_s").Double(r.reads_per_s);
+    w.Key("mean_read_bytes").Double(r.mean_read_bytes);
+    w.Key("storage_share").Double(r.storage_share);
+    w.Key("mapped_reads").Bool(r.mapped_reads);
+    optional("reads_per_step", r.reads_per_step);
+    optional("read_bytes_per_step", r.read_bytes_per_step);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("disks").BeginArray();
+  for (const DiskIo& d : io.disks) {
+    w.BeginObject();
+    w.Key("device").String(d.device);
+    w.Key("mount_point").String(d.mount_point);
+    w.Key("duration_ns").Int(d.duration_ns);
+    w.Key("reads").Uint(d.reads);
+    w.Key("read_bytes").Uint(d.read_bytes);
+    w.Key("writes").Uint(d.writes);
+    w.Key("write_bytes").Uint(d.write_bytes);
+    w.Key("reads_per_s").Double(d.reads_per_s);
+    w.Key("mean_read_bytes").Double(d.mean_read_bytes);
+    optional("read_await_ms", d.read_await_ms);
+    w.Key("utilization").Double(d.utilization);
+    w.Key("max_in_flight").Uint(d.max_in_flight);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("disks_unavailable_reason");
+  if (io.disks.empty() && !io.disks_unavailable_reason.empty()) {
+    w.String(io.disks_unavailable_reason);
+  } else {
+    w.Null();
+  }
+  w.Key("network_fs").BeginArray();
+  for (const NetworkFsIo& n : io.network_fs) {
+    w.BeginObject();
+    w.Key("mount_point").String(n.mount_point);
+    w.Key("fs_type").String(n.fs_type);
+    w.Key("source").String(n.source);
+    w.Key("ops").Uint(n.ops);
+    w.Key("retransmissions").Uint(n.retransmissions);
+    w.Key("major_timeouts").Uint(n.major_timeouts);
+    optional("mean_rtt_ms", n.mean_rtt_ms);
+    optional("mean_execute_ms", n.mean_execute_ms);
+    w.Key("read_ops").Uint(n.read_ops);
+    w.Key("read_bytes").Uint(n.read_bytes);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
 // null where the trace does not say where threads' code was.
 void WriteIdleByCode(JsonWriter& w, const IdleByCode& c) {
   if (!c.available) {
@@ -612,6 +699,8 @@ std::string WriteJsonReport(const Report& r) {
   WriteCopies(w, r.copies);
   w.Key("host");
   WriteHost(w, r);
+  w.Key("io");
+  WriteIo(w, r.io);
   w.Key("idle_by_code");
   WriteIdleByCode(w, r.idle_by_code);
   w.Key("host_code");
@@ -662,6 +751,7 @@ std::string WriteJsonReport(const Report& r) {
         {"sync_records", a.sync_records},
         {"host_samples", a.host_samples},
         {"system_samples", a.system_samples},
+        {"process_io", a.process_io},
         {"call_sites", a.call_sites},
         {"gpu_counters", a.gpu_counters},
         {"ranges", a.ranges}}) {

@@ -5,6 +5,7 @@
 // The summary is what a user reads first on a terminal, so it fits in about
 // 30 lines; the details carry the numbers behind every sentence.
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -28,6 +29,78 @@ constexpr const char* kNotAvailable = "not available";
 void Line(std::string* out, std::string_view text) {
   out->append(text);
   out->push_back('\n');
+}
+
+std::string Rounded(double v) {
+  return common::FormatCount(static_cast<uint64_t>(std::llround(v)));
+}
+
+std::string RoundedBytes(double v) {
+  return common::FormatBytes(static_cast<uint64_t>(std::llround(v)));
+}
+
+// How the input was read: each role's read calls, the disks and network
+// file systems under the data.
+void IoText(const IoReport& io, std::string* out) {
+  if (!io.available) {
+    Line(out, absl::StrCat("I/O: ", kNotAvailable, " (", io.unavailable_reason,
+                           ")"));
+    return;
+  }
+  Line(out, absl::StrCat("I/O (read calls from /proc/PID/io; pattern ",
+                         IoPatternName(io.pattern), "):"));
+  if (io.includes_profiler_io) {
+    Line(out,
+         "  (recorded before feedprof counted its own calls: the figures "
+         "include its sampler's /proc reads and its trace writes)");
+  }
+  for (const RoleIo& role : io.roles) {
+    std::string line = absl::StrFormat(
+        "  %-7s %s: reads %s (%s/s", IoRoleName(role.role),
+        common::Counted(role.processes, "process", "processes"),
+        common::FormatCount(role.reads), Rounded(role.reads_per_s));
+    if (role.reads_per_step) {
+      absl::StrAppend(&line, ", ", Rounded(*role.reads_per_step), " and ",
+                      RoundedBytes(role.read_bytes_per_step.value_or(0)),
+                      " a step");
+    }
+    absl::StrAppend(&line, "), ", RoundedBytes(role.mean_read_bytes),
+                    " on average, from storage ",
+                    common::FormatPercent(role.storage_share),
+                    role.mapped_reads ? " (and more through memory maps)" : "",
+                    "; writes ", common::FormatCount(role.writes), " (",
+                    common::FormatBytes(role.write_chars), ")");
+    Line(out, line);
+  }
+  for (const DiskIo& d : io.disks) {
+    Line(
+        out,
+        absl::StrCat(
+            "  disk ", d.device,
+            d.mount_point.empty() ? "" : absl::StrCat(" (", d.mount_point, ")"),
+            ": ", Rounded(d.reads_per_s), " reads/s of ",
+            RoundedBytes(d.mean_read_bytes), ", r_await ",
+            d.read_await_ms ? absl::StrFormat("%.2f ms", *d.read_await_ms)
+                            : std::string("-"),
+            ", util ", common::FormatPercent(d.utilization), ", at most ",
+            d.max_in_flight, " in flight (whole disk: every process's I/O)"));
+  }
+  if (io.disks.empty() && !io.disks_unavailable_reason.empty()) {
+    Line(out, absl::StrCat("  disks: ", kNotAvailable, " (",
+                           io.disks_unavailable_reason, ")"));
+  }
+  for (const NetworkFsIo& n : io.network_fs) {
+    Line(out, absl::StrCat(
+                  "  ", n.fs_type.empty() ? "nfs" : n.fs_type, " ",
+                  n.source.empty() ? n.mount_point : n.source, " on ",
+                  n.mount_point, ": ", common::FormatCount(n.ops), " RPCs, ",
+                  common::FormatCount(n.retransmissions), " retransmitted, ",
+                  common::FormatCount(n.major_timeouts), " timed out, RTT ",
+                  n.mean_rtt_ms ? absl::StrFormat("%.2f ms", *n.mean_rtt_ms)
+                                : std::string("-"),
+                  ", READ ", common::FormatCount(n.read_ops), " (",
+                  common::FormatBytes(n.read_bytes), ")"));
+  }
 }
 
 // "pid/tid name: CUDA …, sync …, cpu …" for one thread.
@@ -560,6 +633,7 @@ void Details(const Report& r, const TextReportOptions& o, std::string* out) {
                                                               w.cpu_system_ns)
                                      : std::string(kNotAvailable)));
   }
+  IoText(r.io, out);
   Line(out, "");
   if (r.steps.available) {
     Line(out, absl::StrCat(

@@ -11,7 +11,7 @@ namespace feedprof::timeline {
 namespace {
 
 // The event vectors a reader appends to in bulk, one prefaulter slot each.
-constexpr size_t kBulkVectors = 9;
+constexpr size_t kBulkVectors = 11;
 
 // Calls `visit(vector)` on each of them, in slot order.
 template <typename Visit>
@@ -24,6 +24,8 @@ void ForEachBulkVector(Timeline& t, Visit visit) {
   visit(t.thread_samples);
   visit(t.process_samples);
   visit(t.system_samples);
+  visit(t.disk_samples);
+  visit(t.nfs_samples);
   visit(t.counters);
 }
 

@@ -84,6 +84,8 @@ PartEvents TakeTimelineTables(Timeline& part, Timeline* into) {
   taken.Of<ThreadSample>() = std::move(part.thread_samples);
   taken.Of<ProcessSample>() = std::move(part.process_samples);
   taken.Of<SystemSample>() = std::move(part.system_samples);
+  taken.Of<DiskSample>() = std::move(part.disk_samples);
+  taken.Of<NfsSample>() = std::move(part.nfs_samples);
   taken.Of<CounterSample>() = std::move(part.counters);
   taken.Of<StackSample>() = std::move(part.stack_samples);
 

@@ -57,6 +57,8 @@ struct PartIds {
     Id(e.domain);
   }
   void Fix(CounterSample& e) const { Id(e.name); }
+  void Fix(DiskSample& e) const { Id(e.device); }
+  void Fix(NfsSample& e) const { Id(e.mount_point); }
   void Fix(StackSample& e) const {
     if (e.stack != 0) e.stack += call_site_offset;
   }
@@ -79,6 +81,7 @@ struct PartEvents {
   std::tuple<std::vector<GpuOp>, std::vector<ApiCall>, std::vector<SyncRecord>,
              std::vector<Range>, std::vector<Mark>, std::vector<ThreadSample>,
              std::vector<ProcessSample>, std::vector<SystemSample>,
+             std::vector<DiskSample>, std::vector<NfsSample>,
              std::vector<CounterSample>, std::vector<StackSample>>
       events;
   PartIds ids;
@@ -153,6 +156,8 @@ void ForEachPid(Timeline& timeline, Visit visit) {
   for (ThreadSample& e : t.thread_samples) visit(e.pid);
   for (ProcessSample& e : t.process_samples) visit(e.pid);
   for (SystemSample& e : t.system_samples) visit(e.pid);
+  for (DiskSample& e : t.disk_samples) visit(e.pid);
+  for (NfsSample& e : t.nfs_samples) visit(e.pid);
   for (CounterSample& e : t.counters) visit(e.pid);
   for (StackSample& e : t.stack_samples) visit(e.pid);
   for (NvtxCategoryName& e : t.nvtx_categories) visit(e.pid);
@@ -183,6 +188,8 @@ void ForEachTime(Timeline& timeline, Visit visit) {
   instant(t.thread_samples);
   instant(t.process_samples);
   instant(t.system_samples);
+  instant(t.disk_samples);
+  instant(t.nfs_samples);
   instant(t.counters);
   instant(t.stack_samples);
   for (Process& p : t.processes) {

@@ -135,6 +135,101 @@ TEST(HostSampleBatchEncoder, EveryFieldRoundTrips) {
   EXPECT_DOUBLE_EQ(s0.load_1m(), 1.75);
 }
 
+// Disk and NFS samples: every field, the deltas of each field against
+// its own previous sample, and values past 32 bits (bytes, counters).
+TEST(HostSampleBatchEncoder, DiskAndNfsSamplesRoundTrip) {
+  std::vector<uint8_t> buf(4096);
+  HostSampleBatchEncoder enc(buf.data(), buf.size());
+  const uint64_t base = 7000000000ull;
+  enc.Begin(base);
+  DiskSampleRecord d;
+  d.ts_ns = base + 500;
+  d.device_id = 3;
+  d.reads = 2893551;
+  d.reads_merged = 1015;
+  d.read_bytes = 330581066ull * 512;
+  d.read_ms = 541219;
+  d.writes = 6148214;
+  d.writes_merged = 3920483;
+  d.write_bytes = 214738186ull * 512;
+  d.write_ms = 4302765;
+  d.in_flight = 3;
+  d.busy_ms = 2123064;
+  d.weighted_ms = 5006498;
+  ASSERT_TRUE(enc.AddDisk(d));
+  DiskSampleRecord d2 = d;
+  d2.device_id = 4;
+  d2.reads = 10512;
+  d2.in_flight = 0;
+  ASSERT_TRUE(enc.AddDisk(d2));  // same instant: delta 0
+  NfsSampleRecord n;
+  n.ts_ns = base + 800;
+  n.mount_point_id = 5;
+  n.ops = 10097;
+  n.transmissions = 10100;
+  n.major_timeouts = 3;
+  n.rtt_ms = 25590;
+  n.execute_ms = 26287;
+  n.read_ops = 4096;
+  n.read_bytes = 4295491584ull;
+  n.read_rtt_ms = 20480;
+  ASSERT_TRUE(enc.AddNfs(n));
+  // The next slow round, 100 ms on; a thread sample between does not move
+  // the disks' deltas.
+  ASSERT_TRUE(enc.AddThread(Thread(base + 50000000, 4242, 1)));
+  d.ts_ns = base + 100000500;
+  d.reads += 100;
+  ASSERT_TRUE(enc.AddDisk(d));
+  n.ts_ns = base + 100000700;
+  ASSERT_TRUE(enc.AddNfs(n));
+  EXPECT_EQ(enc.sample_count(), 6u);
+
+  const size_t size = enc.Finish();
+  ASSERT_GT(size, 0u);
+  Packet packet;
+  ASSERT_TRUE(packet.ParseFromArray(enc.data(), static_cast<int>(size)));
+  const auto& batch = packet.host_samples();
+  ASSERT_EQ(batch.disks_size(), 3);
+  ASSERT_EQ(batch.nfs_size(), 2);
+  ASSERT_EQ(batch.threads_size(), 1);
+
+  const auto& d0 = batch.disks(0);
+  EXPECT_EQ(d0.ts_delta(), 500);
+  EXPECT_EQ(d0.device_id(), 3u);
+  EXPECT_EQ(d0.reads(), 2893551u);
+  EXPECT_EQ(d0.reads_merged(), 1015u);
+  EXPECT_EQ(d0.read_bytes(), 169257505792u);
+  EXPECT_EQ(d0.read_ms(), 541219u);
+  EXPECT_EQ(d0.writes(), 6148214u);
+  EXPECT_EQ(d0.writes_merged(), 3920483u);
+  EXPECT_EQ(d0.write_bytes(), 109945951232u);
+  EXPECT_EQ(d0.write_ms(), 4302765u);
+  EXPECT_EQ(d0.in_flight(), 3u);
+  EXPECT_EQ(d0.busy_ms(), 2123064u);
+  EXPECT_EQ(d0.weighted_ms(), 5006498u);
+  const auto& d1 = batch.disks(1);
+  EXPECT_EQ(d1.ts_delta(), 0);
+  EXPECT_EQ(d1.device_id(), 4u);
+  EXPECT_EQ(d1.reads(), 10512u);
+  EXPECT_EQ(d1.in_flight(), 0u);
+  EXPECT_EQ(batch.disks(2).ts_delta(), 100000000);
+  EXPECT_EQ(batch.disks(2).reads(), 2893651u);
+
+  const auto& n0 = batch.nfs(0);
+  EXPECT_EQ(n0.ts_delta(), 800);
+  EXPECT_EQ(n0.mount_point_id(), 5u);
+  EXPECT_EQ(n0.ops(), 10097u);
+  EXPECT_EQ(n0.transmissions(), 10100u);
+  EXPECT_EQ(n0.major_timeouts(), 3u);
+  EXPECT_EQ(n0.rtt_ms(), 25590u);
+  EXPECT_EQ(n0.execute_ms(), 26287u);
+  EXPECT_EQ(n0.read_ops(), 4096u);
+  EXPECT_EQ(n0.read_bytes(), 4295491584u);
+  EXPECT_EQ(n0.read_rtt_ms(), 20480u);
+  EXPECT_EQ(batch.nfs(1).ts_delta(), 99999900);
+  EXPECT_EQ(batch.threads(0).ts_delta(), 50000000);
+}
+
 TEST(HostSampleBatchEncoder, FullBufferRejectsWholeSamplesOnly) {
   std::vector<uint8_t> buf(256);
   HostSampleBatchEncoder enc(buf.data(), buf.size());

@@ -21,6 +21,7 @@
 
 #include "feedprof.pb.h"
 #include "gtest/gtest.h"
+#include "tests/preload/host/storage_fixture.h"
 
 namespace feedprof::preload::host {
 namespace {
@@ -207,6 +208,67 @@ TEST(HostSamplerThread, SmallPacketBufferSplitsRoundsIntoPackets) {
   EXPECT_EQ(thread_samples, sampler.collector().thread_count());
   EXPECT_GE(thread_samples, 81u);
   EXPECT_EQ(sink.dropped, 0u);
+}
+
+// The data's disks and NFS mounts of a fixture machine reach the batches:
+// on the first round and every slow_refresh_rounds after, named with the
+// sink's interned ids, each kind delta-encoded on its own.
+TEST(HostSamplerThread, DataDisksAndNfsMountsEverySlowRound) {
+  feedprof::testing::FixtureTree t;
+  t.MakeDir("proc/self/task");
+  feedprof::testing::WriteStorageMachine(t);
+  CapturingSink sink;
+  HostSamplerThread sampler;
+  SamplerOptions options;
+  options.collector.root = t.root().c_str();
+  options.collector.live = false;
+  options.collector.cwd = feedprof::testing::kStorageCwd;
+  options.collector.slow_refresh_rounds = 5;
+  options.python_stack_every_rounds = 0;
+  ASSERT_TRUE(sampler.Init(options, sink.Sinks())) << sampler.error();
+  for (int i = 0; i < 11; ++i) sampler.SampleRound();
+  sampler.FlushBatch();
+  std::map<uint32_t, std::string> names;
+  for (const auto& [name, id] : sink.names) names[id] = name;
+  std::vector<std::pair<uint64_t, std::string>> disks;
+  std::vector<std::pair<uint64_t, std::string>> mounts;
+  uint64_t nvme0_reads = 0;
+  uint64_t nfs_read_bytes = 0;
+  for (const Packet& p : sink.Parsed()) {
+    if (!p.has_host_samples()) continue;
+    const auto& b = p.host_samples();
+    uint64_t ts = b.base_ts_ns();
+    for (const auto& d : b.disks()) {
+      ts += static_cast<uint64_t>(d.ts_delta());
+      disks.emplace_back(ts, names[d.device_id()]);
+      if (names[d.device_id()] == "nvme0n1") nvme0_reads = d.reads();
+    }
+    ts = b.base_ts_ns();
+    for (const auto& n : b.nfs()) {
+      ts += static_cast<uint64_t>(n.ts_delta());
+      mounts.emplace_back(ts, names[n.mount_point_id()]);
+      if (names[n.mount_point_id()] == "/mnt/nfs") {
+        nfs_read_bytes = n.read_bytes();
+      }
+    }
+  }
+  // Rounds 1, 5 and 10: three samples of each disk and mount.
+  ASSERT_EQ(disks.size(), 6u);
+  ASSERT_EQ(mounts.size(), 6u);
+  for (size_t i = 0; i < 6; i += 2) {
+    EXPECT_EQ(disks[i].second, "nvme0n1");
+    EXPECT_EQ(disks[i + 1].second, "nvme1n1");
+    EXPECT_EQ(mounts[i].second, "/mnt/nfs");
+    EXPECT_EQ(mounts[i + 1].second, "/mnt/my data");
+    EXPECT_EQ(disks[i].first, disks[i + 1].first);  // one read of the file
+    if (i > 0) {
+      EXPECT_GT(disks[i].first, disks[i - 2].first);
+    }
+  }
+  EXPECT_EQ(nvme0_reads, 2893551u);
+  EXPECT_EQ(nfs_read_bytes, 4295491584u);
+  EXPECT_EQ(sink.dropped, 0u);
+  sampler.Release();
 }
 
 size_t OpenDescriptors() {

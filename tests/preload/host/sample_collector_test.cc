@@ -23,6 +23,7 @@
 #include "gtest/gtest.h"
 #include "preload/host/proc_text.h"
 #include "preload/private_fd.h"
+#include "tests/preload/host/storage_fixture.h"
 #include "tests/testing/fixture_tree.h"
 
 namespace feedprof::preload::host {
@@ -566,6 +567,316 @@ TEST(SampleCollectorLive, ProcessAndSystemCounters) {
   EXPECT_GT(s.cpu_idle_ns + s.cpu_user_ns, 0u);
   EXPECT_GE(s.procs_running, 1u);  // this thread
   EXPECT_GT(s.mem_available_bytes, 0u);
+}
+
+// The storage under the data of the fixture machine (storage_fixture.h):
+// its two disks (nvme0n1 under / and /scratch, nvme1n1 under /data) and two
+// NFS mounts, sampled with every counter checked.
+CollectorOptions StorageOptions(const FixtureTree& t) {
+  CollectorOptions o = FixtureOptions(t);
+  o.cwd = feedprof::testing::kStorageCwd;
+  return o;
+}
+
+const DiskSampleRecord* FindDisk(const SampleCollector& c,
+                                 const TestInterner& names,
+                                 const std::string& name) {
+  for (size_t i = 0; i < c.disk_sample_count(); ++i) {
+    if (names.NameOf(c.disk_sample(i).device_id) == name) {
+      return &c.disk_sample(i);
+    }
+  }
+  return nullptr;
+}
+
+const NfsSampleRecord* FindNfs(const SampleCollector& c,
+                               const TestInterner& names,
+                               const std::string& mount_point) {
+  for (size_t i = 0; i < c.nfs_sample_count(); ++i) {
+    if (names.NameOf(c.nfs_sample(i).mount_point_id) == mount_point) {
+      return &c.nfs_sample(i);
+    }
+  }
+  return nullptr;
+}
+
+void ExpectFixtureNfs(const SampleCollector& c, const TestInterner& names) {
+  namespace fx = feedprof::testing;
+  const NfsSampleRecord* v4 = FindNfs(c, names, "/mnt/nfs");
+  ASSERT_NE(v4, nullptr);
+  EXPECT_EQ(v4->ops, fx::kNfs4Ops);
+  EXPECT_EQ(v4->transmissions, fx::kNfs4Transmissions);
+  EXPECT_EQ(v4->major_timeouts, fx::kNfs4MajorTimeouts);
+  EXPECT_EQ(v4->rtt_ms, fx::kNfs4RttMs);
+  EXPECT_EQ(v4->execute_ms, fx::kNfs4ExecuteMs);
+  EXPECT_EQ(v4->read_ops, 4096u);
+  EXPECT_EQ(v4->read_bytes, 4295491584u);
+  EXPECT_EQ(v4->read_rtt_ms, 20480u);
+  EXPECT_GT(v4->ts_ns, 0u);
+  const NfsSampleRecord* v3 = FindNfs(c, names, "/mnt/my data");
+  ASSERT_NE(v3, nullptr);
+  EXPECT_EQ(v3->ops, fx::kNfs3Ops);
+  EXPECT_EQ(v3->transmissions, fx::kNfs3Transmissions);
+  EXPECT_EQ(v3->major_timeouts, 1u);
+  EXPECT_EQ(v3->rtt_ms, fx::kNfs3RttMs);
+  EXPECT_EQ(v3->execute_ms, fx::kNfs3ExecuteMs);
+  EXPECT_EQ(v3->read_ops, 500u);
+  EXPECT_EQ(v3->read_bytes, 32768000u);
+  EXPECT_EQ(v3->read_rtt_ms, 4000u);
+}
+
+TEST(SampleCollectorStorage, ListsTheDataDisksAndNfsMountsOnce) {
+  FixtureTree t;
+  WriteFixtureProc(t);
+  feedprof::testing::WriteStorageMachine(t);
+  SampleCollector c;
+  ASSERT_TRUE(c.Open(StorageOptions(t))) << c.error();
+  // The working directory's disk first; /scratch's is the same disk.
+  ASSERT_EQ(c.data_disk_count(), 2u);
+  EXPECT_STREQ(c.data_disk(0), "nvme0n1");
+  EXPECT_STREQ(c.data_disk(1), "nvme1n1");
+  ASSERT_EQ(c.nfs_mount_count(), 2u);
+  EXPECT_STREQ(c.nfs_mount(0), "/mnt/nfs");
+  EXPECT_STREQ(c.nfs_mount(1), "/mnt/my data");
+  // No working directory under a fixture root unless one is given: then
+  // only the command line's mounts.
+  SampleCollector without_cwd;
+  ASSERT_TRUE(without_cwd.Open(FixtureOptions(t)));
+  ASSERT_EQ(without_cwd.data_disk_count(), 2u);
+  EXPECT_STREQ(without_cwd.data_disk(0), "nvme1n1");  // /data comes first
+  EXPECT_STREQ(without_cwd.data_disk(1), "nvme0n1");  // then /scratch
+}
+
+TEST(SampleCollectorStorage, DiskAndNfsCountersWithEveryField) {
+  FixtureTree t;
+  WriteFixtureProc(t);
+  feedprof::testing::WriteStorageMachine(t);
+  SampleCollector c;
+  ASSERT_TRUE(c.Open(StorageOptions(t))) << c.error();
+  TestInterner names;
+  c.CollectStorage(&TestInterner::Intern, &names);
+  ASSERT_EQ(c.disk_sample_count(), 2u);
+  const DiskSampleRecord* nvme0 = FindDisk(c, names, "nvme0n1");
+  ASSERT_NE(nvme0, nullptr);
+  EXPECT_GT(nvme0->ts_ns, 0u);
+  EXPECT_EQ(nvme0->reads, 2893551u);
+  EXPECT_EQ(nvme0->reads_merged, 1015u);
+  EXPECT_EQ(nvme0->read_bytes, 330581066ull * 512);
+  EXPECT_EQ(nvme0->read_ms, 541219u);
+  EXPECT_EQ(nvme0->writes, 6148214u);
+  EXPECT_EQ(nvme0->writes_merged, 3920483u);
+  EXPECT_EQ(nvme0->write_bytes, 214738186ull * 512);
+  EXPECT_EQ(nvme0->write_ms, 4302765u);
+  EXPECT_EQ(nvme0->in_flight, 3u);
+  EXPECT_EQ(nvme0->busy_ms, 2123064u);
+  EXPECT_EQ(nvme0->weighted_ms, 5006498u);
+  const DiskSampleRecord* nvme1 = FindDisk(c, names, "nvme1n1");
+  ASSERT_NE(nvme1, nullptr);
+  EXPECT_EQ(nvme1->reads, 10512u);
+  EXPECT_EQ(nvme1->reads_merged, 7u);
+  EXPECT_EQ(nvme1->read_bytes, 2690816ull * 512);
+  EXPECT_EQ(nvme1->read_ms, 1802u);
+  EXPECT_EQ(nvme1->writes, 44u);
+  EXPECT_EQ(nvme1->writes_merged, 2u);
+  EXPECT_EQ(nvme1->write_bytes, 3584ull * 512);
+  EXPECT_EQ(nvme1->write_ms, 91u);
+  EXPECT_EQ(nvme1->in_flight, 0u);
+  EXPECT_EQ(nvme1->busy_ms, 2132u);
+  EXPECT_EQ(nvme1->weighted_ms, 1893u);
+  ASSERT_EQ(c.nfs_sample_count(), 2u);
+  ExpectFixtureNfs(c, names);
+  // Each name interned once, and nothing else.
+  EXPECT_EQ(names.ids.size(), 4u);
+}
+
+// Storage is read on the first call, then every slow_refresh_rounds
+// rounds; the calls between yield nothing.
+TEST(SampleCollectorStorage, ReadEverySlowRefreshRounds) {
+  FixtureTree t;
+  WriteFixtureProc(t);
+  feedprof::testing::WriteStorageMachine(t);
+  SampleCollector c;
+  CollectorOptions o = StorageOptions(t);
+  o.slow_refresh_rounds = 4;
+  ASSERT_TRUE(c.Open(o)) << c.error();
+  TestInterner names;
+  c.CollectThreads(nullptr, nullptr);  // round 0 done
+  c.CollectStorage(&TestInterner::Intern, &names);
+  EXPECT_EQ(c.disk_sample_count(), 2u);
+  EXPECT_EQ(c.nfs_sample_count(), 2u);
+  t.Write("proc/diskstats", feedprof::testing::StorageDiskstats(2900000));
+  std::vector<size_t> disks;
+  for (int round = 1; round <= 8; ++round) {
+    c.CollectThreads(nullptr, nullptr);
+    c.CollectStorage(&TestInterner::Intern, &names);
+    disks.push_back(c.disk_sample_count());
+    EXPECT_EQ(c.nfs_sample_count(), c.disk_sample_count()) << round;
+  }
+  // Due when the rounds taken are a multiple of 4: after rounds 3 and 7.
+  EXPECT_EQ(disks, (std::vector<size_t>{0, 0, 2, 0, 0, 0, 2, 0}));
+  c.CollectThreads(nullptr, nullptr);
+  c.CollectThreads(nullptr, nullptr);
+  c.CollectThreads(nullptr, nullptr);
+  c.CollectStorage(&TestInterner::Intern, &names);
+  const DiskSampleRecord* nvme0 = FindDisk(c, names, "nvme0n1");
+  ASSERT_NE(nvme0, nullptr);
+  EXPECT_EQ(nvme0->reads, 2900000u);  // the kept descriptor reads it anew
+  EXPECT_EQ(names.ids.size(), 4u);
+}
+
+// A Kubernetes node: thousands of mounts before the NFS ones make
+// mountstats (~390 KiB here) longer than the 256 KiB read buffer; it is
+// read in pieces, and both mounts are found with their whole counts.
+TEST(SampleCollectorStorage, MountstatsLongerThanTheBuffer) {
+  FixtureTree t;
+  WriteFixtureProc(t);
+  feedprof::testing::WriteStorageMachine(t, /*mountstats_filler=*/4000);
+  ASSERT_GT(feedprof::testing::StorageMountstats(4000).size(), 300u * 1024);
+  SampleCollector c;
+  ASSERT_TRUE(c.Open(StorageOptions(t))) << c.error();
+  TestInterner names;
+  c.CollectStorage(&TestInterner::Intern, &names);
+  ASSERT_EQ(c.nfs_sample_count(), 2u);
+  ExpectFixtureNfs(c, names);
+  // A line longer than the buffer (a damaged file) is skipped, not split.
+  std::string text = "device x mounted on /y with fstype " +
+                     std::string(300 * 1024, 'z') + "\n" +
+                     feedprof::testing::StorageMountstats();
+  t.Write("proc/self/mountstats", text);
+  TestInterner again;
+  SampleCollector d;
+  ASSERT_TRUE(d.Open(StorageOptions(t))) << d.error();
+  d.CollectStorage(&TestInterner::Intern, &again);
+  ASSERT_EQ(d.nfs_sample_count(), 2u);
+  ExpectFixtureNfs(d, again);
+}
+
+// Missing or unreadable files give no samples and no crash; a disk or
+// mount that is not in its file is left out alone.
+TEST(SampleCollectorStorage, MissingFilesAndMissingEntries) {
+  FixtureTree t;
+  WriteFixtureProc(t);
+  feedprof::testing::WriteStorageMachine(t);
+  std::filesystem::remove(t.root() + "/proc/diskstats");
+  std::filesystem::remove(t.root() + "/proc/self/mountstats");
+  SampleCollector c;
+  CollectorOptions o = StorageOptions(t);
+  o.slow_refresh_rounds = 1;
+  ASSERT_TRUE(c.Open(o)) << c.error();
+  TestInterner names;
+  c.CollectStorage(&TestInterner::Intern, &names);
+  EXPECT_EQ(c.disk_sample_count(), 0u);
+  EXPECT_EQ(c.nfs_sample_count(), 0u);
+  // Back, read by path (nothing was kept open): nvme1n1 gone from
+  // diskstats, only the v3 mount in mountstats.
+  std::string diskstats = feedprof::testing::StorageDiskstats();
+  diskstats.erase(diskstats.find(" 259       4 nvme1n1"));
+  t.Write("proc/diskstats", diskstats);
+  t.Write("proc/self/mountstats",
+          feedprof::testing::Nfs3Block("/mnt/my\\040data"));
+  c.CollectStorage(&TestInterner::Intern, &names);
+  ASSERT_EQ(c.disk_sample_count(), 1u);
+  EXPECT_EQ(names.NameOf(c.disk_sample(0).device_id), "nvme0n1");
+  EXPECT_EQ(c.disk_sample(0).reads, 2893551u);
+  ASSERT_EQ(c.nfs_sample_count(), 1u);
+  EXPECT_EQ(names.NameOf(c.nfs_sample(0).mount_point_id), "/mnt/my data");
+  EXPECT_EQ(c.nfs_sample(0).ops, feedprof::testing::kNfs3Ops);
+}
+
+// Without an NFS mount among the data's, mountstats is neither kept open
+// nor read; without a disk either, nothing is sampled.
+TEST(SampleCollectorStorage, NoNfsMountNoMountstats) {
+  FixtureTree t;
+  WriteFixtureProc(t);
+  feedprof::testing::WriteStorageMachine(t);
+  std::string cmdline;
+  for (const char* a : {"python3", "train.py", "--data=/data/imagenet"}) {
+    cmdline += a;
+    cmdline += '\0';
+  }
+  t.Write("proc/self/cmdline", cmdline);
+  SampleCollector c;
+  ASSERT_TRUE(c.Open(StorageOptions(t))) << c.error();
+  EXPECT_EQ(c.data_disk_count(), 2u);
+  EXPECT_EQ(c.nfs_mount_count(), 0u);
+  int kept[32];
+  const size_t n = c.KeptDescriptors(kept, 32);
+  bool diskstats_kept = false;
+  for (size_t i = 0; i < n; ++i) {
+    char link[64];
+    char target[4096];
+    std::snprintf(link, sizeof link, "/proc/self/fd/%d", kept[i]);
+    const ssize_t len = readlink(link, target, sizeof target - 1);
+    ASSERT_GT(len, 0);
+    const std::string path(target, static_cast<size_t>(len));
+    EXPECT_EQ(path.find("mountstats"), std::string::npos) << path;
+    diskstats_kept |= path == t.root() + "/proc/diskstats";
+  }
+  EXPECT_TRUE(diskstats_kept);
+  TestInterner names;
+  c.CollectStorage(&TestInterner::Intern, &names);
+  EXPECT_EQ(c.disk_sample_count(), 2u);
+  EXPECT_EQ(c.nfs_sample_count(), 0u);
+
+  FixtureTree bare;
+  WriteFixtureProc(bare);
+  SampleCollector none;
+  ASSERT_TRUE(none.Open(FixtureOptions(bare))) << none.error();
+  EXPECT_EQ(none.data_disk_count(), 0u);
+  EXPECT_EQ(none.nfs_mount_count(), 0u);
+  none.CollectStorage(&TestInterner::Intern, &names);
+  EXPECT_EQ(none.disk_sample_count(), 0u);
+}
+
+// A fork child keeps the list (it reads the same data) and samples it in
+// its first round, naming it again for its own trace.
+TEST(SampleCollectorStorage, ReopenAfterForkKeepsTheList) {
+  FixtureTree t;
+  WriteFixtureProc(t);
+  feedprof::testing::WriteStorageMachine(t);
+  SampleCollector c;
+  ASSERT_TRUE(c.Open(StorageOptions(t))) << c.error();
+  TestInterner names;
+  c.CollectThreads(nullptr, nullptr);
+  c.CollectStorage(&TestInterner::Intern, &names);
+  c.CollectThreads(nullptr, nullptr);
+  c.CollectStorage(&TestInterner::Intern, &names);
+  EXPECT_EQ(c.disk_sample_count(), 0u);  // not due
+  // The child's data is the parent's, even if the mounts moved since.
+  t.Write("proc/self/mountinfo", "27 1 259:2 / / rw - ext4 /dev/vda1 rw\n");
+  ASSERT_TRUE(c.ReopenAfterFork()) << c.error();
+  EXPECT_EQ(c.data_disk_count(), 2u);
+  EXPECT_EQ(c.nfs_mount_count(), 2u);
+  int interned = 0;
+  const auto count_interns = [](std::string_view text, void* self) {
+    ++*static_cast<int*>(self);
+    return text == "nvme0n1" ? 7u : 9u;
+  };
+  c.CollectStorage(count_interns, &interned);
+  EXPECT_EQ(c.disk_sample_count(), 2u);
+  EXPECT_EQ(c.nfs_sample_count(), 2u);
+  EXPECT_EQ(interned, 4);
+  EXPECT_EQ(c.disk_sample(0).device_id, 7u);
+  EXPECT_EQ(c.disk_sample(0).reads, 2893551u);
+}
+
+// This machine: the working directory's disk, if it has one, from the
+// real /proc/diskstats.
+TEST(SampleCollectorLive, StorageOfTheWorkingDirectory) {
+  SampleCollector c;
+  ASSERT_TRUE(c.Open(CollectorOptions{})) << c.error();
+  if (c.data_disk_count() == 0) {
+    GTEST_SKIP() << "the working directory has no local block device here";
+  }
+  TestInterner names;
+  c.CollectStorage(&TestInterner::Intern, &names);
+  ASSERT_GE(c.disk_sample_count(), 1u);
+  const DiskSampleRecord& d = c.disk_sample(0);
+  EXPECT_EQ(names.NameOf(d.device_id), c.data_disk(0));
+  // The disk holding this test binary's directory has been read from.
+  EXPECT_GT(d.reads, 0u);
+  EXPECT_GT(d.read_bytes, 0u);
+  EXPECT_EQ(d.read_bytes % 512, 0u);
 }
 
 }  // namespace
