@@ -386,6 +386,55 @@ TEST(HtmlReportTest, WhatIfUnavailableIsOneLineWithItsReason) {
   EXPECT_EQ(html.find("What each next step is worth"), std::string::npos);
 }
 
+TEST(HtmlReportTest, IoSectionHoldsTheReadFigures) {
+  Report r = MustAnalyze(LoopTimeline());
+  r.io = IoReport{};
+  r.io.available = true;
+  r.io.pattern = IoPattern::kSmallReads;
+  r.io.steps = 20;
+  RoleIo workers;
+  workers.role = IoRole::kWorkers;
+  workers.processes = 2;
+  workers.reads = 15200;
+  workers.reads_per_s = 1520;
+  workers.reads_per_step = 760;
+  workers.read_bytes_per_step = 3 << 20;
+  workers.mean_read_bytes = 3379;
+  workers.storage_share = 0.91;
+  r.io.roles.push_back(workers);
+  DiskIo vda;
+  vda.device = "vda";
+  vda.mount_point = "/data";
+  vda.reads_per_s = 1480;
+  vda.mean_read_bytes = 4096;
+  vda.read_await_ms = 9.8;
+  vda.utilization = 0.99;
+  vda.max_in_flight = 31;
+  r.io.disks.push_back(vda);
+  std::string html = WriteHtmlReport(r);
+  const size_t section = html.find("<h2 id=\"io\">How the input was read</h2>");
+  ASSERT_NE(section, std::string::npos);
+  EXPECT_NE(html.find("<b>small_reads</b>", section), std::string::npos);
+  EXPECT_NE(html.find("<tr data-role=\"workers\"><td>workers</td><td>2</td>"
+                      "<td>15,200</td><td>1,520</td><td>760</td>"
+                      "<td>3.0 MiB</td><td>3.3 KiB</td><td>91.0%</td>",
+                      section),
+            std::string::npos);
+  EXPECT_NE(html.find("<td>vda</td><td class=\"name\">/data</td><td>1,480"
+                      "</td><td>4.0 KiB</td><td>9.80 ms</td><td>99.0%</td>"
+                      "<td>31</td>",
+                      section),
+            std::string::npos);
+  // Without counters: one line with the reason, no tables.
+  r.io = IoReport{};
+  r.io.unavailable_reason = "PyTorch profiler traces hold no counters";
+  html = WriteHtmlReport(r);
+  EXPECT_NE(html.find("<p>not available: PyTorch profiler traces hold no "
+                      "counters.</p>"),
+            std::string::npos);
+  EXPECT_EQ(html.find("id=\"io-roles\""), std::string::npos);
+}
+
 TEST(HtmlReportTest, ShowsTheNoGpuExplanation) {
   TimelineBuilder b;
   b.Api("cudaGetDeviceCount", 0, 5);

@@ -136,6 +136,46 @@ TEST(ReportOutputTest, TextReportLeadsWithTheVerdict) {
             std::string::npos);
 }
 
+TEST(ReportOutputTest, IoFiguresInTextAndJson) {
+  Report r = SampleReport();
+  r.io = IoReport{};
+  r.io.available = true;
+  r.io.pattern = IoPattern::kLargeReads;
+  r.io.reading_role = IoRole::kMain;
+  RoleIo main;
+  main.processes = 1;
+  main.reads = 2048;
+  main.reads_per_s = 512;
+  main.mean_read_bytes = 1 << 20;
+  main.storage_share = 0.97;
+  main.writes = 3;
+  main.write_chars = 4096;
+  r.io.roles.push_back(main);
+  r.io.disks_unavailable_reason = "overlay on / has no block device";
+  const std::string text = WriteTextReport(r);
+  EXPECT_NE(text.find("I/O (read calls from /proc/PID/io; pattern "
+                      "large_reads):\n  main    1 process: reads 2,048 "
+                      "(512/s), 1.0 MiB on average, from storage 97.0%; "
+                      "writes 3 (4.0 KiB)\n  disks: not available (overlay "
+                      "on / has no block device)"),
+            std::string::npos)
+      << text;
+  JsonPaths parsed;
+  ASSERT_TRUE(parsed.Parse(WriteJsonReport(r)));
+  EXPECT_EQ(parsed.scalars().at("io.pattern"), "large_reads");
+  EXPECT_EQ(parsed.scalars().at("io.reading_role"), "main");
+  EXPECT_EQ(parsed.scalars().at("io.roles[].reads"), "2048");
+  EXPECT_EQ(parsed.scalars().at("io.roles[].reads_per_step"), "null");
+  EXPECT_EQ(parsed.scalars().at("io.disks_unavailable_reason"),
+            "overlay on / has no block device");
+  // Without counters: one line with the reason.
+  r.io = IoReport{};
+  r.io.unavailable_reason = "PyTorch profiler traces hold no counters";
+  EXPECT_NE(WriteTextReport(r).find("I/O: not available (PyTorch profiler "
+                                    "traces hold no counters)"),
+            std::string::npos);
+}
+
 TEST(ReportOutputTest, NoGpuActivitySaysSo) {
   TimelineBuilder b;
   b.Api("cudaGetDeviceCount", 0, 10);

@@ -172,8 +172,8 @@ std::string DisksUnavailableReason(const Timeline& tl) {
   }
   for (const Platform::Mount* m : mounts) {
     if (!m->block_device.empty()) {
-      return "the trace has no /proc/diskstats samples (recorded by a "
-             "feedprof that did not take them, or the file was unreadable)";
+      return "the trace has no /proc/diskstats samples: recorded by a "
+             "feedprof that did not take them, or the file was unreadable";
     }
   }
   const Platform::Mount& m = *mounts.front();
@@ -183,8 +183,8 @@ std::string DisksUnavailableReason(const Timeline& tl) {
                         "): no local disk");
   }
   return absl::StrCat(m.fs_type, " on ", m.mount_point,
-                      " has no block device visible here (a container's "
-                      "overlay, or a memory file system)");
+                      " has no block device visible here: a container's "
+                      "overlay, or a memory file system");
 }
 
 void ComputeRoles(const PreparedTimeline& prepared, const HostReport& host,
