@@ -81,55 +81,21 @@ struct ProcessIoTrace {
   std::vector<IoSample> samples;  // in time order
 };
 
-bool ReadVarint(const std::string& data, size_t* pos, uint64_t* value) {
-  uint64_t result = 0;
-  for (int shift = 0; shift < 64; shift += 7) {
-    if (*pos >= data.size()) return false;
-    const auto byte = static_cast<uint8_t>(data[(*pos)++]);
-    result |= static_cast<uint64_t>(byte & 0x7F) << shift;
-    if ((byte & 0x80) == 0) {
-      *value = result;
-      return true;
-    }
-  }
-  return false;
-}
-
-// The header and the ProcessSamples of the file at `path` (TraceFile keeps
-// thread samples only), up to its last whole packet.
+// The header and the ProcessSamples of the file at `path`, up to its last
+// whole packet.
 bool ReadProcessIo(const std::string& path, ProcessIoTrace* out,
                    std::string* error) {
-  const std::string data = ReadWholeFile(path);
+  TraceFile file;
+  if (!ReadTraceFile(path, &file, error)) return false;
   *out = ProcessIoTrace();
   out->path = path;
-  size_t pos = 0;
-  while (pos < data.size()) {
-    uint64_t tag = 0;
-    uint64_t length = 0;
-    if (!ReadVarint(data, &pos, &tag) || !ReadVarint(data, &pos, &length) ||
-        length > data.size() - pos) {
-      break;  // cut off mid-packet
-    }
-    trace::Packet packet;
-    if (tag != 0x0A ||
-        !packet.ParseFromArray(data.data() + pos, static_cast<int>(length))) {
-      *error = path + ": a packet does not parse";
-      return false;
-    }
-    pos += length;
-    if (packet.has_header()) {
-      out->pid = packet.header().pid();
-      out->origin = packet.header().origin();
-    } else if (packet.has_host_samples()) {
-      const trace::HostSampleBatch& batch = packet.host_samples();
-      uint64_t ts = batch.base_ts_ns();
-      for (const trace::ProcessSample& p : batch.process()) {
-        ts += static_cast<uint64_t>(p.ts_delta());
-        out->samples.push_back({ts, p.rchar(), p.syscr(), p.read_bytes(),
-                                p.num_threads(), p.profiler_syscr(),
-                                p.profiler_rchar()});
-      }
-    }
+  out->pid = file.header.pid();
+  out->origin = file.header.origin();
+  for (const ProcessSample& p : file.process_samples) {
+    const trace::ProcessSample& c = p.counters;
+    out->samples.push_back({p.ts_ns, c.rchar(), c.syscr(), c.read_bytes(),
+                            c.num_threads(), c.profiler_syscr(),
+                            c.profiler_rchar()});
   }
   std::stable_sort(
       out->samples.begin(), out->samples.end(),
@@ -178,8 +144,11 @@ struct IoDelta {
   uint64_t syscr = 0;
   uint64_t rchar = 0;
   // syscr and rchar less the recorder's own calls: the program's.
-  uint64_t program_syscr = 0;
-  uint64_t program_rchar = 0;
+  // Signed: a call of the recorder's other threads in flight while the
+  // sampler reads the counters is in the kernel's count and not yet in
+  // the recorder's, or the other way round, for one round.
+  int64_t program_syscr = 0;
+  int64_t program_rchar = 0;
   uint64_t read_bytes = 0;
   uint64_t rounds = 0;   // sampler rounds in between
   uint64_t threads = 0;  // most threads any sample in between saw
@@ -192,8 +161,12 @@ IoDelta Between(const std::vector<IoSample>& s, size_t i, size_t j) {
   d.syscr = s[j].syscr - s[i].syscr;
   d.rchar = s[j].rchar - s[i].rchar;
   d.read_bytes = s[j].read_bytes - s[i].read_bytes;
-  d.program_syscr = d.syscr - (s[j].profiler_syscr - s[i].profiler_syscr);
-  d.program_rchar = d.rchar - (s[j].profiler_rchar - s[i].profiler_rchar);
+  d.program_syscr =
+      static_cast<int64_t>(d.syscr) -
+      static_cast<int64_t>(s[j].profiler_syscr - s[i].profiler_syscr);
+  d.program_rchar =
+      static_cast<int64_t>(d.rchar) -
+      static_cast<int64_t>(s[j].profiler_rchar - s[i].profiler_rchar);
   d.rounds = j - i;
   for (size_t k = i; k <= j; ++k) {
     d.threads = std::max<uint64_t>(d.threads, s[k].num_threads);
@@ -229,6 +202,13 @@ struct ProgramReads {
   uint64_t other_bytes_max = 0;
 };
 
+// The recorder's calls that may be in flight on its other threads (the
+// writer's write and wake-up, a log line) when the sampler reads the
+// counters: counted by the kernel and not yet by the recorder, or the
+// other way round, at each end of an interval.
+constexpr int64_t kInFlightCalls = 2;
+constexpr int64_t kInFlightBytes = 64;
+
 // Checks that `d` holds `reads` plus what the sampler read in d.rounds
 // rounds, and that the average read size follows; prints the figures.
 void ExpectReadCountersMatch(const ProgramReads& reads, const IoDelta& d) {
@@ -251,18 +231,23 @@ void ExpectReadCountersMatch(const ProgramReads& reads, const IoDelta& d) {
     EXPECT_LE(average, static_cast<double>(rchar_hi) / reads.calls);
   }
   // The recorder counts its own calls: what is left is the program's, to
-  // the call (the counters are read 64-bit apart, so a difference that
-  // went negative shows as a huge number and fails too).
-  EXPECT_GE(d.program_syscr, reads.calls);
-  EXPECT_LE(d.program_syscr, reads.calls + reads.other_calls_max);
-  EXPECT_GE(d.program_rchar, reads.bytes);
-  EXPECT_LE(d.program_rchar, reads.bytes + reads.other_bytes_max);
+  // the call but for those in flight at the interval's ends.
+  const auto calls = static_cast<int64_t>(reads.calls);
+  const auto bytes = static_cast<int64_t>(reads.bytes);
+  EXPECT_GE(d.program_syscr, calls - kInFlightCalls);
+  EXPECT_LE(
+      d.program_syscr,
+      calls + static_cast<int64_t>(reads.other_calls_max) + kInFlightCalls);
+  EXPECT_GE(d.program_rchar, bytes - kInFlightBytes);
+  EXPECT_LE(
+      d.program_rchar,
+      bytes + static_cast<int64_t>(reads.other_bytes_max) + kInFlightBytes);
   std::printf(
       "%s: %llu reads of %llu bytes by the program; recorded over %llu "
       "sampler rounds (%.1f ms, %llu threads): syscr +%llu (allowed "
       "%llu..%llu), rchar +%llu (allowed %llu..%llu), average read %.0f B "
       "(program's own %.0f B), read_bytes +%llu; less the recorder's own "
-      "calls: %llu reads, %llu bytes\n",
+      "calls: %lld reads, %lld bytes\n",
       reads.what.c_str(), static_cast<unsigned long long>(reads.calls),
       static_cast<unsigned long long>(reads.bytes),
       static_cast<unsigned long long>(d.rounds), (d.to_ns - d.from_ns) / 1e6,
@@ -275,8 +260,8 @@ void ExpectReadCountersMatch(const ProgramReads& reads, const IoDelta& d) {
       static_cast<unsigned long long>(rchar_hi), average,
       reads.calls == 0 ? 0.0 : static_cast<double>(reads.bytes) / reads.calls,
       static_cast<unsigned long long>(d.read_bytes),
-      static_cast<unsigned long long>(d.program_syscr),
-      static_cast<unsigned long long>(d.program_rchar));
+      static_cast<long long>(d.program_syscr),
+      static_cast<long long>(d.program_rchar));
 }
 
 // Reads of dropped pages reach storage: at least 80 % of the bytes (a page
@@ -476,8 +461,8 @@ TEST_F(IoPatternE2eTest, SamplerReadsAreCountedAndBounded) {
       EXPECT_LE(r.rchar, SamplerBytesPerRound(r.threads));
       EXPECT_EQ(r.read_bytes, 0u);  // /proc is no storage
       // Every read in the round was the recorder's, and it counted them.
-      EXPECT_EQ(r.program_syscr, 0u);
-      EXPECT_EQ(r.program_rchar, 0u);
+      EXPECT_LE(std::abs(r.program_syscr), kInFlightCalls);
+      EXPECT_LE(std::abs(r.program_rchar), kInFlightBytes);
       min_round = std::min(min_round, r.syscr);
       max_round = std::max(max_round, r.syscr);
       max_bytes = std::max(max_bytes, r.rchar);
@@ -596,7 +581,9 @@ TEST_F(IoPatternE2eTest, CachedRereadsDoNotReachStorage) {
   const IoDelta warm = PhaseDelta(values, trace, "warm");
   ExpectReadCountersMatch(
       {"cached, warm reads", kPasses * kSize / kChunk, kPasses * kSize}, warm);
-  EXPECT_LE(warm.read_bytes, warm.rchar / 100);
+  // A readahead the cold pass left in flight may land in the warm one (a
+  // window of a few MiB): at most a twentieth of the bytes.
+  EXPECT_LE(warm.read_bytes, warm.rchar / 20);
 }
 
 // ---------------------------------------------------------- Python workers --

@@ -84,6 +84,11 @@ void AddSamples(const trace::HostSampleBatch& batch, TraceFile* trace,
     trace->thread_samples.push_back(sample);
     pending->sample_name_ids.push_back(s.name_id());
   }
+  ts = batch.base_ts_ns();
+  for (const trace::ProcessSample& s : batch.process()) {
+    ts += static_cast<uint64_t>(s.ts_delta());
+    trace->process_samples.push_back({ts, s});
+  }
 }
 
 }  // namespace

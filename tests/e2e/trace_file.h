@@ -49,6 +49,12 @@ struct ThreadSample {
   std::string name;
 };
 
+// A process's counters at one instant, its time made absolute.
+struct ProcessSample {
+  uint64_t ts_ns = 0;
+  trace::ProcessSample counters;
+};
+
 struct TraceFile {
   std::string path;
   size_t packets = 0;
@@ -63,6 +69,7 @@ struct TraceFile {
   std::vector<Range> ranges;
   std::vector<Mark> marks;
   std::vector<ThreadSample> thread_samples;
+  std::vector<ProcessSample> process_samples;    // in time order
   std::map<uint32_t, std::string> thread_names;  // from ThreadInfo packets
   std::map<uint32_t, std::string> strings;       // interned id -> text
   // (domain name, category) -> category name, from NvtxCategoryName packets.

@@ -8,24 +8,6 @@
 namespace feedprof::platform {
 namespace {
 
-// The kernel escapes space, tab, newline and backslash as \ooo.
-std::string Unescape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\\' && i + 3 < s.size() && s[i + 1] >= '0' &&
-        s[i + 1] <= '3' && s[i + 2] >= '0' && s[i + 2] <= '7' &&
-        s[i + 3] >= '0' && s[i + 3] <= '7') {
-      out.push_back(static_cast<char>((s[i + 1] - '0') * 64 +
-                                      (s[i + 2] - '0') * 8 + (s[i + 3] - '0')));
-      i += 3;
-    } else {
-      out.push_back(s[i]);
-    }
-  }
-  return out;
-}
-
 // "device SRC mounted on MP with fstype TYPE [statvers=V]".
 std::optional<MountStats> ParseDeviceLine(std::string_view line) {
   const std::vector<std::string_view> w = Words(line);
@@ -34,8 +16,8 @@ std::optional<MountStats> ParseDeviceLine(std::string_view line) {
     return std::nullopt;
   }
   MountStats m;
-  m.device = Unescape(w[1]);
-  m.mount_point = Unescape(w[4]);
+  m.device = UnescapeProcText(w[1]);
+  m.mount_point = UnescapeProcText(w[4]);
   m.fs_type = std::string(w[7]);
   if (w.size() > 8) {
     std::string_view v = w[8];

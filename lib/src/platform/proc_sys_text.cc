@@ -18,8 +18,9 @@ std::vector<std::string_view> Tokens(std::string_view line) {
   return Words(line);
 }
 
-// Mountinfo escapes space, tab, newline and backslash as \ooo.
-std::string Unescape(std::string_view s) {
+}  // namespace
+
+std::string UnescapeProcText(std::string_view s) {
   std::string out;
   out.reserve(s.size());
   for (size_t i = 0; i < s.size(); ++i) {
@@ -35,8 +36,6 @@ std::string Unescape(std::string_view s) {
   }
   return out;
 }
-
-}  // namespace
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
@@ -316,11 +315,11 @@ std::vector<MountEntry> ParseMountinfo(std::string_view text) {
     if (!major || !minor) continue;
     m.major = static_cast<uint32_t>(*major);
     m.minor = static_cast<uint32_t>(*minor);
-    m.root = Unescape(t[3]);
-    m.mount_point = Unescape(t[4]);
+    m.root = UnescapeProcText(t[3]);
+    m.mount_point = UnescapeProcText(t[4]);
     m.mount_options = std::string(t[5]);
-    m.fs_type = Unescape(dash[1]);
-    m.source = Unescape(dash[2]);
+    m.fs_type = UnescapeProcText(dash[1]);
+    m.source = UnescapeProcText(dash[2]);
     if (t.end() - dash > 3) m.super_options = std::string(dash[3]);
     mounts.push_back(std::move(m));
   }

@@ -23,6 +23,9 @@ std::vector<std::string_view> Split(std::string_view s, char separator,
                                     bool skip_empty = false);
 // `s` split at spaces, tabs and newlines, empty parts dropped.
 std::vector<std::string_view> Words(std::string_view s);
+// A path as mountinfo and mountstats print it, whose space, tab, newline
+// and backslash the kernel escapes as \ooo, unescaped.
+std::string UnescapeProcText(std::string_view s);
 // Removes `prefix` from the front of `*s` when it is there.
 bool ConsumePrefix(std::string_view* s, std::string_view prefix);
 std::optional<uint64_t> ParseUint(std::string_view s);  // whole token
