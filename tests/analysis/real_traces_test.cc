@@ -88,6 +88,12 @@ TEST(RealTracesTest, TraceLensBert) {
   ExpectRelative(static_cast<double>(d.busy_ns), 0.309437744140625e6, 1e-6);
   ExpectRelative(static_cast<double>(d.idle_ns), 3.59838720703125e6, 1e-6);
   ExpectRelative(d.idle_share, 0.9208158635540133, 1e-6);
+  // A PyTorch profiler trace holds no I/O counters: the report says so.
+  EXPECT_FALSE(r.io.available);
+  EXPECT_TRUE(r.io.unavailable_reason.starts_with(
+      "PyTorch profiler traces hold no per-process I/O counters"))
+      << r.io.unavailable_reason;
+  EXPECT_TRUE(r.io.roles.empty());
 }
 
 TEST(RealTracesTest, ResNetNanosecondResolution) {
@@ -229,6 +235,10 @@ TEST(RealTracesTest, NsightSaxpyBusyAndSpan) {
   ASSERT_EQ(r.devices.size(), 1u);
   ExpectRelative(static_cast<double>(r.devices[0].span_ns), 1097.33e6, 1e-5);
   ExpectRelative(static_cast<double>(r.devices[0].busy_ns), 373.27e6, 1e-5);
+  EXPECT_FALSE(r.io.available);
+  EXPECT_TRUE(r.io.unavailable_reason.starts_with(
+      "Nsight Systems exports hold no per-process I/O counters"))
+      << r.io.unavailable_reason;
 }
 
 // The CLI end to end: exit codes and both formats.

@@ -160,6 +160,25 @@ TEST(RecordedGpuTracesTest, PreprocessingBound) {
 
 TEST(RecordedGpuTracesTest, IoBound) {
   ExpectCopyAndKernelPerStep("io_bound-h200");
+  // Each step reads its 64 MiB batch cold, in large reads: the read
+  // pattern leads the next steps with faster storage. (Recorded before
+  // feedprof counted its own calls: the sampler's small /proc reads are
+  // in the counts and bring the average read down, not the bytes.)
+  const Recorded r = Analyze("io_bound-h200");
+  const IoReport& io = r.report.io;
+  ASSERT_TRUE(io.available);
+  EXPECT_TRUE(io.includes_profiler_io);
+  EXPECT_EQ(io.reading_role, IoRole::kMain);
+  EXPECT_EQ(io.pattern, IoPattern::kLargeReads);
+  const RoleIo* main = io.Role(IoRole::kMain);
+  ASSERT_NE(main, nullptr);
+  EXPECT_GT(main->storage_share, 0.95);
+  ASSERT_TRUE(main->read_bytes_per_step.has_value());
+  EXPECT_NEAR(*main->read_bytes_per_step, 64.0 * (1 << 20), 10.0 * (1 << 20));
+  ASSERT_FALSE(r.report.verdict.next_steps.empty());
+  EXPECT_TRUE(r.report.verdict.next_steps[0].starts_with(
+      "Read from faster storage or a local cache"))
+      << r.report.verdict.next_steps[0];
 }
 
 TEST(RecordedGpuTracesTest, LatencyBound) {
