@@ -184,8 +184,12 @@ void CheckDeviceReads(const StorageFacts& s, FindingBuilder* b) {
         Bytes(static_cast<uint64_t>(std::llround(d.AverageReadBytes()))),
         " per read), r_await ", Fixed(*await, 2), " ms");
   }
-  absl::StrAppend(&value, ", util ", Percent(d.Utilization()),
-                  util_judged ? "" : " (too short a window to judge)");
+  // Busy time in clock ticks over a few milliseconds reads 0 % or 100 %:
+  // no figure rather than a wrong one.
+  absl::StrAppend(&value, ", util ",
+                  util_judged
+                      ? Percent(d.Utilization())
+                      : std::string("not measured (too short a window)"));
   const std::string whole_disk =
       "whole-disk counters: other processes' I/O in the interval counts too";
   const std::string coarse =
