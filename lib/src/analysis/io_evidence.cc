@@ -2,20 +2,14 @@
 
 #include <cmath>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/rounded_units.h"
 #include "common/units.h"
 
 namespace feedprof::analysis {
 namespace {
-
-std::string Bytes(double bytes) {
-  return common::FormatBytes(static_cast<uint64_t>(std::llround(bytes)));
-}
-
-std::string Count(double n) {
-  return common::FormatCount(static_cast<uint64_t>(std::llround(n)));
-}
 
 std::string Ms(double ms) {
   return common::FormatDuration(static_cast<int64_t>(std::llround(ms * 1e6)));
@@ -28,16 +22,10 @@ std::string RoleSubject(const RoleIo& role) {
   return absl::StrCat("the ", role.processes, " ", what, " processes");
 }
 
-std::string Capitalized(std::string s) {
-  if (!s.empty() && s[0] >= 'a' && s[0] <= 'z')
-    s[0] = static_cast<char>(s[0] - 'a' + 'A');
-  return s;
-}
-
 // "of 3.3 KiB on average, 91.0% of the bytes from storage".
 std::string ReadsClause(const RoleIo& role) {
-  std::string text =
-      absl::StrCat("of ", Bytes(role.mean_read_bytes), " on average, ");
+  std::string text = absl::StrCat(
+      "of ", common::FormatRoundedBytes(role.mean_read_bytes), " on average, ");
   if (role.mapped_reads) {
     absl::StrAppend(&text, "and ", common::FormatBytes(role.storage_read_bytes),
                     " from storage through memory maps (more than the read "
@@ -50,12 +38,16 @@ std::string ReadsClause(const RoleIo& role) {
 }
 
 std::string RoleSentence(const RoleIo& role, uint64_t steps) {
-  std::string text = absl::StrCat(Capitalized(RoleSubject(role)), " made ",
-                                  common::FormatCount(role.reads), " reads (",
-                                  Count(role.reads_per_s), " a second");
+  std::string subject = RoleSubject(role);
+  subject[0] = absl::ascii_toupper(subject[0]);
+  std::string text = absl::StrCat(
+      subject, " made ", common::FormatCount(role.reads), " reads (",
+      common::FormatRoundedCount(role.reads_per_s), " a second");
   if (role.reads_per_step && steps > 0) {
-    absl::StrAppend(&text, ", ", Count(*role.reads_per_step), " and ",
-                    Bytes(role.read_bytes_per_step.value_or(0)), " a step");
+    absl::StrAppend(
+        &text, ", ", common::FormatRoundedCount(*role.reads_per_step), " and ",
+        common::FormatRoundedBytes(role.read_bytes_per_step.value_or(0)),
+        " a step");
   }
   absl::StrAppend(&text, ") ", ReadsClause(role), ".");
   return text;
@@ -71,9 +63,10 @@ std::string DiskClause(const DiskIo& d) {
   absl::StrAppend(&text, " was ", common::FormatPercent(d.utilization),
                   " busy");
   if (d.read_await_ms) {
-    absl::StrAppend(&text, "; its ", Count(d.reads_per_s),
-                    " reads a second averaged ", Bytes(d.mean_read_bytes),
-                    " and took ", Ms(*d.read_await_ms));
+    absl::StrAppend(&text, "; its ", common::FormatRoundedCount(d.reads_per_s),
+                    " reads a second averaged ",
+                    common::FormatRoundedBytes(d.mean_read_bytes), " and took ",
+                    Ms(*d.read_await_ms));
   } else {
     absl::StrAppend(&text, " and read nothing");
   }

@@ -144,6 +144,15 @@ std::vector<const Platform::Mount*> DataMounts(const Platform& p) {
   return out;
 }
 
+// Every mount the snapshot recorded, the data arguments' first: where a
+// sampled disk or NFS mount is found by name.
+std::vector<const Platform::Mount*> RecordedMounts(const Platform& p) {
+  std::vector<const Platform::Mount*> out;
+  for (const Platform::Mount& m : p.data_mounts) out.push_back(&m);
+  if (p.working_directory_mount) out.push_back(&*p.working_directory_mount);
+  return out;
+}
+
 std::string UnavailableReason(const Timeline& tl) {
   switch (tl.format) {
     case SourceFormat::kKineto:
@@ -297,7 +306,8 @@ void ComputeDisks(const PreparedTimeline& prepared, IoReport* r) {
     if (span.last == nullptr || s.ts > span.last->ts) span.last = &s;
     span.max_in_flight = std::max(span.max_in_flight, s.in_flight);
   }
-  const std::vector<const Platform::Mount*> mounts = DataMounts(tl.platform);
+  const std::vector<const Platform::Mount*> mounts =
+      RecordedMounts(tl.platform);
   for (const auto& [device, span] : by_device) {
     const DiskSample& a = *span.first;
     const DiskSample& b = *span.last;
@@ -310,12 +320,8 @@ void ComputeDisks(const PreparedTimeline& prepared, IoReport* r) {
         break;
       }
     }
-    if (d.mount_point.empty() && tl.platform.working_directory_mount &&
-        tl.platform.working_directory_mount->block_device == d.device) {
-      d.mount_point = tl.platform.working_directory_mount->mount_point;
-    }
     const auto delta = [&](uint64_t DiskSample::*field) {
-      return b.*field >= a.*field ? b.*field - a.*field : 0;
+      return Grown(a.*field, b.*field);
     };
     d.duration_ns = b.ts - a.ts;
     d.reads = delta(&DiskSample::reads);
@@ -350,10 +356,8 @@ void ComputeNetworkFs(const PreparedTimeline& prepared, IoReport* r) {
     if (first == nullptr || s.ts < first->ts) first = &s;
     if (last == nullptr || s.ts > last->ts) last = &s;
   }
-  std::vector<const Platform::Mount*> mounts = DataMounts(tl.platform);
-  if (tl.platform.working_directory_mount) {
-    mounts.push_back(&*tl.platform.working_directory_mount);
-  }
+  const std::vector<const Platform::Mount*> mounts =
+      RecordedMounts(tl.platform);
   for (const auto& [mount_point, span] : by_mount) {
     const NfsSample& a = *span.first;
     const NfsSample& b = *span.second;
@@ -368,7 +372,7 @@ void ComputeNetworkFs(const PreparedTimeline& prepared, IoReport* r) {
       }
     }
     const auto delta = [&](uint64_t NfsSample::*field) {
-      return b.*field >= a.*field ? b.*field - a.*field : 0;
+      return Grown(a.*field, b.*field);
     };
     n.ops = delta(&NfsSample::ops);
     const uint64_t sent = delta(&NfsSample::transmissions);

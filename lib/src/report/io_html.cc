@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/rounded_units.h"
 #include "common/units.h"
 #include "report/svg_plot.h"
 
@@ -11,14 +12,6 @@ namespace feedprof::report {
 namespace {
 
 constexpr const char* kNotAvailable = "not available";
-
-std::string Rounded(double v) {
-  return common::FormatCount(static_cast<uint64_t>(std::llround(v)));
-}
-
-std::string RoundedBytes(double v) {
-  return common::FormatBytes(static_cast<uint64_t>(std::llround(v)));
-}
 
 std::string Ms(const std::optional<double>& ms) {
   return ms ? absl::StrFormat("%.2f ms", *ms) : std::string(kNotAvailable);
@@ -77,14 +70,16 @@ void AppendIoSection(const IoReport& io, std::string* out) {
     absl::StrAppend(out, "<tr data-role=\"", IoRoleName(r.role), "\"><td>",
                     IoRoleName(r.role), "</td><td>", r.processes, "</td><td>",
                     common::FormatCount(r.reads), "</td><td>",
-                    Rounded(r.reads_per_s), "</td><td>",
-                    r.reads_per_step ? Rounded(*r.reads_per_step)
-                                     : std::string(kNotAvailable),
+                    common::FormatRoundedCount(r.reads_per_s), "</td><td>",
+                    r.reads_per_step
+                        ? common::FormatRoundedCount(*r.reads_per_step)
+                        : std::string(kNotAvailable),
                     "</td><td>",
-                    r.read_bytes_per_step ? RoundedBytes(*r.read_bytes_per_step)
-                                          : std::string(kNotAvailable),
-                    "</td><td>", RoundedBytes(r.mean_read_bytes), "</td><td>",
-                    common::FormatPercent(r.storage_share),
+                    r.read_bytes_per_step
+                        ? common::FormatRoundedBytes(*r.read_bytes_per_step)
+                        : std::string(kNotAvailable),
+                    "</td><td>", common::FormatRoundedBytes(r.mean_read_bytes),
+                    "</td><td>", common::FormatPercent(r.storage_share),
                     r.mapped_reads ? " + memory maps" : "", "</td><td>",
                     common::FormatCount(r.writes), "</td><td>",
                     common::FormatBytes(r.write_chars), "</td></tr>");
@@ -105,8 +100,9 @@ void AppendIoSection(const IoReport& io, std::string* out) {
     for (const DiskIo& d : io.disks) {
       absl::StrAppend(
           out, "<tr><td>", Escaped(d.device), "</td><td class=\"name\">",
-          Escaped(d.mount_point), "</td><td>", Rounded(d.reads_per_s),
-          "</td><td>", RoundedBytes(d.mean_read_bytes), "</td><td>",
+          Escaped(d.mount_point), "</td><td>",
+          common::FormatRoundedCount(d.reads_per_s), "</td><td>",
+          common::FormatRoundedBytes(d.mean_read_bytes), "</td><td>",
           Ms(d.read_await_ms), "</td><td>",
           common::FormatPercent(d.utilization), "</td><td>", d.max_in_flight,
           "</td><td>", common::FormatBytes(d.read_bytes), "</td><td>",

@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/rounded_units.h"
 #include "common/units.h"
 #include "feedprof/report.h"
 #include "report/platform_block.h"
@@ -31,14 +32,6 @@ void Line(std::string* out, std::string_view text) {
   out->push_back('\n');
 }
 
-std::string Rounded(double v) {
-  return common::FormatCount(static_cast<uint64_t>(std::llround(v)));
-}
-
-std::string RoundedBytes(double v) {
-  return common::FormatBytes(static_cast<uint64_t>(std::llround(v)));
-}
-
 // How the input was read: each role's read calls, the disks and network
 // file systems under the data.
 void IoText(const IoReport& io, std::string* out) {
@@ -55,21 +48,24 @@ void IoText(const IoReport& io, std::string* out) {
          "include its sampler's /proc reads and its trace writes)");
   }
   for (const RoleIo& role : io.roles) {
-    std::string line = absl::StrFormat(
-        "  %-7s %s: reads %s (%s/s", IoRoleName(role.role),
-        common::Counted(role.processes, "process", "processes"),
-        common::FormatCount(role.reads), Rounded(role.reads_per_s));
+    std::string line =
+        absl::StrFormat("  %-7s %s: reads %s (%s/s", IoRoleName(role.role),
+                        common::Counted(role.processes, "process", "processes"),
+                        common::FormatCount(role.reads),
+                        common::FormatRoundedCount(role.reads_per_s));
     if (role.reads_per_step) {
-      absl::StrAppend(&line, ", ", Rounded(*role.reads_per_step), " and ",
-                      RoundedBytes(role.read_bytes_per_step.value_or(0)),
-                      " a step");
+      absl::StrAppend(
+          &line, ", ", common::FormatRoundedCount(*role.reads_per_step),
+          " and ",
+          common::FormatRoundedBytes(role.read_bytes_per_step.value_or(0)),
+          " a step");
     }
-    absl::StrAppend(&line, "), ", RoundedBytes(role.mean_read_bytes),
-                    " on average, from storage ",
-                    common::FormatPercent(role.storage_share),
-                    role.mapped_reads ? " (and more through memory maps)" : "",
-                    "; writes ", common::FormatCount(role.writes), " (",
-                    common::FormatBytes(role.write_chars), ")");
+    absl::StrAppend(
+        &line, "), ", common::FormatRoundedBytes(role.mean_read_bytes),
+        " on average, from storage ", common::FormatPercent(role.storage_share),
+        role.mapped_reads ? " (and more through memory maps)" : "", "; writes ",
+        common::FormatCount(role.writes), " (",
+        common::FormatBytes(role.write_chars), ")");
     Line(out, line);
   }
   for (const DiskIo& d : io.disks) {
@@ -78,8 +74,8 @@ void IoText(const IoReport& io, std::string* out) {
         absl::StrCat(
             "  disk ", d.device,
             d.mount_point.empty() ? "" : absl::StrCat(" (", d.mount_point, ")"),
-            ": ", Rounded(d.reads_per_s), " reads/s of ",
-            RoundedBytes(d.mean_read_bytes), ", r_await ",
+            ": ", common::FormatRoundedCount(d.reads_per_s), " reads/s of ",
+            common::FormatRoundedBytes(d.mean_read_bytes), ", r_await ",
             d.read_await_ms ? absl::StrFormat("%.2f ms", *d.read_await_ms)
                             : std::string("-"),
             ", util ", common::FormatPercent(d.utilization), ", at most ",
